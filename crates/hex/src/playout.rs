@@ -1,0 +1,148 @@
+//! Fast random playouts: a uniform integer helper and a scratch board that fills every empty cell
+//! at random and then judges the full board once (a full Hex board has exactly one winner).
+
+use rand_core::Rng;
+
+use crate::position::{EMPTY, Position};
+
+/// A uniform integer in `0..n` (Lemire's multiply-and-reject; exact, no modulo bias).
+/// `n` must be at least 1; `n == 0` yields 0.
+#[inline]
+pub(crate) fn below(rng: &mut impl Rng, n: u32) -> u32 {
+    if n <= 1 {
+        return 0;
+    }
+    let mut m = u64::from(rng.next_u32()) * u64::from(n);
+    if (m as u32) < n {
+        let threshold = n.wrapping_neg() % n;
+        while (m as u32) < threshold {
+            m = u64::from(rng.next_u32()) * u64::from(n);
+        }
+    }
+    (m >> 32) as u32
+}
+
+/// Marks a cell visited during the final flood fill (owner bits stay readable under `OWNER`).
+const SEEN: u8 = 0x80;
+/// Mask giving the owner of a cell of a judged board.
+pub(crate) const OWNER: u8 = 0x7f;
+
+/// Reusable scratch space for fill-and-judge playouts on one board size.
+pub(crate) struct Filler {
+    /// Padded board being filled (same layout as [`Position`]'s).
+    pub(crate) board: Vec<u8>,
+    stack: Vec<u16>,
+    stride: usize,
+    size: usize,
+    /// Stone owner (1 or 2) that connects top-bottom.
+    tb_owner: u8,
+}
+
+impl Filler {
+    pub(crate) fn new(pos: &Position) -> Filler {
+        let board = pos.board_slice().to_vec();
+        Filler {
+            stack: Vec::with_capacity(board.len()),
+            board,
+            stride: pos.stride(),
+            size: usize::from(pos.size()),
+            tb_owner: pos.top_bottom_owner(),
+        }
+    }
+
+    /// Puts a stone of `first` on `empties[0]` ... alternating owners, in a uniformly shuffled
+    /// order of `empties` (the list is permuted in place), then returns the owner (1 or 2) that
+    /// connects its edges on the full board.
+    pub(crate) fn fill_and_judge(&mut self, rng: &mut impl Rng, empties: &mut [u16], first: u8) -> u8 {
+        let m = empties.len();
+        let mut owner = first;
+        for k in 0..m {
+            let j = k + below(rng, (m - k) as u32) as usize;
+            empties.swap(k, j);
+            self.board[usize::from(empties[k])] = owner;
+            owner ^= 3;
+        }
+        self.judge()
+    }
+
+    /// The owner that connects on the current (full) board: the top-bottom owner if its stones
+    /// join row 0 to the last row, else the other owner. Marks visited cells with `SEEN`.
+    pub(crate) fn judge(&mut self) -> u8 {
+        let w = self.stride;
+        let tb = self.tb_owner;
+        let bottom_start = self.size * w;
+        self.stack.clear();
+        for i in w + 1..w + 1 + self.size {
+            if self.board[i] == tb {
+                self.board[i] |= SEEN;
+                self.stack.push(i as u16);
+            }
+        }
+        while let Some(i) = self.stack.pop() {
+            let i = usize::from(i);
+            if i > bottom_start {
+                return tb;
+            }
+            for nb in [i - w, i - w + 1, i - 1, i + 1, i + w - 1, i + w] {
+                if self.board[nb] == tb {
+                    self.board[nb] |= SEEN;
+                    self.stack.push(nb as u16);
+                }
+            }
+        }
+        tb ^ 3
+    }
+}
+
+/// Padded indices of the empty cells of `pos`, in row-major order.
+pub(crate) fn empty_indices(pos: &Position) -> Vec<u16> {
+    pos.board_slice()
+        .iter()
+        .enumerate()
+        .filter(|&(_, &v)| v == EMPTY)
+        .map(|(i, _)| i as u16)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_core::SeedableRng;
+    use rand_pcg::Pcg64;
+
+    #[test]
+    fn below_is_in_range_and_covers_it() {
+        let mut rng = Pcg64::from_seed([7; 32]);
+        let mut seen = [0u32; 7];
+        for _ in 0..7000 {
+            let x = below(&mut rng, 7);
+            seen[x as usize] += 1;
+        }
+        assert!(seen.iter().all(|&c| c > 800 && c < 1200), "{seen:?}");
+        assert_eq!(below(&mut rng, 1), 0);
+        assert_eq!(below(&mut rng, 0), 0);
+    }
+
+    #[test]
+    fn judge_agrees_with_incremental_play() {
+        let mut rng = Pcg64::from_seed([3; 32]);
+        for size in 1..=9u8 {
+            for _ in 0..50 {
+                let pos = Position::new(size).expect("size");
+                let mut filler = Filler::new(&pos);
+                let mut empties = empty_indices(&pos);
+                let winner = filler.fill_and_judge(&mut rng, &mut empties, 1);
+                // replay the same order move by move: the first connection has the same owner
+                let mut replay = Position::new(size).expect("size");
+                for &i in &empties {
+                    replay.place_move(usize::from(i));
+                    if replay.is_over() {
+                        break;
+                    }
+                }
+                let w = replay.outcome().and_then(|o| o.winner()).map(|s| s.number());
+                assert_eq!(w, Some(winner));
+            }
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! The HTTP edge: routes, authentication, bodies, limits. Handlers parse and authenticate, then
+//! call the arena; every refusal is an [`ApiError`].
+
+pub mod accounts;
+pub mod contract;
+pub mod games;
+pub mod ratelimit;
+pub mod sets;
+pub mod streams;
+
+use std::sync::Arc;
+
+use actix_web::dev::Payload;
+use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
+use futures_util::StreamExt;
+use futures_util::future::LocalBoxFuture;
+use serde_json::{Value, json};
+
+use crate::arena::Arena;
+use crate::error::ApiError;
+use crate::store::accounts::{BotRow, PlayerRow};
+
+/// Largest accepted request body (SPEC section 10).
+pub const BODY_LIMIT: usize = 16 * 1024;
+
+/// Shared state of every handler.
+pub struct AppState {
+    pub arena: Arc<Arena>,
+    pub schemas: contract::Schemas,
+    pub limits: ratelimit::Limits,
+}
+
+/// Registers every route.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/healthz", web::get().to(|| async { HttpResponse::Ok().json(json!({"status": "ok"})) }));
+    contract::configure(cfg);
+    accounts::configure(cfg);
+    sets::configure(cfg);
+    games::configure(cfg);
+    streams::configure(cfg);
+    crate::web::configure(cfg);
+}
+
+/// JSON 404 for unknown routes.
+pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::not_found(format!("no route {} {}", req.method(), req.path())))
+}
+
+fn bearer(req: &HttpRequest) -> Result<String, ApiError> {
+    let h = req
+        .headers()
+        .get("authorization")
+        .ok_or_else(|| ApiError::unauthorized("missing Authorization: Bearer <token>"))?;
+    let s = h.to_str().map_err(|_| ApiError::unauthorized("malformed Authorization header"))?;
+    let token = s
+        .strip_prefix("Bearer ")
+        .or_else(|| s.strip_prefix("bearer "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty() && t.len() <= 200)
+        .ok_or_else(|| ApiError::unauthorized("expected Authorization: Bearer <token>"))?;
+    Ok(token.to_string())
+}
+
+fn state(req: &HttpRequest) -> Result<web::Data<AppState>, ApiError> {
+    req.app_data::<web::Data<AppState>>()
+        .cloned()
+        .ok_or_else(|| ApiError::internal("app state missing"))
+}
+
+/// The bot whose token authenticated the request.
+pub struct AuthBot(pub BotRow);
+/// The player whose token authenticated the request.
+pub struct AuthPlayer(pub PlayerRow);
+/// The operator (token from `ARENA_OPERATOR_TOKEN`).
+pub struct AuthOperator;
+
+impl FromRequest for AuthBot {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let (token, st) = (bearer(req), state(req));
+        Box::pin(async move {
+            let (token, st) = (token?, st?);
+            match st.arena.bot_by_token(&token).await? {
+                Some(b) => {
+                    tracing::Span::current().record("bot", b.name.as_str());
+                    Ok(AuthBot(b))
+                }
+                None if token.starts_with("hxp_") => {
+                    Err(ApiError::unauthorized("this is a player token; this route needs a bot token"))
+                }
+                None => Err(ApiError::unauthorized("unknown bot token")),
+            }
+        })
+    }
+}
+
+impl FromRequest for AuthPlayer {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let (token, st) = (bearer(req), state(req));
+        Box::pin(async move {
+            let (token, st) = (token?, st?);
+            match st.arena.player_by_token(&token).await? {
+                Some(p) => Ok(AuthPlayer(p)),
+                None if token.starts_with("hxb_") => {
+                    Err(ApiError::unauthorized("this is a bot token; this route needs a player token"))
+                }
+                None => Err(ApiError::unauthorized("unknown player token")),
+            }
+        })
+    }
+}
+
+impl FromRequest for AuthOperator {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let r = (|| {
+            let st = state(req)?;
+            let Some(expected) = st.arena.config.operator_token_hash.clone() else {
+                return Err(ApiError::forbidden("operator endpoints are disabled (ARENA_OPERATOR_TOKEN unset)"));
+            };
+            let token = bearer(req)?;
+            if crate::arena::accounts::token_hash(&token) == expected {
+                Ok(AuthOperator)
+            } else {
+                Err(ApiError::unauthorized("not the operator token"))
+            }
+        })();
+        Box::pin(async move { r })
+    }
+}
+
+/// A JSON request body of at most [`BODY_LIMIT`] bytes; an empty body reads as `{}`.
+/// Errors: 413 `payload_too_large`, 400 `bad_request` (not JSON, or not an object).
+pub struct JsonBody(pub Value);
+
+impl FromRequest for JsonBody {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let declared = req
+            .headers()
+            .get("content-length")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<usize>().ok());
+        let mut payload = payload.take();
+        Box::pin(async move {
+            if declared.is_some_and(|n| n > BODY_LIMIT) {
+                return Err(too_large());
+            }
+            let mut buf = Vec::new();
+            while let Some(chunk) = payload.next().await {
+                let chunk = chunk.map_err(|e| ApiError::bad_request(format!("could not read the body: {e}")))?;
+                if buf.len() + chunk.len() > BODY_LIMIT {
+                    return Err(too_large());
+                }
+                buf.extend_from_slice(&chunk);
+            }
+            if buf.iter().all(u8::is_ascii_whitespace) {
+                return Ok(JsonBody(json!({})));
+            }
+            let v: Value = serde_json::from_slice(&buf).map_err(|e| {
+                ApiError::bad_request(format!("malformed JSON: {e}"))
+                    .with_details(json!({"line": e.line(), "column": e.column()}))
+            })?;
+            if !v.is_object() {
+                return Err(ApiError::bad_request("the body must be a JSON object"));
+            }
+            Ok(JsonBody(v))
+        })
+    }
+}
+
+fn too_large() -> ApiError {
+    ApiError::new(
+        actix_web::http::StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+        format!("request bodies are limited to {BODY_LIMIT} bytes"),
+    )
+    .with_details(json!({"limit_bytes": BODY_LIMIT}))
+}
+
+/// Query strings that do not parse are 400 `bad_request` in the JSON envelope.
+pub fn query_config() -> web::QueryConfig {
+    web::QueryConfig::default()
+        .error_handler(|e, _| ApiError::bad_request(format!("bad query string: {e}")).into())
+}
+
+/// Path segments that do not parse are 404 `not_found`.
+pub fn path_config() -> web::PathConfig {
+    web::PathConfig::default().error_handler(|e, _| ApiError::not_found(format!("bad path: {e}")).into())
+}
+
+/// Reads an optional string field of a body. Errors: 400 naming the field.
+pub fn opt_str<'a>(body: &'a Value, field: &str) -> Result<Option<&'a str>, ApiError> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(ApiError::bad_request(format!("'{field}' must be a string")).with_details(json!({"field": field}))),
+    }
+}
+
+/// Reads an optional integer field of a body. Errors: 400 naming the field.
+pub fn opt_i64(body: &Value, field: &str) -> Result<Option<i64>, ApiError> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v.as_i64().map(Some).ok_or_else(|| {
+            ApiError::bad_request(format!("'{field}' must be an integer")).with_details(json!({"field": field}))
+        }),
+    }
+}
+
+/// Refuses fields a body does not know, so typos do not pass silently.
+pub fn only_fields(body: &Value, allowed: &[&str]) -> Result<(), ApiError> {
+    if let Some(o) = body.as_object() {
+        if let Some(k) = o.keys().find(|k| !allowed.contains(&k.as_str())) {
+            return Err(ApiError::bad_request(format!("unknown field '{k}'"))
+                .with_details(json!({"field": k, "allowed": allowed})));
+        }
+    }
+    Ok(())
+}

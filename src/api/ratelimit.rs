@@ -1,0 +1,44 @@
+//! Per-key rate limits on registration and set creation (SPEC section 10), with `governor`.
+//! Moves are never limited here: one move per game is in flight at a time by the game lock.
+
+use std::num::NonZeroU32;
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+
+use crate::error::ApiError;
+
+/// The arena's limiters.
+pub struct Limits {
+    register: DefaultKeyedRateLimiter<String>,
+    create_set: DefaultKeyedRateLimiter<String>,
+}
+
+fn quota(per_min: u32) -> Quota {
+    Quota::per_minute(NonZeroU32::new(per_min.max(1)).unwrap_or(NonZeroU32::MIN))
+}
+
+impl Limits {
+    /// `register_per_min` registrations per client (address or player), `sets_per_min` set
+    /// creations per bot, each with a burst of the same size.
+    pub fn new(register_per_min: u32, sets_per_min: u32) -> Limits {
+        Limits { register: RateLimiter::keyed(quota(register_per_min)), create_set: RateLimiter::keyed(quota(sets_per_min)) }
+    }
+
+    fn check(l: &DefaultKeyedRateLimiter<String>, key: &str, name: &str) -> Result<(), ApiError> {
+        l.check_key(&key.to_string()).map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            ApiError::rate_limited(name, wait.as_secs().max(1))
+        })
+    }
+
+    /// 429 `rate_limited` (`details.limit` = "register") when over the limit.
+    pub fn check_register(&self, key: &str) -> Result<(), ApiError> {
+        Self::check(&self.register, key, "register")
+    }
+
+    /// 429 `rate_limited` (`details.limit` = "create_set") when over the limit.
+    pub fn check_create_set(&self, key: &str) -> Result<(), ApiError> {
+        Self::check(&self.create_set, key, "create_set")
+    }
+}

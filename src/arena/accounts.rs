@@ -1,0 +1,219 @@
+//! Players, bots, tokens and strikes (SPEC sections 3 and 7).
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::Arena;
+use super::views::rfc3339;
+use crate::error::{ApiError, ApiResult};
+use crate::store::accounts::{self as acc, BotRow, PlayerRow};
+use crate::store::ledger::{self, Posting, TransferError};
+
+/// Strikes count for this long (SPEC section 7).
+pub const STRIKE_WINDOW_MS: i64 = 24 * 3600 * 1000;
+/// Strikes within the window that suspend a bot from staked sets.
+pub const STRIKES_TO_SUSPEND: usize = 3;
+/// Default and largest `max_stake` of a bot (SPEC section 3).
+pub const DEFAULT_MAX_STAKE: i64 = 500;
+pub const MAX_STAKE: i64 = 1000;
+
+/// A fresh token: prefix + 64 hex digits (256 random bits from the OS-seeded CSPRNG).
+pub fn new_token(prefix: &str) -> String {
+    format!("{prefix}{}", hexcode::encode(rand::random::<[u8; 32]>()))
+}
+
+/// What is stored of a token: its SHA-256, hex.
+pub fn token_hash(token: &str) -> String {
+    hexcode::encode(Sha256::digest(token.as_bytes()))
+}
+
+/// `player-` + 6 chars of `[a-z0-9]` (SPEC section 3).
+pub fn new_player_id() -> String {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let bytes = rand::random::<[u8; 6]>();
+    let suffix: String =
+        bytes.iter().map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()])).collect();
+    format!("player-{suffix}")
+}
+
+/// Bot names: 3..=24 of `[A-Za-z0-9_-]`.
+pub fn valid_bot_name(name: &str) -> bool {
+    (3..=24).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Player names: 1..=40 printable characters.
+pub fn valid_player_name(name: &str) -> bool {
+    let n = name.chars().count();
+    (1..=40).contains(&n) && name.chars().all(|c| !c.is_control())
+}
+
+impl Arena {
+    /// Registers a player and grants the starting balance. Returns (player, token).
+    pub async fn register_player(&self, name: &str, house: bool) -> ApiResult<(PlayerRow, String)> {
+        if !valid_player_name(name) {
+            return Err(ApiError::bad_request("name must be 1 to 40 printable characters")
+                .with_details(json!({"field": "name"})));
+        }
+        let token = new_token("hxp_");
+        let now = self.now_ms();
+        let mut tx = self.store.begin_write().await?;
+        // Six random characters can collide; retry with a new id a few times.
+        let mut id = new_player_id();
+        for _ in 0..5 {
+            if acc::player_by_id(&mut tx, &id).await?.is_none() {
+                break;
+            }
+            id = new_player_id();
+        }
+        acc::insert_player(&mut tx, &id, name, &token_hash(&token), house, now).await?;
+        let grant = if house { 1_000_000 } else { self.config.starting_balance };
+        if grant > 0 {
+            grant_in(&mut tx, &id, grant, &format!("grant:{id}:signup"), now).await?;
+        }
+        let player = acc::player_by_id(&mut tx, &id)
+            .await?
+            .ok_or_else(|| ApiError::internal("player vanished"))?;
+        tx.commit().await?;
+        Ok((player, token))
+    }
+
+    /// Creates a bot for `owner`. Errors: bad name or max_stake (400), name taken (409).
+    pub async fn create_bot(
+        &self,
+        owner: &PlayerRow,
+        name: &str,
+        max_stake: Option<i64>,
+        house: bool,
+    ) -> ApiResult<(BotRow, String)> {
+        if !valid_bot_name(name) {
+            return Err(ApiError::bad_request("bot name must be 3 to 24 of A-Z a-z 0-9 _ -")
+                .with_details(json!({"field": "name"})));
+        }
+        let max_stake = max_stake.unwrap_or(DEFAULT_MAX_STAKE);
+        if !(0..=MAX_STAKE).contains(&max_stake) {
+            return Err(ApiError::bad_request("max_stake must be 0 to 1000")
+                .with_details(json!({"field": "max_stake", "min": 0, "max": MAX_STAKE})));
+        }
+        let token = new_token("hxb_");
+        let id = format!("bot_{}", ulid::Ulid::generate());
+        let mut tx = self.store.begin_write().await?;
+        if acc::bot_by_ref(&mut tx, name).await?.is_some() {
+            return Err(ApiError::conflict("name_taken", format!("a bot named '{name}' exists"))
+                .with_details(json!({"field": "name"})));
+        }
+        acc::insert_bot(&mut tx, &id, name, &owner.id, max_stake, &token_hash(&token), house, self.now_ms())
+            .await?;
+        let bot = acc::bot_by_ref(&mut tx, &id).await?.ok_or_else(|| ApiError::internal("bot vanished"))?;
+        tx.commit().await?;
+        Ok((bot, token))
+    }
+
+    /// The player a bearer token belongs to.
+    pub async fn player_by_token(&self, token: &str) -> ApiResult<Option<PlayerRow>> {
+        let mut c = self.store.pool.acquire().await?;
+        Ok(acc::player_by_token(&mut c, &token_hash(token)).await?)
+    }
+
+    /// The bot a bearer token belongs to.
+    pub async fn bot_by_token(&self, token: &str) -> ApiResult<Option<BotRow>> {
+        let mut c = self.store.pool.acquire().await?;
+        Ok(acc::bot_by_token(&mut c, &token_hash(token)).await?)
+    }
+
+    /// Strikes of a bot in the last 24 h, oldest first, and when its suspension ends (if suspended).
+    pub async fn strikes(
+        &self,
+        c: &mut sqlx::AnyConnection,
+        bot_id: &str,
+    ) -> ApiResult<(Vec<acc::StrikeRow>, Option<i64>)> {
+        let now = self.now_ms();
+        let strikes = acc::strikes_since(c, bot_id, now - STRIKE_WINDOW_MS).await?;
+        let until = (strikes.len() >= STRIKES_TO_SUSPEND).then(|| {
+            // Suspended until enough of the oldest strikes expire to leave fewer than 3.
+            let k = strikes.len() - STRIKES_TO_SUSPEND;
+            strikes[k].at_ms + STRIKE_WINDOW_MS
+        });
+        Ok((strikes, until))
+    }
+
+    /// 403 `suspended` if the bot may not play staked sets now.
+    pub async fn ensure_not_suspended(&self, c: &mut sqlx::AnyConnection, bot: &BotRow) -> ApiResult<()> {
+        let (_, until) = self.strikes(c, &bot.id).await?;
+        match until {
+            Some(u) => Err(ApiError::forbidden_code(
+                "suspended",
+                format!("{} has 3 strikes in 24 h and may not play staked sets until {}", bot.name, rfc3339(u)),
+            )
+            .with_details(json!({"bot": bot.name, "until": rfc3339(u)}))),
+            None => Ok(()),
+        }
+    }
+
+    /// A bot's public profile.
+    pub async fn bot_profile(&self, c: &mut sqlx::AnyConnection, b: &BotRow) -> ApiResult<Value> {
+        let (strikes, until) = self.strikes(c, &b.id).await?;
+        let strikes: Vec<Value> = strikes
+            .iter()
+            .map(|s| {
+                json!({"set_id": s.set_id, "game_no": s.game_no, "at": rfc3339(s.at_ms),
+                       "expires_at": rfc3339(s.at_ms + STRIKE_WINDOW_MS)})
+            })
+            .collect();
+        Ok(json!({
+            "id": b.id,
+            "name": b.name,
+            "owner": b.owner_id,
+            "owner_name": b.owner_name,
+            "house": b.house != 0,
+            "max_stake": b.max_stake,
+            "rating": b.rating.round() as i64,
+            "rating_exact": b.rating,
+            "sets": b.sets,
+            "w": b.wins,
+            "d": b.draws,
+            "l": b.losses,
+            "won": b.won,
+            "net": b.net,
+            "strikes": strikes,
+            "suspended_until": until.map(rfc3339),
+            "created_at": rfc3339(b.created_ms),
+        }))
+    }
+
+    /// Operator grant: mints `amount` PTS into a player's balance.
+    pub async fn grant(&self, player_ref: &str, amount: i64) -> ApiResult<PlayerRow> {
+        if !(1..=1_000_000_000).contains(&amount) {
+            return Err(ApiError::bad_request("amount must be 1 to 1e9")
+                .with_details(json!({"field": "amount", "min": 1, "max": 1_000_000_000})));
+        }
+        let now = self.now_ms();
+        let mut tx = self.store.begin_write().await?;
+        let p = acc::player_by_ref(&mut tx, player_ref)
+            .await?
+            .ok_or_else(|| ApiError::not_found(format!("no player '{player_ref}'")))?;
+        let key = format!("grant:{}:{}", p.id, ulid::Ulid::generate());
+        grant_in(&mut tx, &p.id, amount, &key, now).await?;
+        let p = acc::player_by_id(&mut tx, &p.id).await?.ok_or_else(|| ApiError::internal("player vanished"))?;
+        tx.commit().await?;
+        Ok(p)
+    }
+}
+
+async fn grant_in(c: &mut sqlx::AnyConnection, player_id: &str, amount: i64, key: &str, now: i64) -> ApiResult<()> {
+    let legs = [Posting::player(player_id, "grant", amount), Posting::account("mint".into(), "grant", -amount)];
+    ledger::transfer(c, key, None, &legs, now).await.map_err(transfer_error)?;
+    Ok(())
+}
+
+/// Maps a ledger refusal to the API's errors.
+pub fn transfer_error(e: TransferError) -> ApiError {
+    match e {
+        TransferError::InsufficientBalance { player_id } => {
+            ApiError::conflict("insufficient_balance", format!("{player_id} has too few PTS for this stake"))
+                .with_details(json!({"player": player_id}))
+        }
+        TransferError::Unbalanced(sum) => ApiError::internal(format!("unbalanced transfer ({sum})")),
+        TransferError::Db(e) => ApiError::from(e),
+    }
+}

@@ -1,0 +1,184 @@
+//! The timeout scheduler (SPEC section 7): deadlines kept ordered in memory, so waking costs
+//! O(log n) per game however many games are active; the database stays the authority and
+//! every firing re-checks the row. A periodic indexed sweep picks up deadlines set by other
+//! instances or before a restart.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+
+use super::Arena;
+use crate::store::games;
+
+#[derive(Default)]
+struct Queue {
+    by_time: BTreeSet<(i64, String, i64)>,
+    by_game: HashMap<(String, i64), i64>,
+}
+
+/// Pending deadlines of active games: ms since epoch, per (set_id, game_no).
+#[derive(Default)]
+pub struct Scheduler {
+    queue: Mutex<Queue>,
+    wake: Notify,
+}
+
+impl Scheduler {
+    /// Sets (Some) or clears (None) a game's deadline, replacing any earlier one.
+    pub fn set(&self, set_id: &str, game_no: i64, deadline_ms: Option<i64>) {
+        let Ok(mut q) = self.queue.lock() else { return };
+        let key = (set_id.to_string(), game_no);
+        if let Some(old) = q.by_game.remove(&key) {
+            q.by_time.remove(&(old, key.0.clone(), key.1));
+        }
+        let earliest_before = q.by_time.first().map(|e| e.0);
+        if let Some(d) = deadline_ms {
+            q.by_time.insert((d, key.0.clone(), key.1));
+            q.by_game.insert(key, d);
+            if earliest_before.is_none_or(|e| d < e) {
+                self.wake.notify_one();
+            }
+        }
+    }
+
+    /// The earliest pending deadline.
+    pub fn next_ms(&self) -> Option<i64> {
+        self.queue.lock().ok()?.by_time.first().map(|e| e.0)
+    }
+
+    /// Removes and returns the games whose deadline is before `now_ms`.
+    pub fn pop_due(&self, now_ms: i64) -> Vec<(String, i64)> {
+        let Ok(mut q) = self.queue.lock() else { return vec![] };
+        let mut due = vec![];
+        while let Some((d, set_id, game_no)) = q.by_time.first().cloned() {
+            if d >= now_ms {
+                break;
+            }
+            q.by_time.pop_first();
+            q.by_game.remove(&(set_id.clone(), game_no));
+            due.push((set_id, game_no));
+        }
+        due
+    }
+
+    /// Number of pending deadlines.
+    pub fn len(&self) -> usize {
+        self.queue.lock().map_or(0, |q| q.by_time.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// How often the database is swept for deadlines this process does not know about.
+const SWEEP_EVERY: Duration = Duration::from_secs(2);
+const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
+
+/// Runs the scheduler until the process ends: fires deadlines, sweeps, writes the heartbeat.
+pub async fn run(arena: Arc<Arena>) {
+    let a = arena.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(SWEEP_EVERY.min(HEARTBEAT_EVERY));
+        let mut n: u64 = 0;
+        loop {
+            tick.tick().await;
+            n += 1;
+            if let Err(e) = heartbeat(&a).await {
+                tracing::warn!(error = %e, "heartbeat failed");
+            }
+            if n % 2 == 0 {
+                if let Err(e) = sweep(&a, a.now_ms() + 5_000).await {
+                    tracing::warn!(error = %e, "deadline sweep failed");
+                }
+            }
+        }
+    });
+    loop {
+        let now = arena.now_ms();
+        for (set_id, game_no) in arena.scheduler.pop_due(now) {
+            if let Err(e) = arena.expire(&set_id, game_no).await {
+                tracing::warn!(set_id, game_no, error = %e, "expiry failed; retrying soon");
+                arena.scheduler.set(&set_id, game_no, Some(now + 200));
+            }
+        }
+        // Sleep until just past the next deadline (a move at exactly the deadline is in time).
+        let wait = arena
+            .scheduler
+            .next_ms()
+            .map_or(Duration::from_secs(3600), |d| Duration::from_millis(u64::try_from(d + 1 - arena.now_ms()).unwrap_or(0)));
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => {}
+            _ = arena.scheduler.wake.notified() => {}
+        }
+    }
+}
+
+/// Loads deadlines up to `until_ms` from the database into the queue.
+pub async fn sweep(arena: &Arena, until_ms: i64) -> Result<usize, sqlx::Error> {
+    let mut c = arena.store.pool.acquire().await?;
+    let rows = games::deadlines_until(&mut c, until_ms).await?;
+    for (d, set_id, game_no) in &rows {
+        arena.scheduler.set(set_id, *game_no, Some(*d));
+    }
+    Ok(rows.len())
+}
+
+async fn heartbeat(arena: &Arena) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO instances (id, heartbeat_ms) VALUES ($1, $2) \
+         ON CONFLICT (id) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms",
+    )
+    .bind(&arena.instance_id)
+    .bind(arena.now_ms())
+    .execute(&arena.store.pool)
+    .await?;
+    Ok(())
+}
+
+/// At start-up: if no instance was alive in the last few seconds, the whole arena was down
+/// since the newest heartbeat, and every running turn is moved later by that downtime so no
+/// seat is charged for it (SPEC section 7). Then every pending deadline is loaded.
+pub async fn recover(arena: &Arena) -> Result<(), sqlx::Error> {
+    let now = arena.now_ms();
+    let mut tx = arena.store.begin_write().await?;
+    let (last,): (Option<i64>,) = sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances").fetch_one(&mut *tx).await?;
+    if let Some(last) = last {
+        let down_ms = now - last;
+        if down_ms > 3 * HEARTBEAT_EVERY.as_millis() as i64 {
+            let n = games::shift_turns(&mut tx, down_ms).await?;
+            tracing::info!(down_ms, games = n, "arena was down; running turns resume with the time they had");
+        }
+    }
+    sqlx::query("DELETE FROM instances WHERE heartbeat_ms < $1").bind(now - 60_000).execute(&mut *tx).await?;
+    sqlx::query("INSERT INTO instances (id, heartbeat_ms) VALUES ($1, $2)")
+        .bind(&arena.instance_id)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    sweep(arena, i64::MAX).await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deadlines_come_out_in_order_and_replacing_one_drops_the_old() {
+        let s = Scheduler::default();
+        s.set("a", 1, Some(300));
+        s.set("b", 1, Some(100));
+        s.set("c", 2, Some(200));
+        s.set("a", 1, Some(50)); // a move moved a's deadline
+        assert_eq!(s.len(), 3);
+        assert_eq!(s.next_ms(), Some(50));
+        assert_eq!(s.pop_due(150), vec![("a".to_string(), 1), ("b".to_string(), 1)]);
+        assert_eq!(s.pop_due(200), vec![]); // exactly at the deadline is not due
+        s.set("c", 2, None);
+        assert!(s.is_empty());
+    }
+}

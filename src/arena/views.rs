@@ -1,0 +1,232 @@
+//! JSON views of sets and games (SPEC sections 5 and 6), built from rows.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use hex::{Cell, Move, Position, Seat};
+use serde_json::{Value, json};
+
+use super::clock::Clock;
+use crate::error::{ApiError, ApiResult};
+use crate::store::games::{GameRow, MoveRow};
+use crate::store::sets::SetRow;
+
+/// RFC 3339 UTC with milliseconds, e.g. `2026-11-29T21:30:00.123Z`.
+pub fn rfc3339(ms: i64) -> String {
+    DateTime::<Utc>::from_timestamp_millis(ms)
+        .unwrap_or_default()
+        .to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+fn opt_time(ms: Option<i64>) -> Value {
+    ms.map_or(Value::Null, |m| Value::String(rfc3339(m)))
+}
+
+/// A game row's clock.
+pub fn clock_of(g: &GameRow, increment_ms: i64) -> Clock {
+    Clock {
+        remaining_ms: [g.remaining1_ms, g.remaining2_ms],
+        first_move: [g.first1 != 0, g.first2 != 0],
+        increment_ms,
+        turn_started_ms: g.turn_started_ms,
+    }
+}
+
+/// Writes a clock back into a game row.
+pub fn store_clock(g: &mut GameRow, c: &Clock) {
+    g.remaining1_ms = c.remaining_ms[0];
+    g.remaining2_ms = c.remaining_ms[1];
+    g.first1 = i64::from(c.first_move[0]);
+    g.first2 = i64::from(c.first_move[1]);
+    g.turn_started_ms = c.turn_started_ms;
+}
+
+/// The engine position stored in a game row.
+pub fn position_of(g: &GameRow) -> ApiResult<Position> {
+    Position::from_compact(&g.board)
+        .map_err(|e| ApiError::internal(format!("game {} {}: bad board: {e}", g.set_id, g.game_no)))
+}
+
+/// The seat on move as stored (None when the game is not active).
+pub fn seat_on_move(g: &GameRow) -> Option<Seat> {
+    let id = g.to_move_id.as_deref()?;
+    if id == g.seat1_id {
+        Some(Seat::One)
+    } else if id == g.seat2_id {
+        Some(Seat::Two)
+    } else {
+        None
+    }
+}
+
+/// A move as the API spells it: `{"cell": [r, c]}` or `{"swap": true}`.
+pub fn move_json(mv: Move) -> Value {
+    match mv {
+        Move::Place(c) => json!({"cell": [c.row, c.col]}),
+        Move::Swap => json!({"swap": true}),
+    }
+}
+
+/// The engine move of a stored move.
+pub fn move_of_row(m: &MoveRow) -> Option<Move> {
+    if m.swap != 0 {
+        return Some(Move::Swap);
+    }
+    let row = u8::try_from(m.cell_row?).ok()?;
+    let col = u8::try_from(m.cell_col?).ok()?;
+    Some(Move::Place(Cell::new(row, col)))
+}
+
+/// The opening stored on a set (JSON `[[r, c], ...]`), empty if none.
+pub fn opening_of(set: &SetRow) -> Vec<[u8; 2]> {
+    set.opening
+        .as_deref()
+        .and_then(|s| serde_json::from_str::<Vec<[u8; 2]>>(s).ok())
+        .unwrap_or_default()
+}
+
+/// The `result` object of a finished game, or null.
+pub fn result_json(g: &GameRow, names: &[String; 2]) -> Value {
+    if g.status != "finished" {
+        return Value::Null;
+    }
+    let winner_bot = match g.winner_seat {
+        Some(1) => Value::String(names[0].clone()),
+        Some(2) => Value::String(names[1].clone()),
+        _ => Value::Null,
+    };
+    json!({"winner": g.winner_seat, "winner_bot": winner_bot, "reason": g.reason})
+}
+
+/// The full game state of SPEC section 6 as of `now_ms`. `names` are the bots of seats 1 and 2.
+pub fn game_state(
+    set: &SetRow,
+    g: &GameRow,
+    moves: &[MoveRow],
+    names: &[String; 2],
+    now_ms: i64,
+) -> ApiResult<Value> {
+    let pos = position_of(g)?;
+    let active = g.status == "active";
+    let on_move = if active { seat_on_move(g) } else { None };
+    let seats: Vec<Value> = [Seat::One, Seat::Two]
+        .iter()
+        .zip(names.iter())
+        .map(|(&seat, name)| {
+            json!({
+                "seat": seat.number(),
+                "bot": name,
+                "color": if seat == Seat::One { "red" } else { "blue" },
+                "edges": pos.axis(seat).name(),
+            })
+        })
+        .collect();
+    let moves_json: Vec<Value> = moves
+        .iter()
+        .map(|m| {
+            let mut o = match move_of_row(m) {
+                Some(Move::Place(c)) => json!({"cell": [c.row, c.col], "name": hex::cell_name(c)}),
+                _ => json!({"swap": true, "name": "swap"}),
+            };
+            o["ply"] = json!(m.ply);
+            o["seat"] = json!(m.seat);
+            o["elapsed_ms"] = json!(m.elapsed_ms);
+            o["at"] = json!(rfc3339(m.at_ms));
+            o
+        })
+        .collect();
+    let legal: Vec<Value> = if active { pos.legal_moves().into_iter().map(move_json).collect() } else { vec![] };
+    let clock = clock_of(g, set.increment_ms);
+    let remaining: Vec<i64> = [Seat::One, Seat::Two]
+        .iter()
+        .map(|&s| clock.remaining_at(s, on_move == Some(s), now_ms))
+        .collect();
+    let (deadline, first_move) = match on_move {
+        Some(s) => (opt_time(clock.deadline_ms(s)), json!(clock.first_move[usize::from(s.number() - 1)])),
+        None => (Value::Null, Value::Null),
+    };
+    let winning_path = pos
+        .winning_path()
+        .map(|p| json!(p.iter().map(|c| [c.row, c.col]).collect::<Vec<_>>()))
+        .unwrap_or(Value::Null);
+    Ok(json!({
+        "set_id": set.id,
+        "game_no": g.game_no,
+        "status": g.status,
+        "options": {"size": set.size, "random_stones": set.random_stones},
+        "seats": seats,
+        "to_move": on_move.map(|s| s.number()),
+        "ply": g.ply,
+        "opening": opening_of(set),
+        "moves": moves_json,
+        "board": {"size": set.size, "cells": pos.cells(), "winning_path": winning_path},
+        "legal_moves": legal,
+        "clock": {
+            "remaining_ms": remaining,
+            "increment_ms": set.increment_ms,
+            "turn_started_at": if on_move.is_some() { opt_time(g.turn_started_ms) } else { Value::Null },
+            "deadline": deadline,
+            "first_move": first_move,
+            "server_time": rfc3339(now_ms),
+        },
+        "result": result_json(g, names),
+    }))
+}
+
+/// Points as numbers (halves allowed), from doubled points.
+pub fn points_json(p2: i64) -> Value {
+    if p2 % 2 == 0 { json!(p2 / 2) } else { json!(p2 as f64 / 2.0) }
+}
+
+/// Names of a set's bots: creator, acceptor, opponent, winner.
+#[derive(Debug, Clone, Default)]
+pub struct SetNames {
+    pub creator: String,
+    pub acceptor: Option<String>,
+    pub opponent: Option<String>,
+    pub winner: Option<String>,
+}
+
+/// A set as a list row (SPEC section 5).
+pub fn set_row_json(s: &SetRow, n: &SetNames) -> Value {
+    json!({
+        "id": s.id,
+        "game": "hex",
+        "creator": n.creator,
+        "acceptor": n.acceptor,
+        "opponent": n.opponent,
+        "practice": s.practice != 0,
+        "rated": s.practice == 0,
+        "points": [points_json(s.points2_creator), points_json(s.points2_acceptor)],
+        "stake": s.stake,
+        "status": s.status,
+        "result": s.result,
+        "winner": n.winner,
+        "options": {"size": s.size, "random_stones": s.random_stones},
+        "clock": {"initial_s": s.initial_ms / 1000, "increment_s": s.increment_ms / 1000},
+        "created_at": rfc3339(s.created_ms),
+        "started_at": opt_time(s.started_ms),
+        "finished_at": opt_time(s.finished_ms),
+    })
+}
+
+/// A game's summary inside the full set view.
+pub fn game_summary_json(g: &GameRow, names: &[String; 2]) -> Value {
+    let winner_bot = match g.winner_seat {
+        Some(1) => json!(names[0]),
+        Some(2) => json!(names[1]),
+        _ => Value::Null,
+    };
+    json!({
+        "game_no": g.game_no,
+        "seats": [{"seat": 1, "bot": names[0]}, {"seat": 2, "bot": names[1]}],
+        "status": g.status,
+        "ply": g.ply,
+        "winner": g.winner_seat,
+        "winner_bot": winner_bot,
+        "reason": g.reason,
+        "moves_used": [
+            super::scoring::moves_of(Seat::One, g.ply),
+            super::scoring::moves_of(Seat::Two, g.ply)
+        ],
+        "url": format!("/v1/sets/{}/games/{}", g.set_id, g.game_no),
+    })
+}

@@ -1,0 +1,84 @@
+//! Command line and environment configuration (SPEC section 13).
+
+use clap::{Args, Parser, Subcommand};
+
+/// `hexarena`: the Hex arena server and its offline tools.
+#[derive(Debug, Parser)]
+#[command(name = "hexarena", version, about = "A Hex arena where bots play sets over REST")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options of `serve` (the default subcommand).
+    #[command(flatten)]
+    pub serve: ServeConfig,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the arena (the default).
+    Serve(ServeConfig),
+    /// Serve the arena and let the house bots challenge each other continuously.
+    Demo(ServeConfig),
+    /// Replay games given as JSON lines on stdin; one JSON result line per game on stdout.
+    Replay,
+    /// Print a set's random opening as JSON: `[[row, col], ...]` in placement order.
+    Opening {
+        /// The set's seed: 64 hex digits (32 bytes).
+        #[arg(long)]
+        seed: String,
+        /// Board size (1..=26).
+        #[arg(long, default_value_t = 11)]
+        size: u8,
+        /// Stones per seat.
+        #[arg(long, default_value_t = 4)]
+        stones: u8,
+    },
+}
+
+/// Server settings; each flag also reads an environment variable.
+#[derive(Debug, Clone, Args)]
+pub struct ServeConfig {
+    /// Address to listen on.
+    #[arg(long, env = "ARENA_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: String,
+    /// `sqlite://path` (created if missing) or `postgres://...`.
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/arena.db")]
+    pub database_url: String,
+    /// Bearer token of the operator (grants, pairings); operator endpoints are off when unset.
+    #[arg(long, env = "ARENA_OPERATOR_TOKEN", hide_env_values = true)]
+    pub operator_token: Option<String>,
+    /// PTS granted to every new player.
+    #[arg(long, env = "ARENA_STARTING_BALANCE", default_value_t = 1000)]
+    pub starting_balance: i64,
+    /// Fee on a set's pot in basis points (0..=10000), paid to the arena's fee account.
+    #[arg(long, env = "ARENA_FEE_BPS", default_value_t = 0)]
+    pub fee_bps: i64,
+    /// Run the built-in house bots in this process.
+    #[arg(long, env = "ARENA_HOUSE_BOTS", default_value_t = true, action = clap::ArgAction::Set)]
+    pub house_bots: bool,
+    /// Let house bots challenge each other continuously (as `hexarena demo`).
+    #[arg(long, env = "ARENA_DEMO", default_value_t = false)]
+    pub demo: bool,
+    /// Player registrations allowed per client address per minute.
+    #[arg(long, env = "ARENA_REGISTER_PER_MIN", default_value_t = 30)]
+    pub register_per_min: u32,
+    /// Sets (and practice sets) a bot may create per minute.
+    #[arg(long, env = "ARENA_SETS_PER_MIN", default_value_t = 60)]
+    pub sets_per_min: u32,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            bind: "127.0.0.1:0".into(),
+            database_url: "sqlite::memory:".into(),
+            operator_token: None,
+            starting_balance: 1000,
+            fee_bps: 0,
+            house_bots: true,
+            demo: false,
+            register_per_min: 30,
+            sets_per_min: 60,
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! hexarena: an arena where bots play Hex sets over REST for ranked points.
+//!
+//! Layout: [`arena`] holds the product's logic with time injected, [`store`] the SQL,
+//! [`api`] the HTTP edge, [`web`] the viewers' pages, [`cli`] the offline commands.
+//! The rules themselves live in the pure `hex` crate (`crates/hex`).
+
+pub mod api;
+pub mod arena;
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod store;
+pub mod web;
+
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use actix_web::{App, HttpServer, web as aweb};
+
+use arena::clock::{SystemTime, TimeSource};
+use arena::{Arena, ArenaConfig};
+use config::ServeConfig;
+
+/// A running server: its address and a handle to stop it.
+pub struct Running {
+    pub addr: std::net::SocketAddr,
+    pub arena: Arc<Arena>,
+    pub server: actix_web::dev::Server,
+}
+
+/// Connects the database, registers the house bots, starts the scheduler and binds the HTTP
+/// server (not yet awaited). `time` is injected for tests; production passes [`SystemTime`].
+pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Result<Running> {
+    let store = store::Store::connect(&cfg.database_url).await?;
+    let config = ArenaConfig {
+        starting_balance: cfg.starting_balance.max(0),
+        fee_bps: cfg.fee_bps.clamp(0, 10_000),
+        operator_token_hash: cfg.operator_token.as_deref().filter(|t| !t.is_empty()).map(arena::accounts::token_hash),
+    };
+    let arena = Arena::new(store, time, config);
+    arena::scheduler::recover(&arena).await?;
+    tokio::spawn(arena::scheduler::run(arena.clone()));
+    if cfg.house_bots || cfg.demo {
+        let bots = arena::house::ensure(&arena).await.map_err(|e| anyhow::anyhow!("house bots: {e}"))?;
+        arena::house::spawn(arena.clone(), bots, cfg.demo);
+    }
+    let state = aweb::Data::new(api::AppState {
+        arena: arena.clone(),
+        schemas: api::contract::Schemas::load()?,
+        limits: api::ratelimit::Limits::new(cfg.register_per_min, cfg.sets_per_min),
+    });
+    let listener = TcpListener::bind(&cfg.bind)?;
+    let addr = listener.local_addr()?;
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .app_data(api::query_config())
+            .app_data(api::path_config())
+            .wrap(tracing_actix_web::TracingLogger::default())
+            .configure(api::configure)
+            .default_service(aweb::to(api::not_found))
+    })
+    .listen(listener)?
+    .shutdown_timeout(5)
+    .run();
+    Ok(Running { addr, arena, server })
+}
+
+/// Runs the arena until the process is stopped.
+pub async fn serve(cfg: ServeConfig) -> anyhow::Result<()> {
+    let running = start(&cfg, Arc::new(SystemTime)).await?;
+    println!("hexarena listening on http://{}", running.addr);
+    println!(
+        "bot authors: read agents.md, or try: curl -s -X POST http://{}/v1/players -d '{{\"name\":\"me\"}}'",
+        running.addr
+    );
+    running.server.await?;
+    Ok(())
+}

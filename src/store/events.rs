@@ -1,0 +1,79 @@
+//! Stored events behind the server-sent-event streams (SPEC section 6). Ids increase, so a client
+//! that reconnects with `Last-Event-ID` is sent the rows after it, from any instance.
+
+use sqlx::AnyConnection;
+
+/// Audience of lobby events: every bot's stream.
+pub const LOBBY: &str = "*";
+
+/// A stored event.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct EventRow {
+    pub id: i64,
+    pub kind: String,
+    pub payload: String,
+}
+
+/// Appends an event for a bot's stream (`bot_id` Some) or for a game's public stream.
+pub async fn insert(
+    c: &mut AnyConnection,
+    bot_id: Option<&str>,
+    set_id: &str,
+    game_no: Option<i64>,
+    kind: &str,
+    payload: &str,
+    now_ms: i64,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms) VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(bot_id)
+    .bind(set_id)
+    .bind(game_no)
+    .bind(kind)
+    .bind(payload)
+    .bind(now_ms)
+    .execute(c)
+    .await?;
+    Ok(())
+}
+
+/// Events of a bot's stream (its own and the lobby's) after `after_id`.
+pub async fn for_bot_after(c: &mut AnyConnection, bot_id: &str, after_id: i64, limit: i64) -> sqlx::Result<Vec<EventRow>> {
+    sqlx::query_as(
+        "SELECT id, kind, payload FROM events WHERE (bot_id = $1 OR bot_id = $2) AND id > $3 \
+         ORDER BY id LIMIT $4",
+    )
+    .bind(bot_id)
+    .bind(LOBBY)
+    .bind(after_id)
+    .bind(limit)
+    .fetch_all(c)
+    .await
+}
+
+/// Public events of one game after `after_id`.
+pub async fn for_game_after(
+    c: &mut AnyConnection,
+    set_id: &str,
+    game_no: i64,
+    after_id: i64,
+    limit: i64,
+) -> sqlx::Result<Vec<EventRow>> {
+    sqlx::query_as(
+        "SELECT id, kind, payload FROM events WHERE set_id = $1 AND game_no = $2 AND bot_id IS NULL \
+         AND id > $3 ORDER BY id LIMIT $4",
+    )
+    .bind(set_id)
+    .bind(game_no)
+    .bind(after_id)
+    .bind(limit)
+    .fetch_all(c)
+    .await
+}
+
+/// The newest event id (0 when none).
+pub async fn last_id(c: &mut AnyConnection) -> sqlx::Result<i64> {
+    let (id,): (Option<i64>,) = sqlx::query_as("SELECT MAX(id) FROM events").fetch_one(c).await?;
+    Ok(id.unwrap_or(0))
+}

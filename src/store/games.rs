@@ -1,0 +1,218 @@
+//! Games and moves (SPEC sections 6, 7). A game row holds the compact board, so a move never
+//! replays the move list; `version` increases with every change for caches to check against.
+
+use sqlx::AnyConnection;
+
+/// A game row.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct GameRow {
+    pub set_id: String,
+    pub game_no: i64,
+    pub seat1_id: String,
+    pub seat2_id: String,
+    pub status: String,
+    pub board: String,
+    pub ply: i64,
+    pub to_move_id: Option<String>,
+    pub remaining1_ms: i64,
+    pub remaining2_ms: i64,
+    pub first1: i64,
+    pub first2: i64,
+    pub turn_started_ms: Option<i64>,
+    pub deadline_ms: Option<i64>,
+    pub winner_seat: Option<i64>,
+    pub reason: Option<String>,
+    pub started_ms: Option<i64>,
+    pub finished_ms: Option<i64>,
+    pub version: i64,
+}
+
+const GAME_COLS: &str = "set_id, game_no, seat1_id, seat2_id, status, board, ply, to_move_id, \
+    remaining1_ms, remaining2_ms, first1, first2, turn_started_ms, deadline_ms, winner_seat, reason, \
+    started_ms, finished_ms, version";
+
+/// A stored move.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct MoveRow {
+    pub ply: i64,
+    pub seat: i64,
+    pub bot_id: String,
+    pub cell_row: Option<i64>,
+    pub cell_col: Option<i64>,
+    pub swap: i64,
+    pub elapsed_ms: i64,
+    pub at_ms: i64,
+}
+
+pub async fn insert(c: &mut AnyConnection, g: &GameRow) -> sqlx::Result<()> {
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO games ({GAME_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, \
+         $13, $14, $15, $16, $17, $18, $19)"
+    )))
+    .bind(&g.set_id)
+    .bind(g.game_no)
+    .bind(&g.seat1_id)
+    .bind(&g.seat2_id)
+    .bind(&g.status)
+    .bind(&g.board)
+    .bind(g.ply)
+    .bind(&g.to_move_id)
+    .bind(g.remaining1_ms)
+    .bind(g.remaining2_ms)
+    .bind(g.first1)
+    .bind(g.first2)
+    .bind(g.turn_started_ms)
+    .bind(g.deadline_ms)
+    .bind(g.winner_seat)
+    .bind(&g.reason)
+    .bind(g.started_ms)
+    .bind(g.finished_ms)
+    .bind(g.version)
+    .execute(c)
+    .await?;
+    Ok(())
+}
+
+/// Reads a game; `lock` appends the backend's row lock.
+pub async fn get(
+    c: &mut AnyConnection,
+    set_id: &str,
+    game_no: i64,
+    lock: &str,
+) -> sqlx::Result<Option<GameRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!("SELECT {GAME_COLS} FROM games WHERE set_id = $1 AND game_no = $2{lock}")))
+        .bind(set_id)
+        .bind(game_no)
+        .fetch_optional(c)
+        .await
+}
+
+/// Both games of a set, game 1 first.
+pub async fn of_set(c: &mut AnyConnection, set_id: &str) -> sqlx::Result<Vec<GameRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!("SELECT {GAME_COLS} FROM games WHERE set_id = $1 ORDER BY game_no")))
+        .bind(set_id)
+        .fetch_all(c)
+        .await
+}
+
+/// Writes every mutable column of `g`, if the row still has version `g.version - 1`.
+/// Returns false when someone else changed the game in between (the caller retries or fails).
+pub async fn update(c: &mut AnyConnection, g: &GameRow) -> sqlx::Result<bool> {
+    let r = sqlx::query(
+        "UPDATE games SET status = $1, board = $2, ply = $3, to_move_id = $4, remaining1_ms = $5, \
+         remaining2_ms = $6, first1 = $7, first2 = $8, turn_started_ms = $9, deadline_ms = $10, \
+         winner_seat = $11, reason = $12, started_ms = $13, finished_ms = $14, version = $15 \
+         WHERE set_id = $16 AND game_no = $17 AND version = $18",
+    )
+    .bind(&g.status)
+    .bind(&g.board)
+    .bind(g.ply)
+    .bind(&g.to_move_id)
+    .bind(g.remaining1_ms)
+    .bind(g.remaining2_ms)
+    .bind(g.first1)
+    .bind(g.first2)
+    .bind(g.turn_started_ms)
+    .bind(g.deadline_ms)
+    .bind(g.winner_seat)
+    .bind(&g.reason)
+    .bind(g.started_ms)
+    .bind(g.finished_ms)
+    .bind(g.version)
+    .bind(&g.set_id)
+    .bind(g.game_no)
+    .bind(g.version - 1)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected() == 1)
+}
+
+pub async fn insert_move(c: &mut AnyConnection, set_id: &str, game_no: i64, m: &MoveRow) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO moves (set_id, game_no, ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+    )
+    .bind(set_id)
+    .bind(game_no)
+    .bind(m.ply)
+    .bind(m.seat)
+    .bind(&m.bot_id)
+    .bind(m.cell_row)
+    .bind(m.cell_col)
+    .bind(m.swap)
+    .bind(m.elapsed_ms)
+    .bind(m.at_ms)
+    .execute(c)
+    .await?;
+    Ok(())
+}
+
+/// All moves of a game in order.
+pub async fn moves(c: &mut AnyConnection, set_id: &str, game_no: i64) -> sqlx::Result<Vec<MoveRow>> {
+    sqlx::query_as(
+        "SELECT ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms FROM moves \
+         WHERE set_id = $1 AND game_no = $2 ORDER BY ply",
+    )
+    .bind(set_id)
+    .bind(game_no)
+    .fetch_all(c)
+    .await
+}
+
+/// One move by its ply (1-based), for the idempotent retry check.
+pub async fn move_at(c: &mut AnyConnection, set_id: &str, game_no: i64, ply: i64) -> sqlx::Result<Option<MoveRow>> {
+    sqlx::query_as(
+        "SELECT ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms FROM moves \
+         WHERE set_id = $1 AND game_no = $2 AND ply = $3",
+    )
+    .bind(set_id)
+    .bind(game_no)
+    .bind(ply)
+    .fetch_optional(c)
+    .await
+}
+
+/// The oldest active game in which `bot_id` is on move: `(set_id, game_no)`.
+pub async fn oldest_on_move(c: &mut AnyConnection, bot_id: &str) -> sqlx::Result<Option<(String, i64)>> {
+    sqlx::query_as(
+        "SELECT set_id, game_no FROM games WHERE to_move_id = $1 AND status = 'active' \
+         ORDER BY turn_started_ms, set_id LIMIT 1",
+    )
+    .bind(bot_id)
+    .fetch_optional(c)
+    .await
+}
+
+/// Every game in which `bot_id` is on move, oldest turn first.
+pub async fn all_on_move(c: &mut AnyConnection, bot_id: &str) -> sqlx::Result<Vec<(String, i64)>> {
+    sqlx::query_as(
+        "SELECT set_id, game_no FROM games WHERE to_move_id = $1 AND status = 'active' \
+         ORDER BY turn_started_ms, set_id",
+    )
+    .bind(bot_id)
+    .fetch_all(c)
+    .await
+}
+
+/// Deadlines of active games up to `until_ms`: `(deadline_ms, set_id, game_no)`.
+pub async fn deadlines_until(c: &mut AnyConnection, until_ms: i64) -> sqlx::Result<Vec<(i64, String, i64)>> {
+    sqlx::query_as(
+        "SELECT deadline_ms, set_id, game_no FROM games WHERE status = 'active' \
+         AND deadline_ms IS NOT NULL AND deadline_ms <= $1",
+    )
+    .bind(until_ms)
+    .fetch_all(c)
+    .await
+}
+
+/// Moves every running turn later by `shift_ms` (downtime of the whole arena is not charged).
+pub async fn shift_turns(c: &mut AnyConnection, shift_ms: i64) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE games SET turn_started_ms = turn_started_ms + $1, deadline_ms = deadline_ms + $1, \
+         version = version + 1 WHERE status = 'active' AND turn_started_ms IS NOT NULL",
+    )
+    .bind(shift_ms)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected())
+}

@@ -1,0 +1,161 @@
+//! The database: the single source of truth (SPEC section 12).
+//!
+//! One SQL text serves SQLite and PostgreSQL through sqlx's `Any` driver: times are integer
+//! milliseconds, booleans integers, placeholders `$1..` in order of first use. Each state change
+//! is one short transaction that locks what it changes: `BEGIN IMMEDIATE` on SQLite (plus an
+//! in-process queue so writers wait in order instead of in SQLite's busy handler), and
+//! `SELECT ... FOR UPDATE` on the rows it changes in PostgreSQL.
+
+pub mod accounts;
+pub mod events;
+pub mod games;
+pub mod ledger;
+pub mod sets;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::{Any, AnyPool, Executor, Transaction};
+use tokio::sync::{Mutex, OwnedMutexGuard};
+
+/// Which database is behind the pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// The connection pool and how to write to it.
+#[derive(Clone)]
+pub struct Store {
+    pub pool: AnyPool,
+    pub backend: Backend,
+    write_queue: Option<Arc<Mutex<()>>>,
+}
+
+/// A write transaction; dropping it without `commit` rolls it back.
+pub struct WriteTx {
+    pub tx: Transaction<'static, Any>,
+    _queue: Option<OwnedMutexGuard<()>>,
+}
+
+impl WriteTx {
+    /// Commits; on success everything written is durable (WAL on SQLite, fsync'd WAL on PostgreSQL).
+    pub async fn commit(self) -> Result<(), sqlx::Error> {
+        self.tx.commit().await
+    }
+}
+
+impl std::ops::Deref for WriteTx {
+    type Target = sqlx::AnyConnection;
+    fn deref(&self) -> &Self::Target {
+        &self.tx
+    }
+}
+impl std::ops::DerefMut for WriteTx {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.tx
+    }
+}
+
+impl Store {
+    /// Connects, creating a SQLite file (and its folder) if missing, and runs the migrations.
+    ///
+    /// Errors: unreachable database, unwritable path, failed migration.
+    pub async fn connect(url: &str) -> anyhow::Result<Store> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Backend::Postgres
+        } else if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else {
+            return Err(anyhow::anyhow!(
+                "unsupported DATABASE_URL '{url}': use sqlite://path or postgres://..."
+            ));
+        };
+        let mut url = url.to_string();
+        let memory = url.contains(":memory:") || url.contains("mode=memory");
+        if backend == Backend::Sqlite && !memory {
+            let path = url.trim_start_matches("sqlite:").trim_start_matches("//");
+            let path = path.split('?').next().unwrap_or(path);
+            if let Some(dir) = std::path::Path::new(path).parent() {
+                if !dir.as_os_str().is_empty() {
+                    std::fs::create_dir_all(dir).map_err(|e| {
+                        anyhow::anyhow!("cannot create {}: {e}", dir.display())
+                    })?;
+                }
+            }
+            if !url.contains("mode=") {
+                url.push_str(if url.contains('?') { "&mode=rwc" } else { "?mode=rwc" });
+            }
+        }
+        let opts: AnyConnectOptions = url.parse().map_err(anyhow::Error::from)?;
+        let pool = match backend {
+            Backend::Sqlite => {
+                AnyPoolOptions::new()
+                    .max_connections(if memory { 1 } else { 8 })
+                    .acquire_timeout(Duration::from_secs(10))
+                    .after_connect(|conn, _meta| {
+                        Box::pin(async move {
+                            // WAL: readers never block the writer; NORMAL sync is durable against a
+                            // killed process (only an OS crash may lose the last commits).
+                            conn.execute(
+                                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; \
+                                 PRAGMA busy_timeout=10000; PRAGMA foreign_keys=ON;",
+                            )
+                            .await?;
+                            Ok(())
+                        })
+                    })
+                    .connect_with(opts)
+                    .await
+            }
+            Backend::Postgres => {
+                AnyPoolOptions::new()
+                    .max_connections(16)
+                    .acquire_timeout(Duration::from_secs(10))
+                    .connect_with(opts)
+                    .await
+            }
+        }
+        .map_err(anyhow::Error::from)?;
+        let store = Store {
+            pool,
+            backend,
+            write_queue: (backend == Backend::Sqlite).then(|| Arc::new(Mutex::new(()))),
+        };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    async fn migrate(&self) -> anyhow::Result<()> {
+        let migrator = match self.backend {
+            Backend::Sqlite => sqlx::migrate!("migrations/sqlite"),
+            Backend::Postgres => sqlx::migrate!("migrations/postgres"),
+        };
+        migrator.run(&self.pool).await.map_err(anyhow::Error::from)
+    }
+
+    /// Starts a write transaction (see the module docs for the locking).
+    pub async fn begin_write(&self) -> Result<WriteTx, sqlx::Error> {
+        let queue = match &self.write_queue {
+            Some(q) => Some(q.clone().lock_owned().await),
+            None => None,
+        };
+        let tx = match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
+        };
+        Ok(WriteTx { tx, _queue: queue })
+    }
+
+    /// `" FOR UPDATE"` on PostgreSQL (row lock), empty on SQLite (the transaction holds the lock).
+    pub fn for_update(&self) -> &'static str {
+        match self.backend {
+            Backend::Sqlite => "",
+            Backend::Postgres => " FOR UPDATE",
+        }
+    }
+}
+

@@ -1,0 +1,174 @@
+//! Sets (SPEC section 5).
+
+use sqlx::AnyConnection;
+
+/// A set row. Points are doubled so that a half point stays an integer.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct SetRow {
+    pub id: String,
+    pub creator_id: String,
+    pub acceptor_id: Option<String>,
+    pub opponent_id: Option<String>,
+    pub status: String,
+    pub practice: i64,
+    pub size: i64,
+    pub random_stones: i64,
+    pub initial_ms: i64,
+    pub increment_ms: i64,
+    pub stake: i64,
+    pub seed_hex: String,
+    pub seed_sha256: String,
+    pub opening: Option<String>,
+    pub points2_creator: i64,
+    pub points2_acceptor: i64,
+    pub winner_id: Option<String>,
+    pub result: Option<String>,
+    pub tiebreak: i64,
+    pub created_ms: i64,
+    pub started_ms: Option<i64>,
+    pub finished_ms: Option<i64>,
+}
+
+const SET_COLS: &str = "id, creator_id, acceptor_id, opponent_id, status, practice, size, \
+    random_stones, initial_ms, increment_ms, stake, seed_hex, seed_sha256, opening, \
+    points2_creator, points2_acceptor, winner_id, result, tiebreak, created_ms, started_ms, finished_ms";
+
+pub async fn insert(c: &mut AnyConnection, s: &SetRow) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO sets (id, creator_id, acceptor_id, opponent_id, status, practice, size, \
+         random_stones, initial_ms, increment_ms, stake, seed_hex, seed_sha256, opening, created_ms, \
+         started_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+    )
+    .bind(&s.id)
+    .bind(&s.creator_id)
+    .bind(&s.acceptor_id)
+    .bind(&s.opponent_id)
+    .bind(&s.status)
+    .bind(s.practice)
+    .bind(s.size)
+    .bind(s.random_stones)
+    .bind(s.initial_ms)
+    .bind(s.increment_ms)
+    .bind(s.stake)
+    .bind(&s.seed_hex)
+    .bind(&s.seed_sha256)
+    .bind(&s.opening)
+    .bind(s.created_ms)
+    .bind(s.started_ms)
+    .execute(c)
+    .await?;
+    Ok(())
+}
+
+/// Reads a set; `lock` appends the backend's row lock (see `Store::for_update`).
+pub async fn get(c: &mut AnyConnection, id: &str, lock: &str) -> sqlx::Result<Option<SetRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!("SELECT {SET_COLS} FROM sets WHERE id = $1{lock}")))
+        .bind(id)
+        .fetch_optional(c)
+        .await
+}
+
+/// Marks an open set active with its acceptor and opening.
+pub async fn start(
+    c: &mut AnyConnection,
+    id: &str,
+    acceptor_id: &str,
+    opening_json: &str,
+    now_ms: i64,
+) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE sets SET status = 'active', acceptor_id = $1, opening = $2, started_ms = $3 \
+         WHERE id = $4 AND status = 'open'",
+    )
+    .bind(acceptor_id)
+    .bind(opening_json)
+    .bind(now_ms)
+    .bind(id)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected())
+}
+
+/// Closes an open set without play (`cancelled` or `declined`).
+pub async fn close_open(c: &mut AnyConnection, id: &str, status: &str, now_ms: i64) -> sqlx::Result<u64> {
+    let r = sqlx::query("UPDATE sets SET status = $1, finished_ms = $2 WHERE id = $3 AND status = 'open'")
+        .bind(status)
+        .bind(now_ms)
+        .bind(id)
+        .execute(c)
+        .await?;
+    Ok(r.rows_affected())
+}
+
+/// Records the end of an active set.
+#[allow(clippy::too_many_arguments)]
+pub async fn finish(
+    c: &mut AnyConnection,
+    id: &str,
+    points2: [i64; 2],
+    winner_id: Option<&str>,
+    result: &str,
+    tiebreak: bool,
+    now_ms: i64,
+) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE sets SET status = 'finished', points2_creator = $1, points2_acceptor = $2, \
+         winner_id = $3, result = $4, tiebreak = $5, finished_ms = $6 WHERE id = $7 AND status = 'active'",
+    )
+    .bind(points2[0])
+    .bind(points2[1])
+    .bind(winner_id)
+    .bind(result)
+    .bind(i64::from(tiebreak))
+    .bind(now_ms)
+    .bind(id)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected())
+}
+
+/// Updates the running points of an active set (after game 1).
+pub async fn set_points(c: &mut AnyConnection, id: &str, points2: [i64; 2]) -> sqlx::Result<()> {
+    sqlx::query("UPDATE sets SET points2_creator = $1, points2_acceptor = $2 WHERE id = $3")
+        .bind(points2[0])
+        .bind(points2[1])
+        .bind(id)
+        .execute(c)
+        .await?;
+    Ok(())
+}
+
+/// A page of sets, newest first (ids are ULIDs, so id order is creation order).
+pub async fn list(
+    c: &mut AnyConnection,
+    status: Option<&str>,
+    bot_id: Option<&str>,
+    before: Option<&str>,
+    limit: i64,
+) -> sqlx::Result<Vec<SetRow>> {
+    // One text for every filter combination: a NULL parameter disables its filter.
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {SET_COLS} FROM sets \
+         WHERE ($1 IS NULL OR status = $1) \
+           AND ($2 IS NULL OR creator_id = $2 OR acceptor_id = $2) \
+           AND ($3 IS NULL OR id < $3) \
+         ORDER BY id DESC LIMIT $4"
+    )))
+    .bind(status)
+    .bind(bot_id)
+    .bind(before)
+    .bind(limit)
+    .fetch_all(c)
+    .await
+}
+
+/// Open challenges that `bot_id` may accept: open ones from other bots, and private ones to it.
+pub async fn open_for(c: &mut AnyConnection, bot_id: &str) -> sqlx::Result<Vec<SetRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {SET_COLS} FROM sets WHERE status = 'open' AND creator_id <> $1 \
+         AND (opponent_id IS NULL OR opponent_id = $1) ORDER BY id"
+    )))
+    .bind(bot_id)
+    .fetch_all(c)
+    .await
+}

@@ -1,0 +1,22 @@
+//! The viewers' pages (SPEC section 9b): static HTML that reads the JSON API in the browser.
+
+use actix_web::{HttpResponse, web};
+
+const INDEX_HTML: &str = include_str!("index.html");
+const SET_HTML: &str = include_str!("set.html");
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/", web::get().to(index)).route("/sets/{id}", web::get().to(set_page));
+}
+
+async fn index() -> HttpResponse {
+    html(INDEX_HTML)
+}
+
+async fn set_page() -> HttpResponse {
+    html(SET_HTML)
+}
+
+fn html(body: &'static str) -> HttpResponse {
+    HttpResponse::Ok().content_type("text/html; charset=utf-8").body(body)
+}
