@@ -1,1 +1,92 @@
-fn main(){}
+//! Engine benchmarks: `cargo bench -p hex-engine`.
+//!
+//! - `play/19x19`: time per `Position::play` (win check included), playing a fixed random
+//!   permutation of all 361 cells on a clone of the empty board until the game ends; reported
+//!   per move via the throughput (elements = moves).
+//! - `playout/11x11/*`: random full playouts from the empty 11x11 board; the throughput line is
+//!   playouts per second. `random_playout` plays every move through the incremental engine and
+//!   leaves the exact final position; `playout_winner` is the fill-then-judge fast path.
+//! - `from_compact/19x19`: rebuilding a finished 19x19 game from its stored form.
+//! - `strong_move/11x11`: one house-bot move with the default budget.
+
+use std::hint::black_box;
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use hex::{Move, Position, STRONG_BUDGET, playout_winner, random_move, random_playout, strong_move};
+use rand_core::SeedableRng;
+use rand_pcg::Pcg64;
+
+fn bench_play(c: &mut Criterion) {
+    let size = 19u8;
+    let mut rng = Pcg64::from_seed([9; 32]);
+    // a random game: the order of moves until it ends
+    let mut game = Position::new(size).expect("size");
+    let mut moves = Vec::new();
+    while let Some(mv) = random_move(&game, &mut rng) {
+        game.play(mv).expect("legal");
+        moves.push(mv);
+    }
+    let empty = Position::new(size).expect("size");
+    let mut group = c.benchmark_group("play");
+    group.throughput(Throughput::Elements(moves.len() as u64));
+    group.bench_function("19x19", |b| {
+        b.iter_batched_ref(
+            || empty.clone(),
+            |pos| {
+                for &mv in &moves {
+                    let _ = black_box(pos.play(black_box(mv)));
+                }
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+fn bench_playouts(c: &mut Criterion) {
+    let empty = Position::new(11).expect("size");
+    let mut group = c.benchmark_group("playout/11x11");
+    group.throughput(Throughput::Elements(1));
+    let mut rng = Pcg64::from_seed([1; 32]);
+    group.bench_function("random_playout", |b| {
+        b.iter(|| {
+            let mut pos = empty.clone();
+            black_box(random_playout(&mut pos, &mut rng))
+        })
+    });
+    let mut rng = Pcg64::from_seed([2; 32]);
+    group.bench_function("playout_winner", |b| {
+        b.iter(|| black_box(playout_winner(black_box(&empty), &mut rng)))
+    });
+    group.finish();
+}
+
+fn bench_compact(c: &mut Criterion) {
+    let mut rng = Pcg64::from_seed([3; 32]);
+    let mut pos = Position::new(19).expect("size");
+    random_playout(&mut pos, &mut rng);
+    let text = pos.to_compact();
+    c.bench_function("from_compact/19x19", |b| {
+        b.iter(|| black_box(Position::from_compact(black_box(&text))))
+    });
+}
+
+fn bench_strong(c: &mut Criterion) {
+    let mut rng = Pcg64::from_seed([4; 32]);
+    let mut pos = Position::new(11).expect("size");
+    for _ in 0..10 {
+        if let Some(mv) = random_move(&pos, &mut rng) {
+            let _ = pos.play(mv);
+        }
+    }
+    let mut group = c.benchmark_group("strong_move");
+    group.sample_size(10);
+    group.bench_function("11x11", |b| {
+        b.iter(|| black_box(strong_move(&pos, &mut rng, STRONG_BUDGET)))
+    });
+    group.finish();
+    let _ = Move::Swap;
+}
+
+criterion_group!(benches, bench_play, bench_playouts, bench_compact, bench_strong);
+criterion_main!(benches);

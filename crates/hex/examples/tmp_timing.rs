@@ -26,6 +26,10 @@ fn main() {
     let mut acc = 0usize;
     for _ in 0..iters { let p = std::hint::black_box(base.clone()); acc += p.ply() as usize; }
     println!("clone only: {:.1} ns (acc {acc})", t2.elapsed().as_secs_f64() * 1e9 / iters as f64);
+    let t3 = Instant::now();
+    let mut w2 = [0u32; 3];
+    for _ in 0..iters { let o = hex::playout_winner(&base, &mut rng); w2[o.map_or(0, |s| s.number() as usize)] += 1; }
+    println!("playout_winner: {:.0}/s wins {:?}", iters as f64 / t3.elapsed().as_secs_f64(), w2);
     println!("random_playout 11x11: {:.0}/s  wins {:?}", iters as f64 / s, w);
 }
 #[allow(dead_code)]

@@ -8,9 +8,9 @@
 
 use rand_core::Rng;
 
-use crate::playout::{Filler, OWNER, below, empty_indices};
+use crate::playout::{Filler, OWNER, PADDED_CELLS, below, empty_indices};
 use crate::position::EMPTY;
-use crate::{Move, Outcome, Position};
+use crate::{MAX_MOVES, Move, Outcome, Position, Seat};
 
 /// Playouts per move used by the house "strong" bot: about 20-30 ms per move on 11x11 in a
 /// release build on one core (a little more on 19x19).
@@ -37,7 +37,7 @@ pub fn random_playout(pos: &mut Position, rng: &mut impl Rng) -> Option<Outcome>
     if pos.is_over() {
         return pos.outcome();
     }
-    let mut empties = [0u16; 28 * 28];
+    let mut empties = [0u16; PADDED_CELLS];
     let mut m = 0;
     for (i, &v) in pos.board_slice().iter().enumerate() {
         if v == EMPTY {
@@ -45,14 +45,44 @@ pub fn random_playout(pos: &mut Position, rng: &mut impl Rng) -> Option<Outcome>
             m += 1;
         }
     }
-    while m > 0 && !pos.is_over() {
-        let j = below(rng, m as u32) as usize;
-        let i = empties[j];
-        m -= 1;
-        empties[j] = empties[m];
-        pos.place_move(usize::from(i));
+    // the same forward Fisher-Yates order as `playout_winner`, so both agree on the winner
+    // for equally seeded RNGs
+    let mut k = 0;
+    while k < m && !pos.is_over() {
+        let j = k + below(rng, (m - k) as u32) as usize;
+        empties.swap(k, j);
+        pos.place_move(usize::from(empties[k]));
+        k += 1;
     }
     pos.outcome()
+}
+
+/// The winner of a uniformly random completion of `pos` (the same distribution as
+/// [`random_playout`]), computed the fast way: every empty cell is filled in a random order,
+/// alternating from the seat on move, and the full board is judged once (a full Hex board has
+/// exactly one connected seat, and it is the seat that connected first). `pos` is not changed
+/// and nothing is allocated. A finished position gives its winner (`None` after a move-cap
+/// draw); on boards where the move cap could come first (more than 19x19) this falls back to
+/// playing the moves on a copy.
+pub fn playout_winner(pos: &Position, rng: &mut impl Rng) -> Option<Seat> {
+    if pos.is_over() {
+        return pos.outcome().and_then(Outcome::winner);
+    }
+    let mut empties = [0u16; PADDED_CELLS];
+    let mut m = 0;
+    for (i, &v) in pos.board_slice().iter().enumerate() {
+        if v == EMPTY {
+            empties[m] = i as u16;
+            m += 1;
+        }
+    }
+    if usize::from(pos.ply()) + m >= usize::from(MAX_MOVES) {
+        let mut copy = pos.clone();
+        return random_playout(&mut copy, rng).and_then(Outcome::winner);
+    }
+    let mut filler = Filler::new(pos);
+    let owner = filler.fill_and_judge(rng, &mut empties[..m], pos.mover().number());
+    Seat::from_number(owner)
 }
 
 /// A much stronger house bot than [`random_move`]. `budget` is the number of playouts of the
@@ -204,7 +234,7 @@ fn search(pos: &Position, rng: &mut impl Rng, budget: u32, candidates: &[u16]) -
     let mut leaf_empties: Vec<u16> = Vec::with_capacity(all_empties.len());
 
     for _ in 0..budget {
-        filler.board.copy_from_slice(root_board);
+        filler.reset(root_board);
         path.clear();
         path.push(0);
         let mut node = 0;

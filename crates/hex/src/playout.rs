@@ -3,7 +3,7 @@
 
 use rand_core::Rng;
 
-use crate::position::{EMPTY, Position};
+use crate::position::{BORDER, EMPTY, Position};
 
 /// A uniform integer in `0..n` (Lemire's multiply-and-reject; exact, no modulo bias).
 /// `n` must be at least 1; `n == 0` yields 0.
@@ -27,11 +27,15 @@ const SEEN: u8 = 0x80;
 /// Mask giving the owner of a cell of a judged board.
 pub(crate) const OWNER: u8 = 0x7f;
 
-/// Reusable scratch space for fill-and-judge playouts on one board size.
+/// Padded cells of the largest board (26 + 2 border cells per side, squared).
+pub(crate) const PADDED_CELLS: usize = 28 * 28;
+
+/// Scratch space for fill-and-judge playouts (fixed arrays: no heap allocation).
 pub(crate) struct Filler {
-    /// Padded board being filled (same layout as [`Position`]'s).
-    pub(crate) board: Vec<u8>,
-    stack: Vec<u16>,
+    /// Padded board being filled (same layout as [`Position`]'s; only the first
+    /// `stride * stride` entries are used).
+    pub(crate) board: [u8; PADDED_CELLS],
+    stack: [u16; PADDED_CELLS],
     stride: usize,
     size: usize,
     /// Stone owner (1 or 2) that connects top-bottom.
@@ -40,14 +44,21 @@ pub(crate) struct Filler {
 
 impl Filler {
     pub(crate) fn new(pos: &Position) -> Filler {
-        let board = pos.board_slice().to_vec();
+        let mut board = [BORDER; PADDED_CELLS];
+        let src = pos.board_slice();
+        board[..src.len()].copy_from_slice(src);
         Filler {
-            stack: Vec::with_capacity(board.len()),
             board,
+            stack: [0; PADDED_CELLS],
             stride: pos.stride(),
             size: usize::from(pos.size()),
             tb_owner: pos.top_bottom_owner(),
         }
+    }
+
+    /// Resets the board to `pos`'s stones (same size as at creation).
+    pub(crate) fn reset(&mut self, pos_board: &[u8]) {
+        self.board[..pos_board.len()].copy_from_slice(pos_board);
     }
 
     /// Puts a stone of `first` on `empties[0]` ... alternating owners, in a uniformly shuffled
@@ -71,22 +82,25 @@ impl Filler {
         let w = self.stride;
         let tb = self.tb_owner;
         let bottom_start = self.size * w;
-        self.stack.clear();
+        let mut top = 0;
         for i in w + 1..w + 1 + self.size {
             if self.board[i] == tb {
                 self.board[i] |= SEEN;
-                self.stack.push(i as u16);
+                self.stack[top] = i as u16;
+                top += 1;
             }
         }
-        while let Some(i) = self.stack.pop() {
-            let i = usize::from(i);
+        while top > 0 {
+            top -= 1;
+            let i = usize::from(self.stack[top]);
             if i > bottom_start {
                 return tb;
             }
             for nb in [i - w, i - w + 1, i - 1, i + 1, i + w - 1, i + w] {
                 if self.board[nb] == tb {
                     self.board[nb] |= SEEN;
-                    self.stack.push(nb as u16);
+                    self.stack[top] = nb as u16;
+                    top += 1;
                 }
             }
         }

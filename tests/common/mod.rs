@@ -1,0 +1,216 @@
+//! Shared helpers of the black-box tests: spawn the arena on port 0 with a fresh SQLite file,
+//! and drive it over HTTP as a bot would.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use hexarena::arena::Arena;
+use hexarena::arena::clock::{SystemTime, TimeSource};
+use hexarena::config::ServeConfig;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+/// A running arena for one test.
+pub struct TestApp {
+    pub url: String,
+    pub arena: Arc<Arena>,
+    pub http: reqwest::Client,
+    /// Keeps the database folder alive as long as the app.
+    pub dir: tempfile::TempDir,
+}
+
+/// A response: status and JSON body (Null when empty or not JSON).
+#[derive(Debug)]
+pub struct Resp {
+    pub status: StatusCode,
+    pub body: Value,
+    pub headers: reqwest::header::HeaderMap,
+}
+
+impl Resp {
+    /// The error code of an error envelope.
+    pub fn code(&self) -> &str {
+        self.body["error"]["code"].as_str().unwrap_or("")
+    }
+}
+
+/// Options of [`spawn_with`].
+pub struct Spawn {
+    pub house_bots: bool,
+    pub operator_token: Option<String>,
+    pub fee_bps: i64,
+    pub starting_balance: i64,
+    pub register_per_min: u32,
+    pub sets_per_min: u32,
+    pub time: Arc<dyn TimeSource>,
+    pub database_url: Option<String>,
+}
+
+impl Default for Spawn {
+    fn default() -> Self {
+        Spawn {
+            house_bots: false,
+            operator_token: Some("op-secret".into()),
+            fee_bps: 0,
+            starting_balance: 1000,
+            register_per_min: 10_000,
+            sets_per_min: 10_000,
+            time: Arc::new(SystemTime),
+            database_url: None,
+        }
+    }
+}
+
+/// The arena with default test settings (no house bots, generous limits).
+pub async fn spawn_app() -> TestApp {
+    spawn_with(Spawn::default()).await
+}
+
+pub async fn spawn_with(s: Spawn) -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = s
+        .database_url
+        .clone()
+        .unwrap_or_else(|| format!("sqlite://{}/arena.db", dir.path().display()));
+    let cfg = ServeConfig {
+        bind: "127.0.0.1:0".into(),
+        database_url: db,
+        operator_token: s.operator_token.clone(),
+        starting_balance: s.starting_balance,
+        fee_bps: s.fee_bps,
+        house_bots: s.house_bots,
+        demo: false,
+        register_per_min: s.register_per_min,
+        sets_per_min: s.sets_per_min,
+    };
+    let running = hexarena::start(&cfg, s.time.clone()).await.expect("arena starts");
+    let url = format!("http://{}", running.addr);
+    tokio::spawn(running.server);
+    TestApp { url, arena: running.arena, http: reqwest::Client::new(), dir }
+}
+
+impl TestApp {
+    /// Sends a request with an optional bearer token and JSON body.
+    pub async fn call(&self, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> Resp {
+        let mut rb = self.http.request(method, format!("{}{}", self.url, path));
+        if let Some(t) = token {
+            rb = rb.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            rb = rb.json(&b);
+        }
+        let r = rb.send().await.expect("request sent");
+        let status = r.status();
+        let headers = r.headers().clone();
+        let text = r.text().await.expect("body read");
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Resp { status, body, headers }
+    }
+
+    pub async fn get(&self, path: &str) -> Resp {
+        self.call(Method::GET, path, None, None).await
+    }
+
+    pub async fn get_auth(&self, path: &str, token: &str) -> Resp {
+        self.call(Method::GET, path, Some(token), None).await
+    }
+
+    pub async fn post(&self, path: &str, token: Option<&str>, body: Value) -> Resp {
+        self.call(Method::POST, path, token, Some(body)).await
+    }
+
+    /// Sends a raw body (for malformed JSON and size limits).
+    pub async fn post_raw(&self, path: &str, token: Option<&str>, body: Vec<u8>) -> Resp {
+        let mut rb = self.http.post(format!("{}{}", self.url, path)).body(body);
+        if let Some(t) = token {
+            rb = rb.bearer_auth(t);
+        }
+        let r = rb.send().await.expect("request sent");
+        let status = r.status();
+        let headers = r.headers().clone();
+        let text = r.text().await.expect("body read");
+        Resp { status, body: serde_json::from_str(&text).unwrap_or(Value::Null), headers }
+    }
+
+    /// Registers a player; returns (player id, player token).
+    pub async fn player(&self, name: &str) -> (String, String) {
+        let r = self.post("/v1/players", None, json!({"name": name})).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+        (r.body["id"].as_str().expect("id").into(), r.body["token"].as_str().expect("token").into())
+    }
+
+    /// Registers a bot for a player token; returns the bot token.
+    pub async fn bot(&self, player_token: &str, name: &str) -> String {
+        let r = self.post("/v1/bots", Some(player_token), json!({"name": name})).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+        r.body["token"].as_str().expect("token").into()
+    }
+
+    /// A new player with one bot; returns (player id, player token, bot token).
+    pub async fn player_with_bot(&self, bot_name: &str) -> (String, String, String) {
+        let (id, pt) = self.player(&format!("owner of {bot_name}")).await;
+        let bt = self.bot(&pt, bot_name).await;
+        (id, pt, bt)
+    }
+
+    /// Creates a set with `body` merged over `{"game": "hex"}` and accepts it; returns the set id.
+    pub async fn start_set(&self, creator: &str, acceptor: &str, body: Value) -> String {
+        let mut b = json!({"game": "hex"});
+        if let (Some(o), Some(extra)) = (b.as_object_mut(), body.as_object()) {
+            for (k, v) in extra {
+                o.insert(k.clone(), v.clone());
+            }
+        }
+        let r = self.post("/v1/sets", Some(creator), b).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+        let id = r.body["id"].as_str().expect("set id").to_string();
+        let r = self.post(&format!("/v1/sets/{id}/accept"), Some(acceptor), json!({})).await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        id
+    }
+
+    pub async fn state(&self, set_id: &str, game_no: i64) -> Value {
+        let r = self.get(&format!("/v1/sets/{set_id}/games/{game_no}")).await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        r.body
+    }
+
+    /// Posts a move (`{"cell": [r, c]}` or `{"swap": true}`), with `?ply=` when given.
+    pub async fn play(&self, token: &str, set_id: &str, game_no: i64, mv: Value, ply: Option<i64>) -> Resp {
+        let q = ply.map(|k| format!("?ply={k}")).unwrap_or_default();
+        self.post(&format!("/v1/sets/{set_id}/games/{game_no}/moves{q}"), Some(token), mv).await
+    }
+
+    /// Plays a list of moves alternately for whoever is on move (tokens by seat 1, seat 2).
+    pub async fn play_moves(&self, seat_tokens: [&str; 2], set_id: &str, game_no: i64, moves: &[Value]) -> Resp {
+        let mut last = None;
+        for mv in moves {
+            let s = self.state(set_id, game_no).await;
+            let to_move = s["to_move"].as_u64().expect("someone on move") as usize;
+            let r = self.play(seat_tokens[to_move - 1], set_id, game_no, mv.clone(), Some(s["ply"].as_i64().expect("ply") + 1)).await;
+            assert_eq!(r.status, StatusCode::OK, "move {mv} refused: {:?}", r.body);
+            last = Some(r);
+        }
+        last.expect("at least one move")
+    }
+
+    pub async fn balance(&self, player_token: &str) -> i64 {
+        self.get_auth("/v1/players/me", player_token).await.body["balance"].as_i64().expect("balance")
+    }
+}
+
+/// The tokens of a game's seats 1 and 2, given the bots' names and tokens.
+pub fn seat_tokens<'a>(state: &Value, bots: &[(&str, &'a str)]) -> [&'a str; 2] {
+    let find = |seat: usize| {
+        let name = state["seats"][seat]["bot"].as_str().expect("seat bot");
+        bots.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).expect("known bot")
+    };
+    [find(0), find(1)]
+}
+
+/// Reads a JSON-lines test-data file of the engine crate.
+pub fn testdata(file: &str) -> Vec<Value> {
+    let path = format!("{}/crates/hex/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("json line")).collect()
+}
