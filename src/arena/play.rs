@@ -17,7 +17,7 @@ use crate::store::accounts::{self as acc, BotRow};
 use crate::store::games::{self, GameRow, MoveRow};
 use crate::store::ledger::{self, Posting};
 use crate::store::sets::{self, SetRow};
-use crate::store::events;
+use crate::store::{WriteTx, events};
 
 /// What a transaction causes besides its rows: events to store, waiters to wake, deadlines.
 #[derive(Default, Debug)]
@@ -48,10 +48,14 @@ impl Effects {
             self.event(Some(bot), &g.set_id, Some(g.game_no), "your_turn", json!({"state": state}));
         }
     }
-    /// Stores the events in the transaction.
-    pub async fn write(&self, c: &mut sqlx::AnyConnection, now: i64) -> ApiResult<()> {
+    /// Stores the events in the transaction, last thing before its commit.
+    pub async fn write(&self, tx: &mut WriteTx, now: i64) -> ApiResult<()> {
+        if self.events.is_empty() {
+            return Ok(());
+        }
+        tx.serialize_events().await?;
         for (bot, set_id, game_no, kind, payload) in &self.events {
-            events::insert(c, bot.as_deref(), set_id, *game_no, kind, payload, now).await?;
+            events::insert(tx, bot.as_deref(), set_id, *game_no, kind, payload, now).await?;
         }
         Ok(())
     }

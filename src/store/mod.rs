@@ -37,10 +37,22 @@ pub struct Store {
 /// A write transaction; dropping it without `commit` rolls it back.
 pub struct WriteTx {
     pub tx: Transaction<'static, Any>,
+    pub backend: Backend,
     _queue: Option<OwnedMutexGuard<()>>,
 }
 
 impl WriteTx {
+    /// Makes the rest of this transaction exclusive among event writers, so event ids are
+    /// committed in increasing order and a stream reading "ids after N" never skips one that
+    /// commits late. SQLite already has a single writer; PostgreSQL takes an advisory lock
+    /// that is released at commit.
+    pub async fn serialize_events(&mut self) -> Result<(), sqlx::Error> {
+        if self.backend == Backend::Postgres {
+            sqlx::query("SELECT pg_advisory_xact_lock(7305)").execute(&mut *self.tx).await?;
+        }
+        Ok(())
+    }
+
     /// Commits; on success everything written is durable (WAL on SQLite, fsync'd WAL on PostgreSQL).
     pub async fn commit(self) -> Result<(), sqlx::Error> {
         self.tx.commit().await
@@ -147,7 +159,7 @@ impl Store {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
             Backend::Postgres => self.pool.begin().await?,
         };
-        Ok(WriteTx { tx, _queue: queue })
+        Ok(WriteTx { tx, backend: self.backend, _queue: queue })
     }
 
     /// `" FOR UPDATE"` on PostgreSQL (row lock), empty on SQLite (the transaction holds the lock).

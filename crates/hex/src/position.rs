@@ -552,19 +552,29 @@ impl Position {
     #[inline]
     fn place_stone(&mut self, i: usize, owner: u8) -> bool {
         self.board[i] = owner;
-        self.parent[i] = i as u16;
-        let mut mask = self.edge_bits(i);
-        // the new stone becomes the root of the merged group
-        let root = i;
-        for nb in self.neighbour_indices(i) {
-            if self.board[nb] == owner {
+        let nbs = self.neighbour_indices(i);
+        let vals = nbs.map(|nb| self.board[nb]);
+        // on an edge exactly when the neighbour beyond it is padding
+        let mut mask = (u8::from(vals[0] == BORDER) * TOP)
+            | (u8::from(vals[5] == BORDER) * BOTTOM)
+            | (u8::from(vals[2] == BORDER) * LEFT)
+            | (u8::from(vals[3] == BORDER) * RIGHT);
+        // the first same-owner neighbour's root becomes the root of the merged group, so the
+        // stones already in that group keep their depth; the new stone hangs right below it
+        let mut root = i;
+        for (nb, v) in nbs.into_iter().zip(vals) {
+            if v == owner {
                 let r = self.find(nb);
-                if r != root {
+                if root == i {
+                    root = r;
+                } else if r != root {
                     mask |= self.edges[r];
                     self.parent[r] = root as u16;
                 }
             }
         }
+        self.parent[i] = root as u16;
+        mask |= self.edges[root];
         self.edges[root] = mask;
         let axis = self.axis_bits(owner);
         mask & axis == axis
@@ -596,9 +606,13 @@ impl Position {
     }
 }
 
-/// Parses a short run of ASCII digits (no sign, no spaces, at most 4 digits).
+/// Parses a short run of ASCII digits in canonical form (no sign, no spaces, no leading zero,
+/// at most 4 digits).
 fn parse_small(s: &str) -> Option<usize> {
     if s.is_empty() || s.len() > 4 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if s.len() > 1 && s.starts_with('0') {
         return None;
     }
     s.parse().ok()

@@ -1,0 +1,128 @@
+//! The arena on PostgreSQL with two instances sharing one database (SPEC sections 12, 13).
+//! Needs the PostgreSQL of the CI machine (127.0.0.1:5432, trust auth); override the admin URL
+//! with HEXARENA_TEST_PG. Each test creates and drops its own database.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Spawn, TestApp, seat_tokens, spawn_with};
+use reqwest::StatusCode;
+use serde_json::json;
+use sqlx::Connection;
+
+fn admin_url() -> String {
+    std::env::var("HEXARENA_TEST_PG").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+}
+
+/// A fresh database; returns its URL.
+async fn fresh_db() -> String {
+    sqlx::any::install_default_drivers();
+    let admin = admin_url();
+    let mut c = sqlx::AnyConnection::connect(&admin).await.expect("PostgreSQL reachable (see HEXARENA_TEST_PG)");
+    let name = format!("hx_{}", ulid::Ulid::generate().to_string().to_lowercase());
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&mut c).await.expect("create database");
+    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b).to_string();
+    format!("{base}/{name}")
+}
+
+async fn two_instances() -> (TestApp, TestApp) {
+    let url = fresh_db().await;
+    let a = spawn_with(Spawn { database_url: Some(url.clone()), ..Spawn::default() }).await;
+    let b = spawn_with(Spawn { database_url: Some(url), ..Spawn::default() }).await;
+    (a, b)
+}
+
+#[tokio::test]
+async fn two_instances_on_one_postgres_database_play_a_whole_set_together() {
+    let (one, two) = two_instances().await;
+    let (_, _, alpha) = one.player_with_bot("PgAlpha").await;
+    let (_, _, beta) = two.player_with_bot("PgBeta").await;
+    // Created on one instance, accepted on the other.
+    let r = one.post("/v1/sets", Some(&alpha), json!({"game": "hex", "options": {"size": 9, "random_stones": 0}, "stake": 20})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let set_id = r.body["id"].as_str().expect("id").to_string();
+    let r = two.post(&format!("/v1/sets/{set_id}/accept"), Some(&beta), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+
+    // Game 1: the acceptor (beta) is seat 1 and fills column 0; each bot talks to its own instance.
+    let bots = [("PgAlpha", alpha.as_str()), ("PgBeta", beta.as_str())];
+    for game_no in 1..=2 {
+        let s = one.state(&set_id, game_no).await;
+        let tokens = seat_tokens(&s, &bots);
+        for i in 0..9i64 {
+            for (seat, cell) in [(0usize, [i, 0]), (1usize, [i, 4])] {
+                if seat == 1 && i == 8 {
+                    continue;
+                }
+                let app = if tokens[seat] == alpha { &one } else { &two };
+                let ply = 2 * i + seat as i64 + 1;
+                let r = app.play(tokens[seat], &set_id, game_no, json!({"cell": cell}), Some(ply)).await;
+                assert_eq!(r.status, StatusCode::OK, "game {game_no} ply {ply}: {:?}", r.body);
+            }
+        }
+        let s = two.state(&set_id, game_no).await;
+        assert_eq!(s["status"], "finished");
+        assert_eq!(s["result"]["winner"], 1);
+        assert_eq!(s["result"]["reason"], "connection");
+        assert_eq!(s["board"]["winning_path"].as_array().map(Vec::len), Some(9));
+    }
+    let set = one.get(&format!("/v1/sets/{set_id}")).await.body;
+    assert_eq!(set["status"], "finished");
+    // Both won one game with 9 moves: level on points and on moves.
+    assert_eq!(set["points"], json!([1, 1]));
+    assert_eq!(set["result"], "draw");
+    let a = two.get("/v1/bots/PgAlpha").await.body;
+    assert_eq!((a["sets"].as_i64(), a["d"].as_i64(), a["net"].as_i64()), (Some(1), Some(1), Some(0)));
+}
+
+#[tokio::test]
+async fn a_long_poll_on_one_instance_wakes_for_a_move_made_on_the_other() {
+    let (one, two) = two_instances().await;
+    let (_, _, alpha) = one.player_with_bot("WakeAlpha").await;
+    let (_, _, beta) = one.player_with_bot("WakeBeta").await;
+    let set_id = one.start_set(&alpha, &beta, json!({"options": {"size": 9, "random_stones": 0}})).await;
+    // Beta is seat 1 of game 1; alpha waits on instance two for ply > 0.
+    let waiter = {
+        let url = format!("{}/v1/sets/{set_id}/games/1?after_ply=0&wait_s=20", two.url);
+        let http = two.http.clone();
+        tokio::spawn(async move {
+            let t0 = Instant::now();
+            let body: serde_json::Value = http.get(url).send().await.expect("poll").json().await.expect("json");
+            (t0.elapsed(), body)
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let r = one.play(&beta, &set_id, 1, json!({"cell": [4, 4]}), Some(1)).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let (waited, body) = waiter.await.expect("join");
+    assert_eq!(body["ply"], 1);
+    assert_eq!(body["moves"][0]["name"], "e5");
+    assert!(waited < Duration::from_secs(5), "woke after {waited:?}");
+}
+
+#[tokio::test]
+async fn the_same_move_sent_to_both_instances_at_once_is_played_once() {
+    let (one, two) = two_instances().await;
+    let (_, _, alpha) = one.player_with_bot("RaceAlpha").await;
+    let (_, _, beta) = one.player_with_bot("RaceBeta").await;
+    let set_id = one.start_set(&alpha, &beta, json!({"options": {"size": 9, "random_stones": 0}})).await;
+    let (r1, r2) = tokio::join!(
+        one.play(&beta, &set_id, 1, json!({"cell": [2, 2]}), Some(1)),
+        two.play(&beta, &set_id, 1, json!({"cell": [2, 2]}), Some(1)),
+    );
+    // Both answers are 200: one played it, the other is the idempotent retry.
+    assert_eq!((r1.status, r2.status), (StatusCode::OK, StatusCode::OK));
+    let s = two.state(&set_id, 1).await;
+    assert_eq!(s["ply"], 1);
+    assert_eq!(s["moves"].as_array().map(Vec::len), Some(1));
+    // Without a ply, the loser of the race is told it is not its turn.
+    let (r1, r2) = tokio::join!(
+        one.play(&alpha, &set_id, 1, json!({"cell": [3, 3]}), None),
+        two.play(&alpha, &set_id, 1, json!({"cell": [5, 5]}), None),
+    );
+    let mut codes = [r1.status.as_u16(), r2.status.as_u16()];
+    codes.sort_unstable();
+    assert_eq!(codes, [200, 409]);
+    assert_eq!(one.state(&set_id, 1).await["ply"], 2);
+}
