@@ -33,6 +33,8 @@ pub enum Command {
         #[arg(long, default_value_t = 4)]
         stones: u8,
     },
+    /// Play as a bot over HTTP (event stream, long-poll fallback) until N sets have finished.
+    Play(crate::client::PlayArgs),
 }
 
 /// Server settings; each flag also reads an environment variable.

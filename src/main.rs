@@ -21,6 +21,7 @@ async fn main() -> std::process::ExitCode {
         }
         Some(Command::Replay) => hexarena::cli::replay(std::io::stdin().lock(), std::io::stdout().lock()),
         Some(Command::Opening { seed, size, stones }) => hexarena::cli::opening(&seed, size, stones),
+        Some(Command::Play(args)) => hexarena::client::play(args).await,
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -134,6 +134,7 @@ CREATE TABLE events (
 );
 CREATE INDEX events_bot ON events (bot_id, id);
 CREATE INDEX events_game ON events (set_id, game_no, id);
+CREATE INDEX events_at ON events (at_ms);
 
 -- Liveness of server instances: the whole arena's downtime is not charged to clocks (SPEC 7).
 CREATE TABLE instances (

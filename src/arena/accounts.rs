@@ -128,7 +128,8 @@ impl Arena {
         bot_id: &str,
     ) -> ApiResult<(Vec<acc::StrikeRow>, Option<i64>)> {
         let now = self.now_ms();
-        let strikes = acc::strikes_since(c, bot_id, now - STRIKE_WINDOW_MS).await?;
+        // A strike counts while now < at + 24 h: at `expires_at` it no longer does.
+        let strikes = acc::strikes_since(c, bot_id, now - STRIKE_WINDOW_MS + 1).await?;
         let until = (strikes.len() >= STRIKES_TO_SUSPEND).then(|| {
             // Suspended until enough of the oldest strikes expire to leave fewer than 3.
             let k = strikes.len() - STRIKES_TO_SUSPEND;

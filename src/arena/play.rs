@@ -121,16 +121,21 @@ impl Arena {
                     .with_details(json!({"expected_ply": g.ply + 1, "ply": g.ply})));
             }
         }
+        if g.status == "finished" {
+            // The same `game_over` body (with `winner_bot`) however the game ended.
+            return Err(game_over(&g, self.bot_names(&mut tx, &g).await?));
+        }
         self.ensure_on_move(&g, seat)?;
         let mut clock = clock_of(&g, set.increment_ms);
         if let Some(loss) = clock.loss_at(seat, now) {
             // Lost on time before this move arrived: record the loss, then refuse the move.
             let mut fx = Effects::default();
             self.finish_game(&mut tx, &set, &mut g, Some(seat.other()), loss.reason(), now, &mut fx).await?;
+            let names = self.bot_names(&mut tx, &g).await?;
             fx.write(&mut tx, now).await?;
             tx.commit().await?;
             self.apply(fx);
-            return Err(game_over(&g, self.bot_names(&g).await?));
+            return Err(game_over(&g, names));
         }
         let mut pos = position_of(&g)?;
         let outcome = pos.play(mv).map_err(|e| {
@@ -155,8 +160,9 @@ impl Arena {
             elapsed_ms: elapsed,
             at_ms: now,
         };
-        games::insert_move(&mut tx, set_id, game_no, &row).await?;
+        // Read the list before inserting: a cold cache would otherwise read the new row too.
         let mut moves = (*self.moves_of(&mut tx, set_id, game_no, g.version).await?).clone();
+        games::insert_move(&mut tx, set_id, game_no, &row).await?;
         moves.push(row);
         let moves = Arc::new(moves);
         g.board = pos.to_compact();
@@ -200,7 +206,7 @@ impl Arena {
         let (set, mut g) = load(&mut tx, set_id, game_no, self.store.for_update()).await?;
         let seat = seat_of(&g, &bot.id)?;
         if g.status == "finished" {
-            return Err(game_over(&g, self.bot_names(&g).await?));
+            return Err(game_over(&g, self.bot_names(&mut tx, &g).await?));
         }
         if g.status != "active" {
             return Err(ApiError::conflict("not_your_turn", "this game has not started yet"));
@@ -256,9 +262,10 @@ impl Arena {
         }
     }
 
-    async fn bot_names(&self, g: &GameRow) -> ApiResult<[String; 2]> {
-        let mut c = self.store.pool.acquire().await?;
-        Ok([self.bot_name(&mut c, &g.seat1_id).await?, self.bot_name(&mut c, &g.seat2_id).await?])
+    /// The bots of seats 1 and 2, read on `c` (the caller's transaction: an in-memory SQLite
+    /// pool has one connection, which the transaction holds).
+    async fn bot_names(&self, c: &mut sqlx::AnyConnection, g: &GameRow) -> ApiResult<[String; 2]> {
+        Ok([self.bot_name(c, &g.seat1_id).await?, self.bot_name(c, &g.seat2_id).await?])
     }
 
     async fn state_with(&self, c: &mut sqlx::AnyConnection, set: &SetRow, g: &GameRow, moves: &[MoveRow], now: i64) -> ApiResult<Value> {
@@ -295,8 +302,9 @@ impl Arena {
         moves: Arc<Vec<MoveRow>>,
     ) -> ApiResult<Value> {
         let loser_on_time = seat_on_move(g).filter(|_| reason == TimeLoss::FirstMove.reason());
-        if reason == "timeout" || reason == "first_move_timeout" {
-            // The flag fell: the seat on move has 0 ms left.
+        if reason == TimeLoss::Clock.reason() {
+            // The flag fell: the seat on move has 0 ms left. (A missed first move was never
+            // charged, so its clock keeps what it had.)
             if let Some(s) = seat_on_move(g) {
                 let mut c = clock_of(g, set.increment_ms);
                 c.remaining_ms[usize::from(s.number() - 1)] = 0;
@@ -440,6 +448,39 @@ impl Arena {
             };
             acc::record_set(tx, &bot.id, rating, w, d, l, won, net).await?;
         }
+        Ok(())
+    }
+
+    /// Runs the end of a finished set again, as a retried or duplicated transaction would (a
+    /// test hook): `finish_set` finds the set finished and `settle` finds its transfer key
+    /// written, so nothing is paid, refunded or rated twice. Errors: 404; 409 `set_not_open`
+    /// unless the set is finished.
+    #[doc(hidden)]
+    pub async fn settle_again(&self, set_id: &str) -> ApiResult<()> {
+        let now = self.now_ms();
+        let mut tx = self.store.begin_write().await?;
+        let set = sets::get(&mut tx, set_id, self.store.for_update())
+            .await?
+            .ok_or_else(|| ApiError::not_found(format!("no set '{set_id}'")))?;
+        if set.status != "finished" {
+            return Err(ApiError::conflict("set_not_open", format!("set {set_id} is {}", set.status)));
+        }
+        let gs = games::of_set(&mut tx, set_id).await?;
+        let [g1, g2] = gs.as_slice() else {
+            return Err(ApiError::internal("set without two games"));
+        };
+        let outcome = score_set(&[game_end(g1), game_end(g2)]).outcome;
+        let mut fx = Effects::default();
+        self.finish_set(&mut tx, &set, now, &mut fx).await?;
+        let acceptor_id = set.acceptor_id.clone().ok_or_else(|| ApiError::internal("finished set without acceptor"))?;
+        let creator = acc::bot_by_ref(&mut tx, &set.creator_id).await?.ok_or_else(|| ApiError::internal("creator missing"))?;
+        let acceptor = acc::bot_by_ref(&mut tx, &acceptor_id).await?.ok_or_else(|| ApiError::internal("acceptor missing"))?;
+        if set.practice == 0 {
+            self.settle(&mut tx, &set, &creator, &acceptor, outcome, now).await?;
+        }
+        fx.write(&mut tx, now).await?;
+        tx.commit().await?;
+        self.apply(fx);
         Ok(())
     }
 }

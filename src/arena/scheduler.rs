@@ -89,6 +89,11 @@ pub async fn run(arena: Arc<Arena>) {
             if let Err(e) = heartbeat(&a).await {
                 tracing::warn!(error = %e, "heartbeat failed");
             }
+            if n % 600 == 0 {
+                if let Err(e) = prune_events(&a).await {
+                    tracing::warn!(error = %e, "event pruning failed");
+                }
+            }
             if n % 2 == 0 {
                 if let Err(e) = sweep(&a, a.now_ms() + 5_000).await {
                     tracing::warn!(error = %e, "deadline sweep failed");
@@ -124,6 +129,17 @@ pub async fn sweep(arena: &Arena, until_ms: i64) -> Result<usize, sqlx::Error> {
         arena.scheduler.set(set_id, *game_no, Some(*d));
     }
     Ok(rows.len())
+}
+
+/// Stream events are kept this long for `Last-Event-ID` resumes; the games themselves stay.
+pub const EVENTS_KEPT_MS: i64 = 24 * 3600 * 1000;
+
+async fn prune_events(arena: &Arena) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM events WHERE at_ms < $1")
+        .bind(arena.now_ms() - EVENTS_KEPT_MS)
+        .execute(&arena.store.pool)
+        .await?;
+    Ok(())
 }
 
 async fn heartbeat(arena: &Arena) -> Result<(), sqlx::Error> {

@@ -193,11 +193,8 @@ impl Arena {
         let opening = hex::opening(&seed, size, stones).map_err(|e| ApiError::internal(format!("opening: {e}")))?;
         let pos = Position::with_opening(size, &opening).map_err(|e| ApiError::internal(format!("opening: {e}")))?;
         let opening_json = serde_json::to_string(&opening).map_err(ApiError::internal)?;
-        if set.status == "open" {
-            let n = sets::start(tx, &set.id, &acceptor.id, &opening_json, now).await?;
-            if n != 1 {
-                return Err(not_open(&set));
-            }
+        if sets::start(tx, &set.id, &acceptor.id, &opening_json, now).await? != 1 {
+            return Err(not_open(&set));
         }
         set.status = "active".into();
         set.acceptor_id = Some(acceptor.id.clone());

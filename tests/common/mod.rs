@@ -83,15 +83,28 @@ pub async fn spawn_with(s: Spawn) -> TestApp {
         register_per_min: s.register_per_min,
         sets_per_min: s.sets_per_min,
     };
-    let running = hexarena::start(&cfg, s.time.clone()).await.expect("arena starts");
+    let running = hexarena::start(&cfg, s.time.clone())
+        .await
+        .expect("arena starts");
     let url = format!("http://{}", running.addr);
     tokio::spawn(running.server);
-    TestApp { url, arena: running.arena, http: reqwest::Client::new(), dir }
+    TestApp {
+        url,
+        arena: running.arena,
+        http: reqwest::Client::new(),
+        dir,
+    }
 }
 
 impl TestApp {
     /// Sends a request with an optional bearer token and JSON body.
-    pub async fn call(&self, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> Resp {
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> Resp {
         let mut rb = self.http.request(method, format!("{}{}", self.url, path));
         if let Some(t) = token {
             rb = rb.bearer_auth(t);
@@ -104,7 +117,11 @@ impl TestApp {
         let headers = r.headers().clone();
         let text = r.text().await.expect("body read");
         let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-        Resp { status, body, headers }
+        Resp {
+            status,
+            body,
+            headers,
+        }
     }
 
     pub async fn get(&self, path: &str) -> Resp {
@@ -129,19 +146,28 @@ impl TestApp {
         let status = r.status();
         let headers = r.headers().clone();
         let text = r.text().await.expect("body read");
-        Resp { status, body: serde_json::from_str(&text).unwrap_or(Value::Null), headers }
+        Resp {
+            status,
+            body: serde_json::from_str(&text).unwrap_or(Value::Null),
+            headers,
+        }
     }
 
     /// Registers a player; returns (player id, player token).
     pub async fn player(&self, name: &str) -> (String, String) {
         let r = self.post("/v1/players", None, json!({"name": name})).await;
         assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
-        (r.body["id"].as_str().expect("id").into(), r.body["token"].as_str().expect("token").into())
+        (
+            r.body["id"].as_str().expect("id").into(),
+            r.body["token"].as_str().expect("token").into(),
+        )
     }
 
     /// Registers a bot for a player token; returns the bot token.
     pub async fn bot(&self, player_token: &str, name: &str) -> String {
-        let r = self.post("/v1/bots", Some(player_token), json!({"name": name})).await;
+        let r = self
+            .post("/v1/bots", Some(player_token), json!({"name": name}))
+            .await;
         assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
         r.body["token"].as_str().expect("token").into()
     }
@@ -164,30 +190,60 @@ impl TestApp {
         let r = self.post("/v1/sets", Some(creator), b).await;
         assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
         let id = r.body["id"].as_str().expect("set id").to_string();
-        let r = self.post(&format!("/v1/sets/{id}/accept"), Some(acceptor), json!({})).await;
+        let r = self
+            .post(&format!("/v1/sets/{id}/accept"), Some(acceptor), json!({}))
+            .await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
         id
     }
 
     pub async fn state(&self, set_id: &str, game_no: i64) -> Value {
-        let r = self.get(&format!("/v1/sets/{set_id}/games/{game_no}")).await;
+        let r = self
+            .get(&format!("/v1/sets/{set_id}/games/{game_no}"))
+            .await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
         r.body
     }
 
     /// Posts a move (`{"cell": [r, c]}` or `{"swap": true}`), with `?ply=` when given.
-    pub async fn play(&self, token: &str, set_id: &str, game_no: i64, mv: Value, ply: Option<i64>) -> Resp {
+    pub async fn play(
+        &self,
+        token: &str,
+        set_id: &str,
+        game_no: i64,
+        mv: Value,
+        ply: Option<i64>,
+    ) -> Resp {
         let q = ply.map(|k| format!("?ply={k}")).unwrap_or_default();
-        self.post(&format!("/v1/sets/{set_id}/games/{game_no}/moves{q}"), Some(token), mv).await
+        self.post(
+            &format!("/v1/sets/{set_id}/games/{game_no}/moves{q}"),
+            Some(token),
+            mv,
+        )
+        .await
     }
 
     /// Plays a list of moves alternately for whoever is on move (tokens by seat 1, seat 2).
-    pub async fn play_moves(&self, seat_tokens: [&str; 2], set_id: &str, game_no: i64, moves: &[Value]) -> Resp {
+    pub async fn play_moves(
+        &self,
+        seat_tokens: [&str; 2],
+        set_id: &str,
+        game_no: i64,
+        moves: &[Value],
+    ) -> Resp {
         let mut last = None;
         for mv in moves {
             let s = self.state(set_id, game_no).await;
             let to_move = s["to_move"].as_u64().expect("someone on move") as usize;
-            let r = self.play(seat_tokens[to_move - 1], set_id, game_no, mv.clone(), Some(s["ply"].as_i64().expect("ply") + 1)).await;
+            let r = self
+                .play(
+                    seat_tokens[to_move - 1],
+                    set_id,
+                    game_no,
+                    mv.clone(),
+                    Some(s["ply"].as_i64().expect("ply") + 1),
+                )
+                .await;
             assert_eq!(r.status, StatusCode::OK, "move {mv} refused: {:?}", r.body);
             last = Some(r);
         }
@@ -195,7 +251,9 @@ impl TestApp {
     }
 
     pub async fn balance(&self, player_token: &str) -> i64 {
-        self.get_auth("/v1/players/me", player_token).await.body["balance"].as_i64().expect("balance")
+        self.get_auth("/v1/players/me", player_token).await.body["balance"]
+            .as_i64()
+            .expect("balance")
     }
 }
 
@@ -203,14 +261,23 @@ impl TestApp {
 pub fn seat_tokens<'a>(state: &Value, bots: &[(&str, &'a str)]) -> [&'a str; 2] {
     let find = |seat: usize| {
         let name = state["seats"][seat]["bot"].as_str().expect("seat bot");
-        bots.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).expect("known bot")
+        bots.iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| *t)
+            .expect("known bot")
     };
     [find(0), find(1)]
 }
 
 /// Reads a JSON-lines test-data file of the engine crate.
 pub fn testdata(file: &str) -> Vec<Value> {
-    let path = format!("{}/crates/hex/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/crates/hex/tests/data/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("json line")).collect()
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect()
 }

@@ -1,0 +1,122 @@
+//! `openapi.yaml` documents exactly the routes the server registers (SPEC section 13): every
+//! `.route("...", web::METHOD()...)` call under `src/` has its path and method in the document,
+//! and every path and method of the document is registered.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+use serde_yaml_ng::Value as Yaml;
+
+const METHODS: [&str; 8] = [
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
+
+/// `/v1/bots/{name-or-id}` and `/v1/bots/{bot}` are the same route: placeholders become `{}`.
+fn normalise(path: &str) -> String {
+    let re = Regex::new(r"\{[^}/]*\}").expect("placeholder regex");
+    re.replace_all(path, "{}").into_owned()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|x| x == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// (method, normalised path) of every route registered in `src/`.
+fn registered_routes() -> BTreeSet<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![];
+    rust_files(&root.join("src"), &mut files);
+    let re = Regex::new(r#"\.route\(\s*"([^"]+)"\s*,\s*web::([a-z]+)\(\)"#).expect("route regex");
+    let mut routes = BTreeSet::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        for c in re.captures_iter(&text) {
+            routes.insert((c[2].to_string(), normalise(&c[1])));
+        }
+    }
+    routes
+}
+
+/// (method, normalised path) of every operation in `openapi.yaml`.
+fn documented_routes() -> BTreeSet<(String, String)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi.yaml");
+    let text = std::fs::read_to_string(&path).expect("openapi.yaml");
+    let doc: Yaml = serde_yaml_ng::from_str(&text).expect("openapi.yaml is YAML");
+    assert!(
+        doc["openapi"].as_str().is_some_and(|v| v.starts_with('3')),
+        "an OpenAPI 3 document"
+    );
+    let paths = doc["paths"].as_mapping().expect("openapi.yaml has paths");
+    let mut routes = BTreeSet::new();
+    for (p, item) in paths {
+        let p = p.as_str().expect("path keys are strings");
+        let item = item
+            .as_mapping()
+            .unwrap_or_else(|| panic!("{p} is a mapping"));
+        for (m, _) in item {
+            let m = m.as_str().expect("method keys are strings");
+            if METHODS.contains(&m) {
+                routes.insert((m.to_string(), normalise(p)));
+            }
+        }
+    }
+    routes
+}
+
+#[test]
+fn placeholders_are_normalised_whatever_their_names() {
+    assert_eq!(normalise("/v1/bots/{name-or-id}"), "/v1/bots/{}");
+    assert_eq!(
+        normalise("/v1/sets/{id}/games/{n}/moves"),
+        "/v1/sets/{}/games/{}/moves"
+    );
+    assert_eq!(normalise("/healthz"), "/healthz");
+}
+
+#[test]
+fn every_registered_route_is_documented_in_openapi_yaml() {
+    let registered = registered_routes();
+    // The grep must see the server's routes, or the comparison proves nothing.
+    assert!(
+        registered.len() >= 25,
+        "found only {} routes: {registered:?}",
+        registered.len()
+    );
+    for known in [
+        ("post", "/v1/sets/{}/games/{}/moves"),
+        ("get", "/healthz"),
+        ("get", "/v1/bots/{}"),
+        ("get", "/"),
+    ] {
+        assert!(
+            registered.contains(&(known.0.into(), known.1.into())),
+            "the grep finds {known:?}"
+        );
+    }
+    let documented = documented_routes();
+    let missing: Vec<_> = registered.difference(&documented).collect();
+    assert!(
+        missing.is_empty(),
+        "routes missing from openapi.yaml: {missing:?}"
+    );
+}
+
+#[test]
+fn every_route_in_openapi_yaml_is_registered_by_the_server() {
+    let registered = registered_routes();
+    let documented = documented_routes();
+    assert!(!documented.is_empty(), "openapi.yaml documents routes");
+    let extra: Vec<_> = documented.difference(&registered).collect();
+    assert!(
+        extra.is_empty(),
+        "openapi.yaml documents routes the server does not register: {extra:?}"
+    );
+}

@@ -1,0 +1,273 @@
+//! Durability and uncharged downtime across a hard restart (SPEC sections 7 and 12): the real
+//! `hexarena` binary is killed with SIGKILL mid-game and started again on the same database.
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use chrono::DateTime;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+/// The server process; killed when dropped so a failing test leaves nothing running.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    /// Starts `hexarena serve` on `port` with the SQLite file in `dir` and waits for `/healthz`.
+    async fn start(dir: &Path, port: u16) -> Server {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("server.log"))
+            .expect("log file");
+        let child = Command::new(env!("CARGO_BIN_EXE_hexarena"))
+            .arg("serve")
+            .args(["--bind", &format!("127.0.0.1:{port}")])
+            .args([
+                "--database-url",
+                &format!("sqlite://{}/a.db", dir.display()),
+            ])
+            .args(["--house-bots", "false"])
+            .env("RUST_LOG", "info,sqlx=warn")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("hexarena starts");
+        let server = Server {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        };
+        let http = reqwest::Client::new();
+        let until = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Ok(r) = http.get(format!("{}/healthz", server.url)).send().await {
+                if r.status() == StatusCode::OK {
+                    return server;
+                }
+            }
+            assert!(
+                Instant::now() < until,
+                "no /healthz within 60 s; see {}",
+                dir.join("server.log").display()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// SIGKILL: no shutdown code runs.
+    fn kill(mut self) {
+        self.child.kill().expect("kill");
+        self.child.wait().expect("reaped");
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A port that was free a moment ago.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+async fn call(
+    url: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let http = reqwest::Client::new();
+    let mut rb = match body {
+        Some(b) => http.post(format!("{url}{path}")).json(&b),
+        None => http.get(format!("{url}{path}")),
+    };
+    if let Some(t) = token {
+        rb = rb.bearer_auth(t);
+    }
+    let r = rb.send().await.expect("request sent");
+    let status = r.status();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+async fn ok(url: &str, path: &str, token: Option<&str>, body: Option<Value>) -> Value {
+    let (status, body) = call(url, path, token, body).await;
+    assert!(status.is_success(), "{path}: {status} {body}");
+    body
+}
+
+/// Registers a player with one bot; returns the bot token.
+async fn bot(url: &str, name: &str) -> String {
+    let p = ok(
+        url,
+        "/v1/players",
+        None,
+        Some(json!({"name": format!("owner of {name}")})),
+    )
+    .await;
+    let pt = p["token"].as_str().expect("player token");
+    let b = ok(url, "/v1/bots", Some(pt), Some(json!({"name": name}))).await;
+    b["token"].as_str().expect("bot token").to_string()
+}
+
+async fn start_set(url: &str, creator: &str, acceptor: &str) -> String {
+    let body = json!({"game": "hex", "clock": {"initial_s": 60, "increment_s": 2}, "options": {"random_stones": 0}});
+    let set = ok(url, "/v1/sets", Some(creator), Some(body)).await;
+    let id = set["id"].as_str().expect("set id").to_string();
+    ok(
+        url,
+        &format!("/v1/sets/{id}/accept"),
+        Some(acceptor),
+        Some(json!({})),
+    )
+    .await;
+    id
+}
+
+async fn state(url: &str, set_id: &str, game_no: i64) -> Value {
+    ok(
+        url,
+        &format!("/v1/sets/{set_id}/games/{game_no}"),
+        None,
+        None,
+    )
+    .await
+}
+
+async fn play(url: &str, token: &str, set_id: &str, cell: [u8; 2]) {
+    ok(
+        url,
+        &format!("/v1/sets/{set_id}/games/1/moves"),
+        Some(token),
+        Some(json!({"cell": cell})),
+    )
+    .await;
+}
+
+fn ms(v: &Value) -> i64 {
+    let s = v.as_str().unwrap_or_else(|| panic!("not a time: {v}"));
+    DateTime::parse_from_rfc3339(s)
+        .expect("RFC 3339")
+        .timestamp_millis()
+}
+
+#[tokio::test]
+async fn a_killed_server_restarts_with_every_move_and_does_not_charge_the_downtime() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let port = free_port();
+    let server = Server::start(dir.path(), port).await;
+    let url = server.url.clone();
+    let alice = bot(&url, "Alice").await;
+    let bob = bot(&url, "Bob").await;
+
+    // Set 1: four moves, then Bob (seat 1) is on move on his running clock.
+    let running = start_set(&url, &alice, &bob).await;
+    play(&url, &bob, &running, [5, 5]).await;
+    play(&url, &alice, &running, [3, 3]).await;
+    play(&url, &bob, &running, [5, 6]).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    play(&url, &alice, &running, [3, 4]).await;
+    // Set 2: Bob is on his first move, which has its own 30 s deadline.
+    let first = start_set(&url, &alice, &bob).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let before = state(&url, &running, 1).await;
+    let first_before = state(&url, &first, 1).await;
+    assert_eq!(before["ply"], 4);
+    assert_eq!(before["to_move"], 1);
+    assert_eq!(before["clock"]["first_move"], false);
+    let killed = Instant::now();
+    server.kill();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let server = Server::start(dir.path(), port).await;
+    let down_ms = i64::try_from(killed.elapsed().as_millis()).expect("ms");
+
+    let after = state(&url, &running, 1).await;
+    assert_eq!(after["status"], "active");
+    assert_eq!(
+        after["moves"], before["moves"],
+        "every accepted move survived"
+    );
+    assert_eq!(after["board"], before["board"]);
+    assert_eq!(after["to_move"], 1);
+    // The downtime moved the deadline later; the clock shows about what it showed at the kill
+    // (the last heartbeat is up to 1 s before the kill: that second is not charged either).
+    let shift = ms(&after["clock"]["deadline"]) - ms(&before["clock"]["deadline"]);
+    assert!(
+        (3_000..=down_ms + 1_500).contains(&shift),
+        "deadline moved {shift} ms, down {down_ms} ms"
+    );
+    let left = |s: &Value, seat: usize| s["clock"]["remaining_ms"][seat].as_i64().expect("ms");
+    eprintln!(
+        "down {down_ms} ms, deadlines moved {shift} ms, clock {} -> {} ms",
+        left(&before, 0),
+        left(&after, 0)
+    );
+    assert!(
+        (left(&after, 0) - left(&before, 0)).abs() <= 1_500,
+        "before {before:?}\nafter {after:?}"
+    );
+    assert_eq!(
+        left(&after, 1),
+        left(&before, 1),
+        "the seat not on move keeps its time exactly"
+    );
+
+    let first_after = state(&url, &first, 1).await;
+    assert_eq!(first_after["status"], "active");
+    assert_eq!(first_after["clock"]["first_move"], true);
+    let first_shift =
+        ms(&first_after["clock"]["deadline"]) - ms(&first_before["clock"]["deadline"]);
+    assert_eq!(
+        first_shift, shift,
+        "every running turn moved by the same downtime"
+    );
+
+    // The restarted server goes on: Bob's move is charged only the time since the restart.
+    let s = ok(
+        &url,
+        &format!("/v1/sets/{running}/games/1/moves"),
+        Some(&bob),
+        Some(json!({"cell": [5, 7]})),
+    )
+    .await;
+    assert_eq!(s["ply"], 5);
+    assert!(
+        s["moves"][4]["elapsed_ms"].as_i64().expect("ms")
+            < ms(&s["moves"][4]["at"]) - ms(&s["moves"][3]["at"]) - 3_000
+    );
+    // Finish both sets by resignations.
+    for set in [&running, &first] {
+        ok(
+            &url,
+            &format!("/v1/sets/{set}/games/1/resign"),
+            Some(&bob),
+            Some(json!({})),
+        )
+        .await;
+        ok(
+            &url,
+            &format!("/v1/sets/{set}/games/2/resign"),
+            Some(&bob),
+            Some(json!({})),
+        )
+        .await;
+        let view = ok(&url, &format!("/v1/sets/{set}"), None, None).await;
+        assert_eq!(view["status"], "finished");
+        assert_eq!(view["result"], "Alice wins");
+        assert_eq!(view["points"], json!([2, 0]));
+        assert_eq!(view["games"][0]["reason"], "resignation");
+        assert!(view["seed"].as_str().is_some_and(|s| s.len() == 64));
+    }
+    drop(server);
+}
