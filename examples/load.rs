@@ -14,13 +14,25 @@ use rand::seq::IndexedRandom;
 use serde_json::{Value, json};
 
 async fn post(http: &reqwest::Client, url: String, token: &str, body: Value) -> (u16, Value) {
-    let r = http.post(url).bearer_auth(token).json(&body).send().await.expect("request");
+    let r = http
+        .post(url)
+        .bearer_auth(token)
+        .json(&body)
+        .send()
+        .await
+        .expect("request");
     let status = r.status().as_u16();
     (status, r.json().await.unwrap_or(Value::Null))
 }
 
 async fn register(http: &reqwest::Client, base: &str, name: &str) -> String {
-    let (_, p) = post(http, format!("{base}/v1/players"), "", json!({"name": name})).await;
+    let (_, p) = post(
+        http,
+        format!("{base}/v1/players"),
+        "",
+        json!({"name": name}),
+    )
+    .await;
     let pt = p["token"].as_str().expect("player token").to_string();
     let (_, b) = post(http, format!("{base}/v1/bots"), &pt, json!({"name": name})).await;
     b["token"].as_str().expect("bot token").to_string()
@@ -32,7 +44,10 @@ async fn main() {
     let pairs: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(8);
     let sets: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(5);
     let dir = tempfile::tempdir().expect("temp dir");
-    let db = args.get(3).cloned().unwrap_or_else(|| format!("sqlite://{}/load.db", dir.path().display()));
+    let db = args
+        .get(3)
+        .cloned()
+        .unwrap_or_else(|| format!("sqlite://{}/load.db", dir.path().display()));
     let cfg = ServeConfig {
         database_url: db,
         house_bots: false,
@@ -40,7 +55,9 @@ async fn main() {
         sets_per_min: 1_000_000,
         ..ServeConfig::default()
     };
-    let running = hexarena::start(&cfg, Arc::new(SystemTime)).await.expect("arena starts");
+    let running = hexarena::start(&cfg, Arc::new(SystemTime))
+        .await
+        .expect("arena starts");
     let base = format!("http://{}", running.addr);
     tokio::spawn(running.server);
     let http = reqwest::Client::new();
@@ -53,7 +70,13 @@ async fn main() {
             let b = register(&http, &base, &format!("LoadB{p}")).await;
             let mut latencies = vec![];
             for _ in 0..sets {
-                let (_, set) = post(&http, format!("{base}/v1/sets"), &a, json!({"game": "hex", "stake": 10})).await;
+                let (_, set) = post(
+                    &http,
+                    format!("{base}/v1/sets"),
+                    &a,
+                    json!({"game": "hex", "stake": 10}),
+                )
+                .await;
                 let id = set["id"].as_str().expect("set id").to_string();
                 post(&http, format!("{base}/v1/sets/{id}/accept"), &b, json!({})).await;
                 for game_no in 1..=2 {
@@ -67,13 +90,29 @@ async fn main() {
                         .expect("json");
                     while state["status"] == "active" {
                         let seat = state["to_move"].as_u64().expect("on move") as usize;
-                        let me = if state["seats"][seat - 1]["bot"].as_str().unwrap_or("").starts_with("LoadA") { &a } else { &b };
+                        let me = if state["seats"][seat - 1]["bot"]
+                            .as_str()
+                            .unwrap_or("")
+                            .starts_with("LoadA")
+                        {
+                            &a
+                        } else {
+                            &b
+                        };
                         let moves = state["legal_moves"].as_array().cloned().unwrap_or_default();
-                        let mv = moves.choose(&mut rand::rng()).cloned().expect("a legal move");
+                        let mv = moves
+                            .choose(&mut rand::rng())
+                            .cloned()
+                            .expect("a legal move");
                         let ply = state["ply"].as_i64().unwrap_or(0) + 1;
                         let t = Instant::now();
-                        let (status, next) =
-                            post(&http, format!("{base}/v1/sets/{id}/games/{game_no}/moves?ply={ply}"), me, mv).await;
+                        let (status, next) = post(
+                            &http,
+                            format!("{base}/v1/sets/{id}/games/{game_no}/moves?ply={ply}"),
+                            me,
+                            mv,
+                        )
+                        .await;
                         latencies.push(t.elapsed());
                         assert_eq!(status, 200, "{next}");
                         state = next;

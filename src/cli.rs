@@ -15,9 +15,14 @@ fn parse_move(v: &Value) -> Result<Move, &'static str> {
     let o = v.as_object().ok_or("invalid_move")?;
     match (o.get("cell"), o.get("swap"), o.len()) {
         (Some(cell), None, 1) => {
-            let a = cell.as_array().filter(|a| a.len() == 2).ok_or("invalid_move")?;
+            let a = cell
+                .as_array()
+                .filter(|a| a.len() == 2)
+                .ok_or("invalid_move")?;
             let rc: Vec<i64> = a.iter().filter_map(Value::as_i64).collect();
-            let [r, c] = rc.as_slice() else { return Err("invalid_move") };
+            let [r, c] = rc.as_slice() else {
+                return Err("invalid_move");
+            };
             match (u8::try_from(*r), u8::try_from(*c)) {
                 (Ok(r), Ok(c)) => Ok(Move::Place(Cell::new(r, c))),
                 _ => Err("off_board"),
@@ -38,7 +43,11 @@ pub fn replay_line(line: &str) -> Value {
         Ok(v) => v,
         Err(e) => return bad(format!("malformed JSON: {e}")),
     };
-    let Some(size) = v.get("size").and_then(Value::as_u64).and_then(|s| u8::try_from(s).ok()) else {
+    let Some(size) = v
+        .get("size")
+        .and_then(Value::as_u64)
+        .and_then(|s| u8::try_from(s).ok())
+    else {
         return bad("'size' must be an integer 1..=26".into());
     };
     let opening: Vec<Cell> = match v.get("opening") {
@@ -89,7 +98,8 @@ pub fn replay(input: impl BufRead, mut out: impl Write) -> anyhow::Result<()> {
 
 /// `hexarena opening`: prints the opening cells of a seed as JSON.
 pub fn opening(seed_hex: &str, size: u8, stones: u8) -> anyhow::Result<()> {
-    let seed = hex::parse_seed_hex(seed_hex).ok_or_else(|| anyhow::anyhow!("--seed must be 64 hex digits"))?;
+    let seed = hex::parse_seed_hex(seed_hex)
+        .ok_or_else(|| anyhow::anyhow!("--seed must be 64 hex digits"))?;
     let cells = hex::opening(&seed, size, stones).map_err(|e| anyhow::anyhow!("{e}"))?;
     println!("{}", serde_json::to_string(&cells)?);
     Ok(())
@@ -102,7 +112,9 @@ mod tests {
     #[test]
     fn a_short_win_reports_winner_path_and_ply() {
         // On 2x2 seat 1 wins with a1 then a2 (top to bottom down column a).
-        let r = replay_line(r#"{"size": 2, "moves": [{"cell": [0,0]}, {"cell": [0,1]}, {"cell": [1,0]}]}"#);
+        let r = replay_line(
+            r#"{"size": 2, "moves": [{"cell": [0,0]}, {"cell": [0,1]}, {"cell": [1,0]}]}"#,
+        );
         assert_eq!(r["status"], "finished");
         assert_eq!(r["winner"], 1);
         assert_eq!(r["reason"], "connection");
@@ -126,7 +138,9 @@ mod tests {
         assert_eq!(r["error"], json!({"ply": 2, "code": "occupied"}));
         let r = replay_line(r#"{"size": 3, "moves": [{"cell": [3,0]}]}"#);
         assert_eq!(r["error"], json!({"ply": 1, "code": "off_board"}));
-        let r = replay_line(r#"{"size": 3, "opening": [[0,0],[2,2]], "moves": [{"cell": [1,1]}, {"swap": true}]}"#);
+        let r = replay_line(
+            r#"{"size": 3, "opening": [[0,0],[2,2]], "moves": [{"cell": [1,1]}, {"swap": true}]}"#,
+        );
         assert_eq!(r["error"], json!({"ply": 2, "code": "swap_not_allowed"}));
         let r = replay_line(r#"{"size": 3, "moves": [{"cell": [1,1], "swap": true}]}"#);
         assert_eq!(r["error"], json!({"ply": 1, "code": "invalid_move"}));
@@ -138,7 +152,10 @@ mod tests {
         let mut out = Vec::new();
         replay(input.as_bytes(), &mut out).expect("replay writes to memory");
         let text = String::from_utf8(out).expect("utf-8");
-        let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json line"))
+            .collect();
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0]["error"]["code"], "bad_request");
         assert_eq!(lines[1]["status"], "active");

@@ -171,6 +171,18 @@ impl SseParser {
 // ----------------------------------------------------------------------------------------------
 // HTTP
 
+/// An error with its causes (reqwest's own message hides the interesting part).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
 /// Why a request gave no usable answer.
 #[derive(Debug, Clone)]
 enum Failure {
@@ -255,7 +267,7 @@ impl Api {
         if let Some(b) = body {
             rb = rb.json(b);
         }
-        let resp = rb.send().await.map_err(|e| Failure::Net(e.to_string()))?;
+        let resp = rb.send().await.map_err(|e| Failure::Net(error_chain(&e)))?;
         let status = resp.status();
         let retry_after = resp
             .headers()
@@ -264,7 +276,10 @@ impl Api {
             .and_then(|v| v.trim().parse::<f64>().ok())
             .filter(|s| s.is_finite() && *s >= 0.0)
             .map(Duration::from_secs_f64);
-        let text = resp.text().await.map_err(|e| Failure::Net(e.to_string()))?;
+        let text = resp
+            .text()
+            .await
+            .map_err(|e| Failure::Net(error_chain(&e)))?;
         let json: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
         if status.is_success() {
             return Ok((status, json));
@@ -681,7 +696,7 @@ async fn feed(api: Api, tx: mpsc::Sender<Feed>) {
                             }
                         }
                         Ok(Ok(None)) => break "closed by the server".to_string(),
-                        Ok(Err(e)) => break e.to_string(),
+                        Ok(Err(e)) => break error_chain(&e),
                         Err(_) => break format!("nothing for {}s", STREAM_IDLE.as_secs()),
                     }
                 };
@@ -696,7 +711,7 @@ async fn feed(api: Api, tx: mpsc::Sender<Feed>) {
                 return;
             }
             Ok(Ok(resp)) => tracing::warn!("event stream refused: {}", resp.status()),
-            Ok(Err(e)) => tracing::warn!("event stream: {e}"),
+            Ok(Err(e)) => tracing::warn!("event stream: {}", error_chain(&e)),
             Err(_) => tracing::warn!("event stream: no answer"),
         }
         // Keep playing by long-poll until it is time to try the stream again.
@@ -1217,8 +1232,17 @@ mod tests {
         assert_eq!(pos.ply(), 3);
         assert!(pos.swapped());
         assert_eq!(pos.stone(Cell::new(2, 2)), Some(hex::Seat::Two));
-        assert_eq!(pos.stone(Cell::new(0, 1)), Some(hex::Seat::Two));
-        assert_eq!(pos.to_move(), Some(hex::Seat::One));
+        assert_eq!(
+            pos.stone(Cell::new(0, 1)),
+            Some(hex::Seat::One),
+            "seat 1 moves after the swap"
+        );
+        assert_eq!(pos.to_move(), Some(hex::Seat::Two));
+        assert_eq!(
+            pos.axis(hex::Seat::Two),
+            hex::Axis::TopBottom,
+            "the swap exchanged the edges"
+        );
         let wrong =
             json!({"board": {"size": 5}, "opening": [], "ply": 2, "moves": [{"cell": [2, 2]}]});
         assert!(position_of_state(&wrong).is_err());

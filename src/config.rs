@@ -4,7 +4,11 @@ use clap::{Args, Parser, Subcommand};
 
 /// `hexarena`: the Hex arena server and its offline tools.
 #[derive(Debug, Parser)]
-#[command(name = "hexarena", version, about = "A Hex arena where bots play sets over REST")]
+#[command(
+    name = "hexarena",
+    version,
+    about = "A Hex arena where bots play sets over REST"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -19,7 +19,13 @@ pub struct ApiError {
 impl ApiError {
     /// A new error with empty details.
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        ApiError { status, code, message: message.into(), details: json!({}), retry_after_s: None }
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+            details: json!({}),
+            retry_after_s: None,
+        }
     }
 
     /// Attaches `details` (a JSON object).
@@ -67,12 +73,20 @@ impl ApiError {
     /// 500: the cause is logged, never shown to the client.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         tracing::error!(error = %cause, "internal error");
-        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal server error")
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "internal server error",
+        )
     }
     /// 503 while the database is unreachable or busy beyond its timeout.
     pub fn unavailable(cause: impl std::fmt::Display) -> Self {
         tracing::warn!(error = %cause, "service unavailable");
-        Self::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "the arena is busy; retry shortly")
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            "the arena is busy; retry shortly",
+        )
     }
 
     /// The JSON envelope.
@@ -83,7 +97,13 @@ impl ApiError {
 
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({}): {}", self.code, self.status.as_u16(), self.message)
+        write!(
+            f,
+            "{} ({}): {}",
+            self.code,
+            self.status.as_u16(),
+            self.message
+        )
     }
 }
 

@@ -36,13 +36,19 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
     let config = ArenaConfig {
         starting_balance: cfg.starting_balance.max(0),
         fee_bps: cfg.fee_bps.clamp(0, 10_000),
-        operator_token_hash: cfg.operator_token.as_deref().filter(|t| !t.is_empty()).map(arena::accounts::token_hash),
+        operator_token_hash: cfg
+            .operator_token
+            .as_deref()
+            .filter(|t| !t.is_empty())
+            .map(arena::accounts::token_hash),
     };
     let arena = Arena::new(store, time, config);
     arena::scheduler::recover(&arena).await?;
     tokio::spawn(arena::scheduler::run(arena.clone()));
     if cfg.house_bots || cfg.demo {
-        let bots = arena::house::ensure(&arena).await.map_err(|e| anyhow::anyhow!("house bots: {e}"))?;
+        let bots = arena::house::ensure(&arena)
+            .await
+            .map_err(|e| anyhow::anyhow!("house bots: {e}"))?;
         arena::house::spawn(arena.clone(), bots, cfg.demo);
     }
     let state = aweb::Data::new(api::AppState {
@@ -64,7 +70,11 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
     .listen(listener)?
     .shutdown_timeout(5)
     .run();
-    Ok(Running { addr, arena, server })
+    Ok(Running {
+        addr,
+        arena,
+        server,
+    })
 }
 
 /// Runs the arena until the process is stopped.

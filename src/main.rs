@@ -8,7 +8,8 @@ async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,sqlx=warn".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,sqlx=warn".into()),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -19,8 +20,12 @@ async fn main() -> std::process::ExitCode {
             cfg.demo = true;
             hexarena::serve(cfg).await
         }
-        Some(Command::Replay) => hexarena::cli::replay(std::io::stdin().lock(), std::io::stdout().lock()),
-        Some(Command::Opening { seed, size, stones }) => hexarena::cli::opening(&seed, size, stones),
+        Some(Command::Replay) => {
+            hexarena::cli::replay(std::io::stdin().lock(), std::io::stdout().lock())
+        }
+        Some(Command::Opening { seed, size, stones }) => {
+            hexarena::cli::opening(&seed, size, stones)
+        }
         Some(Command::Play(args)) => hexarena::client::play(args).await,
     };
     match result {

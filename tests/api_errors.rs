@@ -130,6 +130,46 @@ async fn malformed_json_is_a_bad_request_and_changes_nothing() {
 }
 
 #[tokio::test]
+async fn out_of_range_stakes_clocks_and_queries_are_bad_requests_naming_the_field() {
+    let f = fixture().await;
+    let mv = empty_cell(&f).await;
+    let before = f.snapshot().await;
+    for (body, field) in [
+        (json!({"game": "hex", "stake": 5}), "stake"),
+        (json!({"game": "hex", "stake": 1001}), "stake"),
+        (
+            json!({"game": "hex", "clock": {"initial_s": 5}}),
+            "clock.initial_s",
+        ),
+        (
+            json!({"game": "hex", "clock": {"initial_s": 60, "increment_s": 11}}),
+            "clock.increment_s",
+        ),
+    ] {
+        let r = f.app.post("/v1/sets", Some(&f.alpha), body.clone()).await;
+        assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
+        assert_eq!(
+            r.body["error"]["details"]["field"], field,
+            "{body}: {:?}",
+            r.body
+        );
+    }
+    let r = f
+        .app
+        .post(
+            "/v1/sets",
+            Some(&f.alpha),
+            json!({"game": "hex", "stakes": 10}),
+        )
+        .await;
+    assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
+    let url = format!("{}?ply=one", f.moves_url(1));
+    let r = f.app.post(&url, Some(&f.bravo), mv).await;
+    assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
+    assert_eq!(f.snapshot().await, before);
+}
+
+#[tokio::test]
 async fn a_move_against_move_schema_is_invalid_move_with_the_instance_path() {
     let f = fixture().await;
     let before = f.snapshot().await;

@@ -640,3 +640,60 @@ async fn a_retried_move_at_the_same_ply_is_accepted_once_and_a_different_one_is_
         Some(2)
     );
 }
+
+#[tokio::test]
+async fn two_copies_of_a_move_sent_at_once_are_played_once() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("Alpha").await;
+    let (_, _, bravo) = app.player_with_bot("Bravo").await;
+    let id = app
+        .start_set(
+            &alpha,
+            &bravo,
+            json!({"options": {"size": 11, "random_stones": 0}}),
+        )
+        .await;
+    let (a, b) = tokio::join!(
+        app.play(&bravo, &id, 1, cell(3, 3), Some(1)),
+        app.play(&bravo, &id, 1, cell(3, 3), Some(1)),
+    );
+    assert_eq!(
+        (a.status, b.status),
+        (StatusCode::OK, StatusCode::OK),
+        "{:?} {:?}",
+        a.body,
+        b.body
+    );
+    let s = app.state(&id, 1).await;
+    assert_eq!(s["ply"], 1);
+    assert_eq!(s["moves"].as_array().map(Vec::len), Some(1));
+
+    // Two different moves for the same ply: exactly one is played, the other is stale.
+    let (a, b) = tokio::join!(
+        app.play(&alpha, &id, 1, cell(4, 4), Some(2)),
+        app.play(&alpha, &id, 1, cell(5, 5), Some(2)),
+    );
+    let mut statuses = [a.status, b.status];
+    statuses.sort();
+    assert_eq!(
+        statuses,
+        [StatusCode::OK, StatusCode::CONFLICT],
+        "{:?} {:?}",
+        a.body,
+        b.body
+    );
+    let loser = if a.status == StatusCode::CONFLICT {
+        &a
+    } else {
+        &b
+    };
+    assert_eq!(loser.code(), "stale_ply");
+    let s = app.state(&id, 1).await;
+    assert_eq!(s["ply"], 2);
+    let taken = [&s["board"]["cells"][4][4], &s["board"]["cells"][5][5]];
+    assert_eq!(
+        taken.iter().filter(|v| ***v == 2).count(),
+        1,
+        "one of the two stones is on the board"
+    );
+}

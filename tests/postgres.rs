@@ -12,24 +12,41 @@ use serde_json::json;
 use sqlx::Connection;
 
 fn admin_url() -> String {
-    std::env::var("HEXARENA_TEST_PG").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+    std::env::var("HEXARENA_TEST_PG")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
 }
 
 /// A fresh database; returns its URL.
 async fn fresh_db() -> String {
     sqlx::any::install_default_drivers();
     let admin = admin_url();
-    let mut c = sqlx::AnyConnection::connect(&admin).await.expect("PostgreSQL reachable (see HEXARENA_TEST_PG)");
+    let mut c = sqlx::AnyConnection::connect(&admin)
+        .await
+        .expect("PostgreSQL reachable (see HEXARENA_TEST_PG)");
     let name = format!("hx_{}", ulid::Ulid::generate().to_string().to_lowercase());
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&mut c).await.expect("create database");
-    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b).to_string();
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut c)
+        .await
+        .expect("create database");
+    let base = admin
+        .rsplit_once('/')
+        .map_or(admin.as_str(), |(b, _)| b)
+        .to_string();
     format!("{base}/{name}")
 }
 
 async fn two_instances() -> (TestApp, TestApp) {
     let url = fresh_db().await;
-    let a = spawn_with(Spawn { database_url: Some(url.clone()), ..Spawn::default() }).await;
-    let b = spawn_with(Spawn { database_url: Some(url), ..Spawn::default() }).await;
+    let a = spawn_with(Spawn {
+        database_url: Some(url.clone()),
+        ..Spawn::default()
+    })
+    .await;
+    let b = spawn_with(Spawn {
+        database_url: Some(url),
+        ..Spawn::default()
+    })
+    .await;
     (a, b)
 }
 
@@ -39,10 +56,18 @@ async fn two_instances_on_one_postgres_database_play_a_whole_set_together() {
     let (_, _, alpha) = one.player_with_bot("PgAlpha").await;
     let (_, _, beta) = two.player_with_bot("PgBeta").await;
     // Created on one instance, accepted on the other.
-    let r = one.post("/v1/sets", Some(&alpha), json!({"game": "hex", "options": {"size": 9, "random_stones": 0}, "stake": 20})).await;
+    let r = one
+        .post(
+            "/v1/sets",
+            Some(&alpha),
+            json!({"game": "hex", "options": {"size": 9, "random_stones": 0}, "stake": 20}),
+        )
+        .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let set_id = r.body["id"].as_str().expect("id").to_string();
-    let r = two.post(&format!("/v1/sets/{set_id}/accept"), Some(&beta), json!({})).await;
+    let r = two
+        .post(&format!("/v1/sets/{set_id}/accept"), Some(&beta), json!({}))
+        .await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
 
     // Game 1: the acceptor (beta) is seat 1 and fills column 0; each bot talks to its own instance.
@@ -57,8 +82,21 @@ async fn two_instances_on_one_postgres_database_play_a_whole_set_together() {
                 }
                 let app = if tokens[seat] == alpha { &one } else { &two };
                 let ply = 2 * i + seat as i64 + 1;
-                let r = app.play(tokens[seat], &set_id, game_no, json!({"cell": cell}), Some(ply)).await;
-                assert_eq!(r.status, StatusCode::OK, "game {game_no} ply {ply}: {:?}", r.body);
+                let r = app
+                    .play(
+                        tokens[seat],
+                        &set_id,
+                        game_no,
+                        json!({"cell": cell}),
+                        Some(ply),
+                    )
+                    .await;
+                assert_eq!(
+                    r.status,
+                    StatusCode::OK,
+                    "game {game_no} ply {ply}: {:?}",
+                    r.body
+                );
             }
         }
         let s = two.state(&set_id, game_no).await;
@@ -73,7 +111,10 @@ async fn two_instances_on_one_postgres_database_play_a_whole_set_together() {
     assert_eq!(set["points"], json!([1, 1]));
     assert_eq!(set["result"], "draw");
     let a = two.get("/v1/bots/PgAlpha").await.body;
-    assert_eq!((a["sets"].as_i64(), a["d"].as_i64(), a["net"].as_i64()), (Some(1), Some(1), Some(0)));
+    assert_eq!(
+        (a["sets"].as_i64(), a["d"].as_i64(), a["net"].as_i64()),
+        (Some(1), Some(1), Some(0))
+    );
 }
 
 #[tokio::test]
@@ -81,19 +122,34 @@ async fn a_long_poll_on_one_instance_wakes_for_a_move_made_on_the_other() {
     let (one, two) = two_instances().await;
     let (_, _, alpha) = one.player_with_bot("WakeAlpha").await;
     let (_, _, beta) = one.player_with_bot("WakeBeta").await;
-    let set_id = one.start_set(&alpha, &beta, json!({"options": {"size": 9, "random_stones": 0}})).await;
+    let set_id = one
+        .start_set(
+            &alpha,
+            &beta,
+            json!({"options": {"size": 9, "random_stones": 0}}),
+        )
+        .await;
     // Beta is seat 1 of game 1; alpha waits on instance two for ply > 0.
     let waiter = {
         let url = format!("{}/v1/sets/{set_id}/games/1?after_ply=0&wait_s=20", two.url);
         let http = two.http.clone();
         tokio::spawn(async move {
             let t0 = Instant::now();
-            let body: serde_json::Value = http.get(url).send().await.expect("poll").json().await.expect("json");
+            let body: serde_json::Value = http
+                .get(url)
+                .send()
+                .await
+                .expect("poll")
+                .json()
+                .await
+                .expect("json");
             (t0.elapsed(), body)
         })
     };
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let r = one.play(&beta, &set_id, 1, json!({"cell": [4, 4]}), Some(1)).await;
+    let r = one
+        .play(&beta, &set_id, 1, json!({"cell": [4, 4]}), Some(1))
+        .await;
     assert_eq!(r.status, StatusCode::OK);
     let (waited, body) = waiter.await.expect("join");
     assert_eq!(body["ply"], 1);
@@ -106,7 +162,13 @@ async fn the_same_move_sent_to_both_instances_at_once_is_played_once() {
     let (one, two) = two_instances().await;
     let (_, _, alpha) = one.player_with_bot("RaceAlpha").await;
     let (_, _, beta) = one.player_with_bot("RaceBeta").await;
-    let set_id = one.start_set(&alpha, &beta, json!({"options": {"size": 9, "random_stones": 0}})).await;
+    let set_id = one
+        .start_set(
+            &alpha,
+            &beta,
+            json!({"options": {"size": 9, "random_stones": 0}}),
+        )
+        .await;
     let (r1, r2) = tokio::join!(
         one.play(&beta, &set_id, 1, json!({"cell": [2, 2]}), Some(1)),
         two.play(&beta, &set_id, 1, json!({"cell": [2, 2]}), Some(1)),

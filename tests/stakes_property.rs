@@ -202,6 +202,10 @@ struct Stats {
 /// Registers 4 players with 6 bots (two players own two bots each), plays [`SETS`] sets at
 /// once, then checks the invariants.
 async fn property(cluster: Cluster, seed: u64) {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter("warn")
+        .with_test_writer()
+        .try_init(); // TEMP
     eprintln!(
         "stakes property: seed {seed} on {} instance(s)",
         cluster.apps.len()
@@ -293,22 +297,27 @@ async fn property(cluster: Cluster, seed: u64) {
     let mut c = app.arena.store.pool.acquire().await.expect("connection");
 
     // Money: nothing made or lost; nothing left in escrow; no balance below zero.
-    let balances = sum(&mut c, "SELECT SUM(balance) FROM players", None).await;
+    let balances = sum(
+        &mut c,
+        "SELECT CAST(SUM(balance) AS BIGINT) FROM players",
+        None,
+    )
+    .await;
     let escrow = sum(
         &mut c,
-        "SELECT SUM(amount) FROM ledger WHERE account LIKE 'escrow:%'",
+        "SELECT CAST(SUM(amount) AS BIGINT) FROM ledger WHERE account LIKE 'escrow:%'",
         None,
     )
     .await;
     let fees = sum(
         &mut c,
-        "SELECT SUM(amount) FROM ledger WHERE account = 'fees'",
+        "SELECT CAST(SUM(amount) AS BIGINT) FROM ledger WHERE account = 'fees'",
         None,
     )
     .await;
     let grants = sum(
         &mut c,
-        "SELECT SUM(amount) FROM ledger WHERE kind = 'grant' AND account LIKE 'player:%'",
+        "SELECT CAST(SUM(amount) AS BIGINT) FROM ledger WHERE kind = 'grant' AND account LIKE 'player:%'",
         None,
     )
     .await;
@@ -321,7 +330,7 @@ async fn property(cluster: Cluster, seed: u64) {
     );
     let mint = sum(
         &mut c,
-        "SELECT SUM(amount) FROM ledger WHERE account = 'mint'",
+        "SELECT CAST(SUM(amount) AS BIGINT) FROM ledger WHERE account = 'mint'",
         None,
     )
     .await;
@@ -339,7 +348,7 @@ async fn property(cluster: Cluster, seed: u64) {
             balance,
             sum(
                 &mut c,
-                "SELECT SUM(amount) FROM ledger WHERE player_id = $1",
+                "SELECT CAST(SUM(amount) AS BIGINT) FROM ledger WHERE player_id = $1",
                 Some(id)
             )
             .await,
@@ -406,7 +415,7 @@ async fn property(cluster: Cluster, seed: u64) {
         assert_eq!(
             sum(
                 &mut c,
-                "SELECT SUM(amount) FROM ledger WHERE account = 'escrow:' || $1",
+                "SELECT CAST(SUM(amount) AS BIGINT) FROM ledger WHERE account = 'escrow:' || $1",
                 Some(id)
             )
             .await,

@@ -22,13 +22,22 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 #[tracing::instrument(skip_all)]
-async fn create_player(st: web::Data<AppState>, req: HttpRequest, JsonBody(body): JsonBody) -> ApiResult<HttpResponse> {
+async fn create_player(
+    st: web::Data<AppState>,
+    req: HttpRequest,
+    JsonBody(body): JsonBody,
+) -> ApiResult<HttpResponse> {
     only_fields(&body, &["name"])?;
-    let name = opt_str(&body, "name")?.ok_or_else(|| ApiError::bad_request("'name' is required"))?;
-    let ip = req.connection_info().realip_remote_addr().unwrap_or("unknown").to_string();
+    let name =
+        opt_str(&body, "name")?.ok_or_else(|| ApiError::bad_request("'name' is required"))?;
+    // The peer address, not X-Forwarded-For: a client must not pick its own rate-limit key.
+    let ip = req
+        .peer_addr()
+        .map_or_else(|| "unknown".to_string(), |a| a.ip().to_string());
     st.limits.check_register(&ip)?;
     let (p, token) = st.arena.register_player(name, false).await?;
-    Ok(HttpResponse::Created().json(json!({"id": p.id, "name": p.name, "token": token, "balance": p.balance})))
+    Ok(HttpResponse::Created()
+        .json(json!({"id": p.id, "name": p.name, "token": token, "balance": p.balance})))
 }
 
 async fn get_me(st: web::Data<AppState>, AuthPlayer(p): AuthPlayer) -> ApiResult<HttpResponse> {
@@ -50,22 +59,36 @@ struct LedgerQuery {
     before: Option<i64>,
 }
 
-async fn get_ledger(st: web::Data<AppState>, AuthPlayer(p): AuthPlayer, q: web::Query<LedgerQuery>) -> ApiResult<HttpResponse> {
+async fn get_ledger(
+    st: web::Data<AppState>,
+    AuthPlayer(p): AuthPlayer,
+    q: web::Query<LedgerQuery>,
+) -> ApiResult<HttpResponse> {
     let limit = q.limit.unwrap_or(50).clamp(1, 500);
     let mut c = st.arena.store.pool.acquire().await?;
     let rows = ledger::of_player(&mut c, &p.id, q.before, limit).await?;
-    let next = if rows.len() as i64 == limit { rows.last().map(|r| r.id) } else { None };
+    let next = if rows.len() as i64 == limit {
+        rows.last().map(|r| r.id)
+    } else {
+        None
+    };
     let postings: Vec<Value> = rows
         .iter()
         .map(|r| json!({"id": r.id, "kind": r.kind, "amount": r.amount, "set_id": r.set_id, "at": rfc3339(r.at_ms)}))
         .collect();
-    Ok(HttpResponse::Ok().json(json!({"balance": p.balance, "postings": postings, "next_before": next})))
+    Ok(HttpResponse::Ok()
+        .json(json!({"balance": p.balance, "postings": postings, "next_before": next})))
 }
 
 #[tracing::instrument(skip_all, fields(player = %p.id))]
-async fn create_bot(st: web::Data<AppState>, AuthPlayer(p): AuthPlayer, JsonBody(body): JsonBody) -> ApiResult<HttpResponse> {
+async fn create_bot(
+    st: web::Data<AppState>,
+    AuthPlayer(p): AuthPlayer,
+    JsonBody(body): JsonBody,
+) -> ApiResult<HttpResponse> {
     only_fields(&body, &["name", "max_stake"])?;
-    let name = opt_str(&body, "name")?.ok_or_else(|| ApiError::bad_request("'name' is required"))?;
+    let name =
+        opt_str(&body, "name")?.ok_or_else(|| ApiError::bad_request("'name' is required"))?;
     let max_stake = opt_i64(&body, "max_stake")?;
     st.limits.check_register(&p.id)?;
     let (b, token) = st.arena.create_bot(&p, name, max_stake, false).await?;
@@ -102,7 +125,10 @@ struct BoardQuery {
     limit: Option<i64>,
 }
 
-async fn leaderboard(st: web::Data<AppState>, q: web::Query<BoardQuery>) -> ApiResult<HttpResponse> {
+async fn leaderboard(
+    st: web::Data<AppState>,
+    q: web::Query<BoardQuery>,
+) -> ApiResult<HttpResponse> {
     if q.game.as_deref().is_some_and(|g| g != "hex") {
         return Err(ApiError::not_found("the only game is 'hex'"));
     }
@@ -121,10 +147,16 @@ async fn leaderboard(st: web::Data<AppState>, q: web::Query<BoardQuery>) -> ApiR
     Ok(HttpResponse::Ok().json(json!({"game": "hex", "rows": rows})))
 }
 
-async fn grant(st: web::Data<AppState>, _op: AuthOperator, JsonBody(body): JsonBody) -> ApiResult<HttpResponse> {
+async fn grant(
+    st: web::Data<AppState>,
+    _op: AuthOperator,
+    JsonBody(body): JsonBody,
+) -> ApiResult<HttpResponse> {
     only_fields(&body, &["player", "amount"])?;
-    let player = opt_str(&body, "player")?.ok_or_else(|| ApiError::bad_request("'player' is required"))?;
-    let amount = opt_i64(&body, "amount")?.ok_or_else(|| ApiError::bad_request("'amount' is required"))?;
+    let player =
+        opt_str(&body, "player")?.ok_or_else(|| ApiError::bad_request("'player' is required"))?;
+    let amount =
+        opt_i64(&body, "amount")?.ok_or_else(|| ApiError::bad_request("'amount' is required"))?;
     let p = st.arena.grant(player, amount).await?;
     Ok(HttpResponse::Ok().json(json!({"player": p.id, "balance": p.balance})))
 }

@@ -5,7 +5,9 @@ use hex::{Cell, Move};
 use serde_json::{Value, json};
 
 use super::AppState;
-use crate::arena::sets::{GameOptions, INCREMENT_S, INITIAL_S, STAKE_DEFAULT, STAKE_MAX, STAKE_MIN};
+use crate::arena::sets::{
+    GameOptions, INCREMENT_S, INITIAL_S, STAKE_DEFAULT, STAKE_MAX, STAKE_MIN,
+};
 use crate::error::ApiError;
 
 /// The schema files, served as they are and used for validation.
@@ -25,31 +27,46 @@ impl Schemas {
     pub fn load() -> anyhow::Result<Schemas> {
         let move_json: Value = serde_json::from_str(MOVE_SCHEMA)?;
         let options_json: Value = serde_json::from_str(OPTIONS_SCHEMA)?;
-        let move_v = jsonschema::validator_for(&move_json).map_err(|e| anyhow::anyhow!("move schema: {e}"))?;
-        let options_v =
-            jsonschema::validator_for(&options_json).map_err(|e| anyhow::anyhow!("options schema: {e}"))?;
-        Ok(Schemas { move_json, options_json, move_v, options_v })
+        let move_v = jsonschema::validator_for(&move_json)
+            .map_err(|e| anyhow::anyhow!("move schema: {e}"))?;
+        let options_v = jsonschema::validator_for(&options_json)
+            .map_err(|e| anyhow::anyhow!("options schema: {e}"))?;
+        Ok(Schemas {
+            move_json,
+            options_json,
+            move_v,
+            options_v,
+        })
     }
 
     /// A move body checked against `move_schema`, then for exactly one of `cell` / `swap`.
     /// Errors: 400 `invalid_move` with the schema error's instance path.
     pub fn parse_move(&self, body: &Value) -> Result<Move, ApiError> {
         schema_errors(&self.move_v, body).map_err(|(path, errors)| {
-            ApiError::invalid_move(format!("move does not match move_schema at '{path}': {}", errors[0]))
-                .with_details(json!({"instance_path": path, "errors": errors}))
+            ApiError::invalid_move(format!(
+                "move does not match move_schema at '{path}': {}",
+                errors[0]
+            ))
+            .with_details(json!({"instance_path": path, "errors": errors}))
         })?;
         match (body.get("cell"), body.get("swap")) {
             (Some(cell), None) => {
-                let rc: Option<Vec<u8>> =
-                    cell.as_array().map(|a| a.iter().filter_map(|x| x.as_u64()).filter_map(|x| u8::try_from(x).ok()).collect());
+                let rc: Option<Vec<u8>> = cell.as_array().map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_u64())
+                        .filter_map(|x| u8::try_from(x).ok())
+                        .collect()
+                });
                 match rc.as_deref() {
                     Some([r, c]) => Ok(Move::Place(Cell::new(*r, *c))),
                     _ => Err(ApiError::invalid_move("cell must be [row, col]")),
                 }
             }
             (None, Some(_)) => Ok(Move::Swap),
-            _ => Err(ApiError::invalid_move("a move has exactly one of 'cell' or 'swap'")
-                .with_details(json!({"instance_path": ""}))),
+            _ => Err(
+                ApiError::invalid_move("a move has exactly one of 'cell' or 'swap'")
+                    .with_details(json!({"instance_path": ""})),
+            ),
         }
     }
 
@@ -60,8 +77,11 @@ impl Schemas {
             return Ok(GameOptions::default());
         };
         schema_errors(&self.options_v, v).map_err(|(path, errors)| {
-            ApiError::invalid_options(format!("options do not match options_schema at '{path}': {}", errors[0]))
-                .with_details(json!({"instance_path": path, "errors": errors}))
+            ApiError::invalid_options(format!(
+                "options do not match options_schema at '{path}': {}",
+                errors[0]
+            ))
+            .with_details(json!({"instance_path": path, "errors": errors}))
         })?;
         serde_json::from_value(v.clone()).map_err(|e| ApiError::invalid_options(e.to_string()))
     }
@@ -74,17 +94,22 @@ fn schema_errors(v: &jsonschema::Validator, value: &Value) -> Result<(), (String
         None => Ok(()),
         Some(first) => Err((
             first.instance_path().as_str().to_string(),
-            errors.iter().map(|e| format!("{}: {e}", e.instance_path().as_str())).collect(),
+            errors
+                .iter()
+                .map(|e| format!("{}: {e}", e.instance_path().as_str()))
+                .collect(),
         )),
     }
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/v1/games", web::get().to(list_games)).route("/v1/games/hex", web::get().to(get_contract));
+    cfg.route("/v1/games", web::get().to(list_games))
+        .route("/v1/games/hex", web::get().to(get_contract));
 }
 
 async fn list_games() -> HttpResponse {
-    HttpResponse::Ok().json(json!({"games": [{"id": "hex", "name": "Hex", "url": "/v1/games/hex"}]}))
+    HttpResponse::Ok()
+        .json(json!({"games": [{"id": "hex", "name": "Hex", "url": "/v1/games/hex"}]}))
 }
 
 /// The whole contract of the Hex game.

@@ -49,7 +49,11 @@ async fn wait_change(
 }
 
 #[tracing::instrument(skip(st, q), fields(set_id = %path.0, game_no = path.1))]
-async fn get_game(st: web::Data<AppState>, path: web::Path<(String, i64)>, q: web::Query<GameQuery>) -> ApiResult<HttpResponse> {
+async fn get_game(
+    st: web::Data<AppState>,
+    path: web::Path<(String, i64)>,
+    q: web::Query<GameQuery>,
+) -> ApiResult<HttpResponse> {
     let (set_id, game_no) = path.into_inner();
     let wait_s = q.wait_s.unwrap_or(0).min(MAX_WAIT_S);
     let mut rx = st.arena.changes.subscribe();
@@ -64,7 +68,11 @@ async fn get_game(st: web::Data<AppState>, path: web::Path<(String, i64)>, q: we
             return Ok(HttpResponse::Ok().json(state));
         }
         let (s, n) = (set_id.clone(), game_no);
-        if !wait_change(&mut rx, until, move |c| c.set_id == s && c.game_no.is_none_or(|g| g == n)).await {
+        if !wait_change(&mut rx, until, move |c| {
+            c.set_id == s && c.game_no.is_none_or(|g| g == n)
+        })
+        .await
+        {
             return Ok(HttpResponse::Ok().json(st.arena.game_state(&set_id, game_no).await?));
         }
     }
@@ -85,12 +93,19 @@ async fn post_move(
 ) -> ApiResult<HttpResponse> {
     let (set_id, game_no) = path.into_inner();
     let mv = st.schemas.parse_move(&body)?;
-    let state = st.arena.play_move(&bot, &set_id, game_no, mv, q.ply).await?;
+    let state = st
+        .arena
+        .play_move(&bot, &set_id, game_no, mv, q.ply)
+        .await?;
     Ok(HttpResponse::Ok().json(state))
 }
 
 #[tracing::instrument(skip(st, bot), fields(set_id = %path.0, game_no = path.1, bot = %bot.name))]
-async fn resign(st: web::Data<AppState>, AuthBot(bot): AuthBot, path: web::Path<(String, i64)>) -> ApiResult<HttpResponse> {
+async fn resign(
+    st: web::Data<AppState>,
+    AuthBot(bot): AuthBot,
+    path: web::Path<(String, i64)>,
+) -> ApiResult<HttpResponse> {
     let (set_id, game_no) = path.into_inner();
     Ok(HttpResponse::Ok().json(st.arena.resign(&bot, &set_id, game_no).await?))
 }
@@ -102,7 +117,11 @@ struct TurnQuery {
 
 /// The oldest game in which the bot is on move (200), or 204 after `wait_s`.
 #[tracing::instrument(skip(st, bot, q), fields(bot = %bot.name))]
-async fn get_turn(st: web::Data<AppState>, AuthBot(bot): AuthBot, q: web::Query<TurnQuery>) -> ApiResult<HttpResponse> {
+async fn get_turn(
+    st: web::Data<AppState>,
+    AuthBot(bot): AuthBot,
+    q: web::Query<TurnQuery>,
+) -> ApiResult<HttpResponse> {
     let wait_s = q.wait_s.unwrap_or(0).min(MAX_WAIT_S);
     let until = tokio::time::Instant::now() + Duration::from_secs(wait_s);
     let mut rx = st.arena.changes.subscribe();
@@ -130,13 +149,19 @@ async fn get_turn(st: web::Data<AppState>, AuthBot(bot): AuthBot, q: web::Query<
 }
 
 #[tracing::instrument(skip(st), fields(set_id = %path.0, game_no = path.1))]
-async fn get_sgf(st: web::Data<AppState>, path: web::Path<(String, i64)>) -> ApiResult<HttpResponse> {
+async fn get_sgf(
+    st: web::Data<AppState>,
+    path: web::Path<(String, i64)>,
+) -> ApiResult<HttpResponse> {
     let (set_id, game_no) = path.into_inner();
     let state = st.arena.game_state(&set_id, game_no).await?;
-    let sgf = crate::arena::sgf::to_sgf(&state).ok_or_else(|| ApiError::internal("state without board"))?;
+    let sgf = crate::arena::sgf::to_sgf(&state)
+        .ok_or_else(|| ApiError::internal("state without board"))?;
     Ok(HttpResponse::Ok()
         .content_type("application/x-hex-sgf; charset=utf-8")
-        .insert_header(("Content-Disposition", format!("inline; filename=\"{set_id}-{game_no}.sgf\"")))
+        .insert_header((
+            "Content-Disposition",
+            format!("inline; filename=\"{set_id}-{game_no}.sgf\""),
+        ))
         .body(sgf))
 }
-

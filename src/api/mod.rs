@@ -32,7 +32,10 @@ pub struct AppState {
 
 /// Registers every route.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/healthz", web::get().to(|| async { HttpResponse::Ok().json(json!({"status": "ok"})) }));
+    cfg.route(
+        "/healthz",
+        web::get().to(|| async { HttpResponse::Ok().json(json!({"status": "ok"})) }),
+    );
     contract::configure(cfg);
     accounts::configure(cfg);
     sets::configure(cfg);
@@ -43,7 +46,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 
 /// JSON 404 for unknown routes.
 pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    Err(ApiError::not_found(format!("no route {} {}", req.method(), req.path())))
+    Err(ApiError::not_found(format!(
+        "no route {} {}",
+        req.method(),
+        req.path()
+    )))
 }
 
 fn bearer(req: &HttpRequest) -> Result<String, ApiError> {
@@ -51,7 +58,9 @@ fn bearer(req: &HttpRequest) -> Result<String, ApiError> {
         .headers()
         .get("authorization")
         .ok_or_else(|| ApiError::unauthorized("missing Authorization: Bearer <token>"))?;
-    let s = h.to_str().map_err(|_| ApiError::unauthorized("malformed Authorization header"))?;
+    let s = h
+        .to_str()
+        .map_err(|_| ApiError::unauthorized("malformed Authorization header"))?;
     let token = s
         .strip_prefix("Bearer ")
         .or_else(|| s.strip_prefix("bearer "))
@@ -86,9 +95,9 @@ impl FromRequest for AuthBot {
                     tracing::Span::current().record("bot", b.name.as_str());
                     Ok(AuthBot(b))
                 }
-                None if token.starts_with("hxp_") => {
-                    Err(ApiError::unauthorized("this is a player token; this route needs a bot token"))
-                }
+                None if token.starts_with("hxp_") => Err(ApiError::unauthorized(
+                    "this is a player token; this route needs a bot token",
+                )),
                 None => Err(ApiError::unauthorized("unknown bot token")),
             }
         })
@@ -104,9 +113,9 @@ impl FromRequest for AuthPlayer {
             let (token, st) = (token?, st?);
             match st.arena.player_by_token(&token).await? {
                 Some(p) => Ok(AuthPlayer(p)),
-                None if token.starts_with("hxb_") => {
-                    Err(ApiError::unauthorized("this is a bot token; this route needs a player token"))
-                }
+                None if token.starts_with("hxb_") => Err(ApiError::unauthorized(
+                    "this is a bot token; this route needs a player token",
+                )),
                 None => Err(ApiError::unauthorized("unknown player token")),
             }
         })
@@ -120,7 +129,9 @@ impl FromRequest for AuthOperator {
         let r = (|| {
             let st = state(req)?;
             let Some(expected) = st.arena.config.operator_token_hash.clone() else {
-                return Err(ApiError::forbidden("operator endpoints are disabled (ARENA_OPERATOR_TOKEN unset)"));
+                return Err(ApiError::forbidden(
+                    "operator endpoints are disabled (ARENA_OPERATOR_TOKEN unset)",
+                ));
             };
             let token = bearer(req)?;
             if crate::arena::accounts::token_hash(&token) == expected {
@@ -153,7 +164,8 @@ impl FromRequest for JsonBody {
             }
             let mut buf = Vec::new();
             while let Some(chunk) = payload.next().await {
-                let chunk = chunk.map_err(|e| ApiError::bad_request(format!("could not read the body: {e}")))?;
+                let chunk = chunk
+                    .map_err(|e| ApiError::bad_request(format!("could not read the body: {e}")))?;
                 if buf.len() + chunk.len() > BODY_LIMIT {
                     return Err(too_large());
                 }
@@ -191,7 +203,8 @@ pub fn query_config() -> web::QueryConfig {
 
 /// Path segments that do not parse are 404 `not_found`.
 pub fn path_config() -> web::PathConfig {
-    web::PathConfig::default().error_handler(|e, _| ApiError::not_found(format!("bad path: {e}")).into())
+    web::PathConfig::default()
+        .error_handler(|e, _| ApiError::not_found(format!("bad path: {e}")).into())
 }
 
 /// Reads an optional string field of a body. Errors: 400 naming the field.
@@ -199,7 +212,8 @@ pub fn opt_str<'a>(body: &'a Value, field: &str) -> Result<Option<&'a str>, ApiE
     match body.get(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(ApiError::bad_request(format!("'{field}' must be a string")).with_details(json!({"field": field}))),
+        Some(_) => Err(ApiError::bad_request(format!("'{field}' must be a string"))
+            .with_details(json!({"field": field}))),
     }
 }
 
@@ -208,18 +222,19 @@ pub fn opt_i64(body: &Value, field: &str) -> Result<Option<i64>, ApiError> {
     match body.get(field) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => v.as_i64().map(Some).ok_or_else(|| {
-            ApiError::bad_request(format!("'{field}' must be an integer")).with_details(json!({"field": field}))
+            ApiError::bad_request(format!("'{field}' must be an integer"))
+                .with_details(json!({"field": field}))
         }),
     }
 }
 
 /// Refuses fields a body does not know, so typos do not pass silently.
 pub fn only_fields(body: &Value, allowed: &[&str]) -> Result<(), ApiError> {
-    if let Some(o) = body.as_object() {
-        if let Some(k) = o.keys().find(|k| !allowed.contains(&k.as_str())) {
-            return Err(ApiError::bad_request(format!("unknown field '{k}'"))
-                .with_details(json!({"field": k, "allowed": allowed})));
-        }
+    if let Some(o) = body.as_object()
+        && let Some(k) = o.keys().find(|k| !allowed.contains(&k.as_str()))
+    {
+        return Err(ApiError::bad_request(format!("unknown field '{k}'"))
+            .with_details(json!({"field": k, "allowed": allowed})));
     }
     Ok(())
 }

@@ -22,7 +22,10 @@ impl Limits {
     /// `register_per_min` registrations per client (address or player), `sets_per_min` set
     /// creations per bot, each with a burst of the same size.
     pub fn new(register_per_min: u32, sets_per_min: u32) -> Limits {
-        Limits { register: RateLimiter::keyed(quota(register_per_min)), create_set: RateLimiter::keyed(quota(sets_per_min)) }
+        Limits {
+            register: RateLimiter::keyed(quota(register_per_min)),
+            create_set: RateLimiter::keyed(quota(sets_per_min)),
+        }
     }
 
     fn check(l: &DefaultKeyedRateLimiter<String>, key: &str, name: &str) -> Result<(), ApiError> {

@@ -26,20 +26,35 @@ fn new_set(st: &AppState, body: &Value, opponent: Option<String>) -> ApiResult<N
     let clock: ClockRequest = match body.get("clock") {
         None | Some(Value::Null) => ClockRequest::default(),
         Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
-            ApiError::bad_request(format!("bad clock: {e}")).with_details(serde_json::json!({"field": "clock"}))
+            ApiError::bad_request(format!("bad clock: {e}"))
+                .with_details(serde_json::json!({"field": "clock"}))
         })?,
     };
     let (initial_ms, increment_ms) = clock.resolve()?;
     let stake = opt_i64(body, "stake")?.unwrap_or(STAKE_DEFAULT);
-    Ok(NewSet { options, initial_ms, increment_ms, stake, opponent })
+    Ok(NewSet {
+        options,
+        initial_ms,
+        increment_ms,
+        stake,
+        opponent,
+    })
 }
 
 #[tracing::instrument(skip_all, fields(bot = %bot.name))]
-async fn create_set(st: web::Data<AppState>, AuthBot(bot): AuthBot, JsonBody(body): JsonBody) -> ApiResult<HttpResponse> {
+async fn create_set(
+    st: web::Data<AppState>,
+    AuthBot(bot): AuthBot,
+    JsonBody(body): JsonBody,
+) -> ApiResult<HttpResponse> {
     only_fields(&body, &["game", "options", "stake", "clock", "opponent"])?;
     match opt_str(&body, "game")? {
         Some("hex") => {}
-        Some(other) => return Err(ApiError::not_found(format!("no game '{other}'; the only game is 'hex'"))),
+        Some(other) => {
+            return Err(ApiError::not_found(format!(
+                "no game '{other}'; the only game is 'hex'"
+            )));
+        }
         None => return Err(ApiError::bad_request("'game' is required (\"hex\")")),
     }
     let req = new_set(&st, &body, opt_str(&body, "opponent")?.map(str::to_string))?;
@@ -59,10 +74,20 @@ struct ListQuery {
 async fn list_sets(st: web::Data<AppState>, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
     const STATUSES: [&str; 5] = ["open", "active", "finished", "cancelled", "declined"];
     if let Some(s) = q.status.as_deref().filter(|s| !STATUSES.contains(s)) {
-        return Err(ApiError::bad_request(format!("status '{s}' is not one of {STATUSES:?}")));
+        return Err(ApiError::bad_request(format!(
+            "status '{s}' is not one of {STATUSES:?}"
+        )));
     }
     let limit = q.limit.unwrap_or(20).clamp(1, 100);
-    let v = st.arena.list_sets(q.status.as_deref(), q.bot.as_deref(), q.before.as_deref(), limit).await?;
+    let v = st
+        .arena
+        .list_sets(
+            q.status.as_deref(),
+            q.bot.as_deref(),
+            q.before.as_deref(),
+            limit,
+        )
+        .await?;
     Ok(HttpResponse::Ok().json(v))
 }
 
@@ -72,22 +97,38 @@ async fn get_set(st: web::Data<AppState>, path: web::Path<String>) -> ApiResult<
 }
 
 #[tracing::instrument(skip(st, bot), fields(set_id = %path, bot = %bot.name))]
-async fn accept_set(st: web::Data<AppState>, AuthBot(bot): AuthBot, path: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn accept_set(
+    st: web::Data<AppState>,
+    AuthBot(bot): AuthBot,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(st.arena.accept_set(&bot, &path).await?))
 }
 
 #[tracing::instrument(skip(st, bot), fields(set_id = %path, bot = %bot.name))]
-async fn cancel_set(st: web::Data<AppState>, AuthBot(bot): AuthBot, path: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn cancel_set(
+    st: web::Data<AppState>,
+    AuthBot(bot): AuthBot,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(st.arena.close_set(&bot, &path, false).await?))
 }
 
 #[tracing::instrument(skip(st, bot), fields(set_id = %path, bot = %bot.name))]
-async fn decline_set(st: web::Data<AppState>, AuthBot(bot): AuthBot, path: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn decline_set(
+    st: web::Data<AppState>,
+    AuthBot(bot): AuthBot,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(st.arena.close_set(&bot, &path, true).await?))
 }
 
 #[tracing::instrument(skip_all, fields(bot = %bot.name))]
-async fn create_practice(st: web::Data<AppState>, AuthBot(bot): AuthBot, JsonBody(body): JsonBody) -> ApiResult<HttpResponse> {
+async fn create_practice(
+    st: web::Data<AppState>,
+    AuthBot(bot): AuthBot,
+    JsonBody(body): JsonBody,
+) -> ApiResult<HttpResponse> {
     only_fields(&body, &["opponent", "options", "clock"])?;
     let name = opt_str(&body, "opponent")?.unwrap_or(crate::arena::house::WEAKEST);
     let req = new_set(&st, &body, Some(name.to_string()))?;
@@ -95,14 +136,22 @@ async fn create_practice(st: web::Data<AppState>, AuthBot(bot): AuthBot, JsonBod
     let house = acc::bot_by_ref(&mut c, name)
         .await?
         .filter(|b| b.house != 0)
-        .ok_or_else(|| ApiError::not_found(format!("no house bot '{name}'; see GET /v1/bots (house: true)")))?;
+        .ok_or_else(|| {
+            ApiError::not_found(format!(
+                "no house bot '{name}'; see GET /v1/bots (house: true)"
+            ))
+        })?;
     drop(c);
     st.limits.check_create_set(&bot.id)?;
     let set = st.arena.start_now(&bot, &house, req, true).await?;
     Ok(HttpResponse::Created().json(set))
 }
 
-async fn create_pairing(st: web::Data<AppState>, _op: AuthOperator, JsonBody(body): JsonBody) -> ApiResult<HttpResponse> {
+async fn create_pairing(
+    st: web::Data<AppState>,
+    _op: AuthOperator,
+    JsonBody(body): JsonBody,
+) -> ApiResult<HttpResponse> {
     only_fields(&body, &["bots", "options", "clock", "stake"])?;
     let names: Vec<&str> = body
         .get("bots")
@@ -110,18 +159,24 @@ async fn create_pairing(st: web::Data<AppState>, _op: AuthOperator, JsonBody(bod
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let [a, b] = names.as_slice() else {
-        return Err(ApiError::bad_request("'bots' must be two bot names: [creator, acceptor]"));
+        return Err(ApiError::bad_request(
+            "'bots' must be two bot names: [creator, acceptor]",
+        ));
     };
     let req = new_set(&st, &body, Some((*b).to_string()))?;
     let mut c = st.arena.store.pool.acquire().await?;
     let mut find = async |n: &str| {
-        acc::bot_by_ref(&mut c, n).await.map_err(ApiError::from)?.ok_or_else(|| ApiError::not_found(format!("no bot '{n}'")))
+        acc::bot_by_ref(&mut c, n)
+            .await
+            .map_err(ApiError::from)?
+            .ok_or_else(|| ApiError::not_found(format!("no bot '{n}'")))
     };
     let creator = find(a).await?;
     let acceptor = find(b).await?;
     drop(c);
     if !(crate::arena::sets::STAKE_MIN..=crate::arena::sets::STAKE_MAX).contains(&req.stake) {
-        return Err(ApiError::bad_request("stake must be 10 to 1000").with_details(serde_json::json!({"field": "stake"})));
+        return Err(ApiError::bad_request("stake must be 10 to 1000")
+            .with_details(serde_json::json!({"field": "stake"})));
     }
     let set = st.arena.start_now(&creator, &acceptor, req, false).await?;
     Ok(HttpResponse::Created().json(set))

@@ -28,11 +28,21 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 fn last_event_id(req: &HttpRequest) -> Option<i64> {
-    req.headers().get("last-event-id")?.to_str().ok()?.trim().parse().ok()
+    req.headers()
+        .get("last-event-id")?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 fn data(id: i64, kind: &str, payload: String) -> sse::Event {
-    sse::Event::Data(sse::Data::new(payload).event(kind.to_string()).id(id.to_string()))
+    sse::Event::Data(
+        sse::Data::new(payload)
+            .event(kind.to_string())
+            .id(id.to_string()),
+    )
 }
 
 /// Which stream a task serves.
@@ -97,7 +107,11 @@ async fn pump(arena: Arc<Arena>, feed: Feed, mut cursor: i64, tx: mpsc::Sender<s
 /// `GET /v1/bots/me/events`: `challenge`, `set_started`, `your_turn`, `game_finished`,
 /// `set_finished`. A new connection first gets `your_turn` for every game on move and
 /// `challenge` for every set it may accept; a reconnection with `Last-Event-ID` gets the missed events.
-async fn bot_events(st: web::Data<AppState>, AuthBot(bot): AuthBot, req: HttpRequest) -> ApiResult<impl Responder> {
+async fn bot_events(
+    st: web::Data<AppState>,
+    AuthBot(bot): AuthBot,
+    req: HttpRequest,
+) -> ApiResult<impl Responder> {
     let arena = st.arena.clone();
     let (tx, rx) = mpsc::channel(64);
     let cursor = match last_event_id(&req) {
@@ -116,18 +130,28 @@ async fn bot_events(st: web::Data<AppState>, AuthBot(bot): AuthBot, req: HttpReq
             };
             for (set_id, game_no) in on_move.into_iter().take(32) {
                 let state = arena.game_state(&set_id, game_no).await?;
-                let _ = tx.try_send(data(cursor, "your_turn", json!({"state": state}).to_string()));
+                let _ = tx.try_send(data(
+                    cursor,
+                    "your_turn",
+                    json!({"state": state}).to_string(),
+                ));
             }
             cursor
         }
     };
     tokio::spawn(pump(arena, Feed::Bot(bot.id.clone()), cursor, tx));
-    Ok(Sse::from_infallible_receiver(rx).with_keep_alive(KEEP_ALIVE).with_retry_duration(Duration::from_secs(2)))
+    Ok(Sse::from_infallible_receiver(rx)
+        .with_keep_alive(KEEP_ALIVE)
+        .with_retry_duration(Duration::from_secs(2)))
 }
 
 /// `GET /v1/sets/{id}/games/{n}/events` (public): `state` with the whole game state, first on
 /// connect and then on every change.
-async fn game_events(st: web::Data<AppState>, path: web::Path<(String, i64)>, req: HttpRequest) -> ApiResult<impl Responder> {
+async fn game_events(
+    st: web::Data<AppState>,
+    path: web::Path<(String, i64)>,
+    req: HttpRequest,
+) -> ApiResult<impl Responder> {
     let (set_id, game_no) = path.into_inner();
     let arena = st.arena.clone();
     let (tx, rx) = mpsc::channel(64);
@@ -147,5 +171,7 @@ async fn game_events(st: web::Data<AppState>, path: web::Path<(String, i64)>, re
         }
     };
     tokio::spawn(pump(arena, Feed::Game(set_id, game_no), cursor, tx));
-    Ok(Sse::from_infallible_receiver(rx).with_keep_alive(KEEP_ALIVE).with_retry_duration(Duration::from_secs(2)))
+    Ok(Sse::from_infallible_receiver(rx)
+        .with_keep_alive(KEEP_ALIVE)
+        .with_retry_duration(Duration::from_secs(2)))
 }

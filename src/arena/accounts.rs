@@ -31,15 +31,19 @@ pub fn token_hash(token: &str) -> String {
 pub fn new_player_id() -> String {
     const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
     let bytes = rand::random::<[u8; 6]>();
-    let suffix: String =
-        bytes.iter().map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()])).collect();
+    let suffix: String = bytes
+        .iter()
+        .map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()]))
+        .collect();
     format!("player-{suffix}")
 }
 
 /// Bot names: 3..=24 of `[A-Za-z0-9_-]`.
 pub fn valid_bot_name(name: &str) -> bool {
     (3..=24).contains(&name.len())
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// Player names: 1..=40 printable characters.
@@ -52,8 +56,10 @@ impl Arena {
     /// Registers a player and grants the starting balance. Returns (player, token).
     pub async fn register_player(&self, name: &str, house: bool) -> ApiResult<(PlayerRow, String)> {
         if !valid_player_name(name) {
-            return Err(ApiError::bad_request("name must be 1 to 40 printable characters")
-                .with_details(json!({"field": "name"})));
+            return Err(
+                ApiError::bad_request("name must be 1 to 40 printable characters")
+                    .with_details(json!({"field": "name"})),
+            );
         }
         let token = new_token("hxp_");
         let now = self.now_ms();
@@ -67,7 +73,11 @@ impl Arena {
             id = new_player_id();
         }
         acc::insert_player(&mut tx, &id, name, &token_hash(&token), house, now).await?;
-        let grant = if house { 1_000_000 } else { self.config.starting_balance };
+        let grant = if house {
+            1_000_000
+        } else {
+            self.config.starting_balance
+        };
         if grant > 0 {
             grant_in(&mut tx, &id, grant, &format!("grant:{id}:signup"), now).await?;
         }
@@ -87,8 +97,10 @@ impl Arena {
         house: bool,
     ) -> ApiResult<(BotRow, String)> {
         if !valid_bot_name(name) {
-            return Err(ApiError::bad_request("bot name must be 3 to 24 of A-Z a-z 0-9 _ -")
-                .with_details(json!({"field": "name"})));
+            return Err(
+                ApiError::bad_request("bot name must be 3 to 24 of A-Z a-z 0-9 _ -")
+                    .with_details(json!({"field": "name"})),
+            );
         }
         let max_stake = max_stake.unwrap_or(DEFAULT_MAX_STAKE);
         if !(0..=MAX_STAKE).contains(&max_stake) {
@@ -99,12 +111,25 @@ impl Arena {
         let id = format!("bot_{}", ulid::Ulid::generate());
         let mut tx = self.store.begin_write().await?;
         if acc::bot_by_ref(&mut tx, name).await?.is_some() {
-            return Err(ApiError::conflict("name_taken", format!("a bot named '{name}' exists"))
-                .with_details(json!({"field": "name"})));
+            return Err(
+                ApiError::conflict("name_taken", format!("a bot named '{name}' exists"))
+                    .with_details(json!({"field": "name"})),
+            );
         }
-        acc::insert_bot(&mut tx, &id, name, &owner.id, max_stake, &token_hash(&token), house, self.now_ms())
-            .await?;
-        let bot = acc::bot_by_ref(&mut tx, &id).await?.ok_or_else(|| ApiError::internal("bot vanished"))?;
+        acc::insert_bot(
+            &mut tx,
+            &id,
+            name,
+            &owner.id,
+            max_stake,
+            &token_hash(&token),
+            house,
+            self.now_ms(),
+        )
+        .await?;
+        let bot = acc::bot_by_ref(&mut tx, &id)
+            .await?
+            .ok_or_else(|| ApiError::internal("bot vanished"))?;
         tx.commit().await?;
         Ok((bot, token))
     }
@@ -139,12 +164,20 @@ impl Arena {
     }
 
     /// 403 `suspended` if the bot may not play staked sets now.
-    pub async fn ensure_not_suspended(&self, c: &mut sqlx::AnyConnection, bot: &BotRow) -> ApiResult<()> {
+    pub async fn ensure_not_suspended(
+        &self,
+        c: &mut sqlx::AnyConnection,
+        bot: &BotRow,
+    ) -> ApiResult<()> {
         let (_, until) = self.strikes(c, &bot.id).await?;
         match until {
             Some(u) => Err(ApiError::forbidden_code(
                 "suspended",
-                format!("{} has 3 strikes in 24 h and may not play staked sets until {}", bot.name, rfc3339(u)),
+                format!(
+                    "{} has 3 strikes in 24 h and may not play staked sets until {}",
+                    bot.name,
+                    rfc3339(u)
+                ),
             )
             .with_details(json!({"bot": bot.name, "until": rfc3339(u)}))),
             None => Ok(()),
@@ -195,26 +228,42 @@ impl Arena {
             .ok_or_else(|| ApiError::not_found(format!("no player '{player_ref}'")))?;
         let key = format!("grant:{}:{}", p.id, ulid::Ulid::generate());
         grant_in(&mut tx, &p.id, amount, &key, now).await?;
-        let p = acc::player_by_id(&mut tx, &p.id).await?.ok_or_else(|| ApiError::internal("player vanished"))?;
+        let p = acc::player_by_id(&mut tx, &p.id)
+            .await?
+            .ok_or_else(|| ApiError::internal("player vanished"))?;
         tx.commit().await?;
         Ok(p)
     }
 }
 
-async fn grant_in(c: &mut sqlx::AnyConnection, player_id: &str, amount: i64, key: &str, now: i64) -> ApiResult<()> {
-    let legs = [Posting::player(player_id, "grant", amount), Posting::account("mint".into(), "grant", -amount)];
-    ledger::transfer(c, key, None, &legs, now).await.map_err(transfer_error)?;
+async fn grant_in(
+    c: &mut sqlx::AnyConnection,
+    player_id: &str,
+    amount: i64,
+    key: &str,
+    now: i64,
+) -> ApiResult<()> {
+    let legs = [
+        Posting::player(player_id, "grant", amount),
+        Posting::account("mint".into(), "grant", -amount),
+    ];
+    ledger::transfer(c, key, None, &legs, now)
+        .await
+        .map_err(transfer_error)?;
     Ok(())
 }
 
 /// Maps a ledger refusal to the API's errors.
 pub fn transfer_error(e: TransferError) -> ApiError {
     match e {
-        TransferError::InsufficientBalance { player_id } => {
-            ApiError::conflict("insufficient_balance", format!("{player_id} has too few PTS for this stake"))
-                .with_details(json!({"player": player_id}))
+        TransferError::InsufficientBalance { player_id } => ApiError::conflict(
+            "insufficient_balance",
+            format!("{player_id} has too few PTS for this stake"),
+        )
+        .with_details(json!({"player": player_id})),
+        TransferError::Unbalanced(sum) => {
+            ApiError::internal(format!("unbalanced transfer ({sum})"))
         }
-        TransferError::Unbalanced(sum) => ApiError::internal(format!("unbalanced transfer ({sum})")),
         TransferError::Db(e) => ApiError::from(e),
     }
 }

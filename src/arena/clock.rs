@@ -180,7 +180,10 @@ mod tests {
     fn first_move_after_thirty_seconds_loses_and_changes_nothing() {
         let mut c = started(60_000, 2_000);
         let before = c;
-        assert_eq!(c.charge_move(Seat::One, T0 + 30_001), Err(TimeLoss::FirstMove));
+        assert_eq!(
+            c.charge_move(Seat::One, T0 + 30_001),
+            Err(TimeLoss::FirstMove)
+        );
         assert_eq!(c, before);
         assert_eq!(c.loss_at(Seat::One, T0 + 30_000), None);
     }
@@ -203,7 +206,10 @@ mod tests {
         let mut late = c;
         assert_eq!(c.charge_move(Seat::One, T0 + 10_000), Ok(10_000));
         assert_eq!(c.remaining_ms[0], 1_000);
-        assert_eq!(late.charge_move(Seat::One, T0 + 10_001), Err(TimeLoss::Clock));
+        assert_eq!(
+            late.charge_move(Seat::One, T0 + 10_001),
+            Err(TimeLoss::Clock)
+        );
         assert_eq!(late.remaining_ms[0], 10_000);
     }
 

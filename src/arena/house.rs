@@ -31,8 +31,10 @@ pub enum Strategy {
 
 /// The house bots: name, owner name, strategy. Each has its own owner so they may play
 /// staked sets against each other in demo mode.
-pub const HOUSE: [(&str, &str, Strategy); 2] =
-    [(WEAKEST, "House of Random", Strategy::Random), (STRONG, "House of Bridges", Strategy::Strong)];
+pub const HOUSE: [(&str, &str, Strategy); 2] = [
+    (WEAKEST, "House of Random", Strategy::Random),
+    (STRONG, "House of Bridges", Strategy::Strong),
+];
 
 /// Registers the house bots on first start; returns them with their strategies.
 pub async fn ensure(arena: &Arena) -> ApiResult<Vec<(BotRow, Strategy)>> {
@@ -93,9 +95,15 @@ async fn drive(arena: Arc<Arena>, bot: BotRow, strategy: Strategy) {
 async fn act(arena: &Arena, bot: &BotRow, strategy: Strategy, rng: &mut Pcg64) -> ApiResult<()> {
     let (open, on_move) = {
         let mut c = arena.store.pool.acquire().await?;
-        (sets::open_for(&mut c, &bot.id).await?, games::all_on_move(&mut c, &bot.id).await?)
+        (
+            sets::open_for(&mut c, &bot.id).await?,
+            games::all_on_move(&mut c, &bot.id).await?,
+        )
     };
-    for s in open.iter().filter(|s| s.opponent_id.as_deref() == Some(bot.id.as_str())) {
+    for s in open
+        .iter()
+        .filter(|s| s.opponent_id.as_deref() == Some(bot.id.as_str()))
+    {
         if let Err(e) = arena.accept_set(bot, &s.id).await {
             tracing::info!(bot = %bot.name, set_id = %s.id, error = %e, "house bot declines");
             let _ = arena.close_set(bot, &s.id, true).await;
@@ -111,15 +119,19 @@ async fn act(arena: &Arena, bot: &BotRow, strategy: Strategy, rng: &mut Pcg64) -
         let mut local = Pcg64::seed_from_u64(rand::RngExt::random(rng));
         let mv: Option<Move> = match strategy {
             Strategy::Random => hex::random_move(&pos, &mut local),
-            Strategy::Strong => tokio::task::spawn_blocking(move || hex::strong_move(&pos, &mut local, hex::STRONG_BUDGET))
-                .await
-                .ok()
-                .flatten(),
+            Strategy::Strong => tokio::task::spawn_blocking(move || {
+                hex::strong_move(&pos, &mut local, hex::STRONG_BUDGET)
+            })
+            .await
+            .ok()
+            .flatten(),
         };
-        if let Some(mv) = mv {
-            if let Err(e) = arena.play_move(bot, &set_id, game_no, mv, Some(g.ply + 1)).await {
-                tracing::debug!(bot = %bot.name, set_id, error = %e, "house move refused");
-            }
+        if let Some(mv) = mv
+            && let Err(e) = arena
+                .play_move(bot, &set_id, game_no, mv, Some(g.ply + 1))
+                .await
+        {
+            tracing::debug!(bot = %bot.name, set_id, error = %e, "house move refused");
         }
     }
     Ok(())

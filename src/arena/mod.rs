@@ -42,6 +42,12 @@ pub struct Change {
     pub bots: Vec<String>,
 }
 
+/// A game: (set_id, game_no).
+pub type GameKey = (String, i64);
+
+/// A game's move list as of a game-row version.
+type CachedMoves = (i64, Arc<Vec<MoveRow>>);
+
 /// The arena: shared by every handler, the scheduler and the house bots.
 pub struct Arena {
     pub store: Store,
@@ -52,7 +58,7 @@ pub struct Arena {
     /// Bot id -> name (names never change).
     names: Mutex<HashMap<String, String>>,
     /// (set_id, game_no) -> (game version, moves): spares reading the move list on every move.
-    moves_cache: Mutex<HashMap<(String, i64), (i64, Arc<Vec<MoveRow>>)>>,
+    moves_cache: Mutex<HashMap<GameKey, CachedMoves>>,
     /// This process's id in the `instances` table.
     pub instance_id: String,
 }
@@ -85,7 +91,11 @@ impl Arena {
     }
 
     /// A bot's name by id, cached.
-    pub async fn bot_name(&self, conn: &mut sqlx::AnyConnection, bot_id: &str) -> ApiResult<String> {
+    pub async fn bot_name(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        bot_id: &str,
+    ) -> ApiResult<String> {
         if let Some(n) = self.names.lock().ok().and_then(|m| m.get(bot_id).cloned()) {
             return Ok(n);
         }
@@ -107,10 +117,14 @@ impl Arena {
         version: i64,
     ) -> ApiResult<Arc<Vec<MoveRow>>> {
         let key = (set_id.to_string(), game_no);
-        if let Some((v, moves)) = self.moves_cache.lock().ok().and_then(|m| m.get(&key).cloned()) {
-            if v == version {
-                return Ok(moves);
-            }
+        if let Some((v, moves)) = self
+            .moves_cache
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&key).cloned())
+            && v == version
+        {
+            return Ok(moves);
         }
         let moves = Arc::new(crate::store::games::moves(conn, set_id, game_no).await?);
         self.cache_moves(set_id, game_no, version, moves.clone());

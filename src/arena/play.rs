@@ -22,30 +22,64 @@ use crate::store::{WriteTx, events};
 /// What a transaction causes besides its rows: events to store, waiters to wake, deadlines.
 #[derive(Default, Debug)]
 pub struct Effects {
-    events: Vec<(Option<String>, String, Option<i64>, &'static str, String)>,
+    events: Vec<PendingEvent>,
     changes: Vec<Change>,
     deadlines: Vec<(String, i64, Option<i64>)>,
+    /// (set_id, game_no, version, moves) to cache after commit.
     moves: Vec<(String, i64, i64, Arc<Vec<MoveRow>>)>,
+}
+
+/// An event to store: audience bot (None = the game's public stream), set, game, kind, JSON.
+#[derive(Debug)]
+struct PendingEvent {
+    bot: Option<String>,
+    set_id: String,
+    game_no: Option<i64>,
+    kind: &'static str,
+    payload: String,
 }
 
 impl Effects {
     /// An event for a bot's stream (`Some(bot_id)` or the lobby) or a game's public stream (None).
-    pub fn event(&mut self, bot: Option<&str>, set_id: &str, game_no: Option<i64>, kind: &'static str, payload: Value) {
-        self.events.push((bot.map(str::to_string), set_id.to_string(), game_no, kind, payload.to_string()));
+    pub fn event(
+        &mut self,
+        bot: Option<&str>,
+        set_id: &str,
+        game_no: Option<i64>,
+        kind: &'static str,
+        payload: Value,
+    ) {
+        self.events.push(PendingEvent {
+            bot: bot.map(str::to_string),
+            set_id: set_id.to_string(),
+            game_no,
+            kind,
+            payload: payload.to_string(),
+        });
     }
     pub fn change(&mut self, c: Change) {
         self.changes.push(c);
     }
     /// Schedules (or clears) the deadline of a game as now stored in `g`.
     pub fn deadline(&mut self, g: &GameRow) {
-        let d = if g.status == "active" { g.deadline_ms } else { None };
+        let d = if g.status == "active" {
+            g.deadline_ms
+        } else {
+            None
+        };
         self.deadlines.push((g.set_id.clone(), g.game_no, d));
     }
     /// The public `state` event of a game and, if someone is on move, its `your_turn`.
     pub fn game_state_events(&mut self, g: &GameRow, state: &Value) {
         self.event(None, &g.set_id, Some(g.game_no), "state", state.clone());
         if let Some(bot) = g.to_move_id.as_deref().filter(|_| g.status == "active") {
-            self.event(Some(bot), &g.set_id, Some(g.game_no), "your_turn", json!({"state": state}));
+            self.event(
+                Some(bot),
+                &g.set_id,
+                Some(g.game_no),
+                "your_turn",
+                json!({"state": state}),
+            );
         }
     }
     /// Stores the events in the transaction, last thing before its commit.
@@ -54,8 +88,17 @@ impl Effects {
             return Ok(());
         }
         tx.serialize_events().await?;
-        for (bot, set_id, game_no, kind, payload) in &self.events {
-            events::insert(tx, bot.as_deref(), set_id, *game_no, kind, payload, now).await?;
+        for e in &self.events {
+            events::insert(
+                tx,
+                e.bot.as_deref(),
+                &e.set_id,
+                e.game_no,
+                e.kind,
+                &e.payload,
+                now,
+            )
+            .await?;
         }
         Ok(())
     }
@@ -82,9 +125,17 @@ impl Arena {
         self.state_of(&mut c, &set, &g).await
     }
 
-    async fn state_of(&self, c: &mut sqlx::AnyConnection, set: &SetRow, g: &GameRow) -> ApiResult<Value> {
+    async fn state_of(
+        &self,
+        c: &mut sqlx::AnyConnection,
+        set: &SetRow,
+        g: &GameRow,
+    ) -> ApiResult<Value> {
         let moves = self.moves_of(c, &g.set_id, g.game_no, g.version).await?;
-        let names = [self.bot_name(c, &g.seat1_id).await?, self.bot_name(c, &g.seat2_id).await?];
+        let names = [
+            self.bot_name(c, &g.seat1_id).await?,
+            self.bot_name(c, &g.seat2_id).await?,
+        ];
         views::game_state(set, g, &moves, &names, self.now_ms())
     }
 
@@ -108,17 +159,19 @@ impl Arena {
         let (set, mut g) = load(&mut tx, set_id, game_no, self.store.for_update()).await?;
         let seat = seat_of(&g, &bot.id)?;
         if let Some(k) = ply_hint {
-            if k <= g.ply && k >= 1 {
-                if let Some(m) = games::move_at(&mut tx, set_id, game_no, k).await? {
-                    if m.bot_id == bot.id && views::move_of_row(&m) == Some(mv) {
-                        let state = self.state_of(&mut tx, &set, &g).await?;
-                        return Ok(state);
-                    }
-                }
+            if (1..=g.ply).contains(&k)
+                && let Some(m) = games::move_at(&mut tx, set_id, game_no, k).await?
+                && m.bot_id == bot.id
+                && views::move_of_row(&m) == Some(mv)
+            {
+                return self.state_of(&mut tx, &set, &g).await;
             }
             if k != g.ply + 1 && g.status == "active" {
-                return Err(ApiError::conflict("stale_ply", format!("this move would be ply {}, not {k}", g.ply + 1))
-                    .with_details(json!({"expected_ply": g.ply + 1, "ply": g.ply})));
+                return Err(ApiError::conflict(
+                    "stale_ply",
+                    format!("this move would be ply {}, not {k}", g.ply + 1),
+                )
+                .with_details(json!({"expected_ply": g.ply + 1, "ply": g.ply})));
             }
         }
         if g.status == "finished" {
@@ -130,7 +183,16 @@ impl Arena {
         if let Some(loss) = clock.loss_at(seat, now) {
             // Lost on time before this move arrived: record the loss, then refuse the move.
             let mut fx = Effects::default();
-            self.finish_game(&mut tx, &set, &mut g, Some(seat.other()), loss.reason(), now, &mut fx).await?;
+            self.finish_game(
+                &mut tx,
+                &set,
+                &mut g,
+                Some(seat.other()),
+                loss.reason(),
+                now,
+                &mut fx,
+            )
+            .await?;
             let names = self.bot_names(&mut tx, &g).await?;
             fx.write(&mut tx, now).await?;
             tx.commit().await?;
@@ -139,10 +201,16 @@ impl Arena {
         }
         let mut pos = position_of(&g)?;
         let outcome = pos.play(mv).map_err(|e| {
-            ApiError::new(actix_web::http::StatusCode::UNPROCESSABLE_ENTITY, e.code(), e.to_string())
-                .with_details(json!({"move": views::move_json(mv)}))
+            ApiError::new(
+                actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
+                e.code(),
+                e.to_string(),
+            )
+            .with_details(json!({"move": views::move_json(mv)}))
         })?;
-        let elapsed = clock.charge_move(seat, now).map_err(|_| ApiError::internal("clock refused a checked move"))?;
+        let elapsed = clock
+            .charge_move(seat, now)
+            .map_err(|_| ApiError::internal("clock refused a checked move"))?;
         let mut fx = Effects::default();
         let row = MoveRow {
             ply: g.ply + 1,
@@ -174,7 +242,10 @@ impl Arena {
                     Some(w) => (Some(w), "connection"),
                     None => (None, "move_cap"),
                 };
-                self.finish_game_with_moves(&mut tx, &set, &mut g, winner, reason, now, &mut fx, moves).await?
+                self.finish_game_with_moves(
+                    &mut tx, &set, &mut g, winner, reason, now, &mut fx, moves,
+                )
+                .await?
             }
             None => {
                 let next = seat.other();
@@ -187,8 +258,13 @@ impl Arena {
                 let state = self.state_with(&mut tx, &set, &g, &moves, now).await?;
                 fx.game_state_events(&g, &state);
                 fx.deadline(&g);
-                fx.moves.push((g.set_id.clone(), g.game_no, g.version, moves));
-                fx.change(Change { set_id: g.set_id.clone(), game_no: Some(g.game_no), bots: vec![g.seat1_id.clone(), g.seat2_id.clone()] });
+                fx.moves
+                    .push((g.set_id.clone(), g.game_no, g.version, moves));
+                fx.change(Change {
+                    set_id: g.set_id.clone(),
+                    game_no: Some(g.game_no),
+                    bots: vec![g.seat1_id.clone(), g.seat2_id.clone()],
+                });
                 state
             }
         };
@@ -209,7 +285,10 @@ impl Arena {
             return Err(game_over(&g, self.bot_names(&mut tx, &g).await?));
         }
         if g.status != "active" {
-            return Err(ApiError::conflict("not_your_turn", "this game has not started yet"));
+            return Err(ApiError::conflict(
+                "not_your_turn",
+                "this game has not started yet",
+            ));
         }
         let mut fx = Effects::default();
         let on_move = seat_on_move(&g);
@@ -221,7 +300,9 @@ impl Arena {
         };
         clock.stop(on_move, now);
         store_clock(&mut g, &clock);
-        let state = self.finish_game(&mut tx, &set, &mut g, Some(winner), reason, now, &mut fx).await?;
+        let state = self
+            .finish_game(&mut tx, &set, &mut g, Some(winner), reason, now, &mut fx)
+            .await?;
         fx.write(&mut tx, now).await?;
         tx.commit().await?;
         self.apply(fx);
@@ -243,7 +324,16 @@ impl Arena {
             return Ok(false);
         };
         let mut fx = Effects::default();
-        self.finish_game(&mut tx, &set, &mut g, Some(seat.other()), loss.reason(), now, &mut fx).await?;
+        self.finish_game(
+            &mut tx,
+            &set,
+            &mut g,
+            Some(seat.other()),
+            loss.reason(),
+            now,
+            &mut fx,
+        )
+        .await?;
         fx.write(&mut tx, now).await?;
         tx.commit().await?;
         self.apply(fx);
@@ -256,20 +346,39 @@ impl Arena {
             "finished" => Err(ApiError::conflict("game_over", "the game is over")
                 .with_details(json!({"result": {"winner": g.winner_seat, "reason": g.reason}}))),
             "active" if seat_on_move(g) == Some(seat) => Ok(()),
-            "active" => Err(ApiError::conflict("not_your_turn", "the other seat is on move")
-                .with_details(json!({"to_move": seat_on_move(g).map(|s| s.number()), "ply": g.ply}))),
-            _ => Err(ApiError::conflict("not_your_turn", "this game has not started yet")),
+            "active" => Err(
+                ApiError::conflict("not_your_turn", "the other seat is on move").with_details(
+                    json!({"to_move": seat_on_move(g).map(|s| s.number()), "ply": g.ply}),
+                ),
+            ),
+            _ => Err(ApiError::conflict(
+                "not_your_turn",
+                "this game has not started yet",
+            )),
         }
     }
 
     /// The bots of seats 1 and 2, read on `c` (the caller's transaction: an in-memory SQLite
     /// pool has one connection, which the transaction holds).
     async fn bot_names(&self, c: &mut sqlx::AnyConnection, g: &GameRow) -> ApiResult<[String; 2]> {
-        Ok([self.bot_name(c, &g.seat1_id).await?, self.bot_name(c, &g.seat2_id).await?])
+        Ok([
+            self.bot_name(c, &g.seat1_id).await?,
+            self.bot_name(c, &g.seat2_id).await?,
+        ])
     }
 
-    async fn state_with(&self, c: &mut sqlx::AnyConnection, set: &SetRow, g: &GameRow, moves: &[MoveRow], now: i64) -> ApiResult<Value> {
-        let names = [self.bot_name(c, &g.seat1_id).await?, self.bot_name(c, &g.seat2_id).await?];
+    async fn state_with(
+        &self,
+        c: &mut sqlx::AnyConnection,
+        set: &SetRow,
+        g: &GameRow,
+        moves: &[MoveRow],
+        now: i64,
+    ) -> ApiResult<Value> {
+        let names = [
+            self.bot_name(c, &g.seat1_id).await?,
+            self.bot_name(c, &g.seat2_id).await?,
+        ];
         views::game_state(set, g, moves, &names, now)
     }
 
@@ -285,7 +394,8 @@ impl Arena {
         fx: &mut Effects,
     ) -> ApiResult<Value> {
         let moves = self.moves_of(tx, &g.set_id, g.game_no, g.version).await?;
-        self.finish_game_with_moves(tx, set, g, winner, reason, now, fx, moves).await
+        self.finish_game_with_moves(tx, set, g, winner, reason, now, fx, moves)
+            .await
     }
 
     /// Ends game `g` (already holding its final board and clocks), then starts game 2 or ends the set.
@@ -331,11 +441,22 @@ impl Arena {
         let state = self.state_with(tx, set, g, &moves, now).await?;
         fx.game_state_events(g, &state);
         for b in [&g.seat1_id, &g.seat2_id] {
-            fx.event(Some(b), &g.set_id, Some(g.game_no), "game_finished", json!({"state": state}));
+            fx.event(
+                Some(b),
+                &g.set_id,
+                Some(g.game_no),
+                "game_finished",
+                json!({"state": state}),
+            );
         }
         fx.deadline(g);
-        fx.moves.push((g.set_id.clone(), g.game_no, g.version, moves));
-        fx.change(Change { set_id: g.set_id.clone(), game_no: Some(g.game_no), bots: vec![g.seat1_id.clone(), g.seat2_id.clone()] });
+        fx.moves
+            .push((g.set_id.clone(), g.game_no, g.version, moves));
+        fx.change(Change {
+            set_id: g.set_id.clone(),
+            game_no: Some(g.game_no),
+            bots: vec![g.seat1_id.clone(), g.seat2_id.clone()],
+        });
         if g.game_no == 1 {
             self.start_game_two(tx, set, g, now, fx).await?;
         } else {
@@ -344,7 +465,14 @@ impl Arena {
         Ok(state)
     }
 
-    async fn start_game_two(&self, tx: &mut sqlx::AnyConnection, set: &SetRow, g1: &GameRow, now: i64, fx: &mut Effects) -> ApiResult<()> {
+    async fn start_game_two(
+        &self,
+        tx: &mut sqlx::AnyConnection,
+        set: &SetRow,
+        g1: &GameRow,
+        now: i64,
+        fx: &mut Effects,
+    ) -> ApiResult<()> {
         let mut g = games::get(tx, &set.id, 2, self.store.for_update())
             .await?
             .ok_or_else(|| ApiError::internal("game 2 missing"))?;
@@ -364,54 +492,117 @@ impl Arena {
         let state = self.state_with(tx, set, &g, &[], now).await?;
         fx.game_state_events(&g, &state);
         fx.deadline(&g);
-        fx.change(Change { set_id: set.id.clone(), game_no: Some(2), bots: vec![g.seat1_id.clone(), g.seat2_id.clone()] });
+        fx.change(Change {
+            set_id: set.id.clone(),
+            game_no: Some(2),
+            bots: vec![g.seat1_id.clone(), g.seat2_id.clone()],
+        });
         Ok(())
     }
 
     /// Scores the set, settles the stakes and updates ratings, all in the caller's transaction.
-    async fn finish_set(&self, tx: &mut sqlx::AnyConnection, set: &SetRow, now: i64, fx: &mut Effects) -> ApiResult<()> {
+    async fn finish_set(
+        &self,
+        tx: &mut sqlx::AnyConnection,
+        set: &SetRow,
+        now: i64,
+        fx: &mut Effects,
+    ) -> ApiResult<()> {
         let gs = games::of_set(tx, &set.id).await?;
         let [g1, g2] = gs.as_slice() else {
             return Err(ApiError::internal("set without two games"));
         };
         let score = score_set(&[game_end(g1), game_end(g2)]);
-        let acceptor_id = set.acceptor_id.clone().ok_or_else(|| ApiError::internal("active set without acceptor"))?;
-        let id_of = |side: Side| if side == Side::Creator { set.creator_id.clone() } else { acceptor_id.clone() };
+        let acceptor_id = set
+            .acceptor_id
+            .clone()
+            .ok_or_else(|| ApiError::internal("active set without acceptor"))?;
+        let id_of = |side: Side| {
+            if side == Side::Creator {
+                set.creator_id.clone()
+            } else {
+                acceptor_id.clone()
+            }
+        };
         let (winner_id, result, tiebreak) = match score.outcome {
             SetOutcome::Win { side, tiebreak } => {
                 let name = self.bot_name(tx, &id_of(side)).await?;
-                let text = if tiebreak { format!("{name} wins on the tiebreak") } else { format!("{name} wins") };
+                let text = if tiebreak {
+                    format!("{name} wins on the tiebreak")
+                } else {
+                    format!("{name} wins")
+                };
                 (Some(id_of(side)), text, tiebreak)
             }
             SetOutcome::Draw => (None, "draw".to_string(), false),
         };
-        if sets::finish(tx, &set.id, score.points2, winner_id.as_deref(), &result, tiebreak, now).await? != 1 {
+        if sets::finish(
+            tx,
+            &set.id,
+            score.points2,
+            winner_id.as_deref(),
+            &result,
+            tiebreak,
+            now,
+        )
+        .await?
+            != 1
+        {
             return Ok(()); // already finished: settle nothing twice
         }
-        let creator = acc::bot_by_ref(tx, &set.creator_id).await?.ok_or_else(|| ApiError::internal("creator missing"))?;
-        let acceptor = acc::bot_by_ref(tx, &acceptor_id).await?.ok_or_else(|| ApiError::internal("acceptor missing"))?;
         if set.practice == 0 {
-            self.settle(tx, set, &creator, &acceptor, score.outcome, now).await?;
+            acc::lock_bots(tx, &[&set.creator_id, &acceptor_id], self.store.backend).await?;
         }
-        let set = sets::get(tx, &set.id, "").await?.ok_or_else(|| ApiError::internal("set vanished"))?;
+        let creator = acc::bot_by_ref(tx, &set.creator_id)
+            .await?
+            .ok_or_else(|| ApiError::internal("creator missing"))?;
+        let acceptor = acc::bot_by_ref(tx, &acceptor_id)
+            .await?
+            .ok_or_else(|| ApiError::internal("acceptor missing"))?;
+        if set.practice == 0 {
+            self.settle(tx, set, &creator, &acceptor, score.outcome, now)
+                .await?;
+        }
+        let set = sets::get(tx, &set.id, "")
+            .await?
+            .ok_or_else(|| ApiError::internal("set vanished"))?;
         let view = self.set_view(tx, &set).await?;
         for b in [&creator.id, &acceptor.id] {
             fx.event(Some(b), &set.id, None, "set_finished", json!({"set": view}));
         }
-        fx.change(Change { set_id: set.id.clone(), game_no: None, bots: vec![creator.id.clone(), acceptor.id.clone()] });
+        fx.change(Change {
+            set_id: set.id.clone(),
+            game_no: None,
+            bots: vec![creator.id.clone(), acceptor.id.clone()],
+        });
         Ok(())
     }
 
     /// Pays the pot (less the fee) to the winner's owner or returns both stakes on a draw, and
     /// updates W/D/L, won/net and Elo. Idempotent by the transfer key `settle:<set_id>`.
-    async fn settle(&self, tx: &mut sqlx::AnyConnection, set: &SetRow, creator: &BotRow, acceptor: &BotRow, outcome: SetOutcome, now: i64) -> ApiResult<()> {
+    async fn settle(
+        &self,
+        tx: &mut sqlx::AnyConnection,
+        set: &SetRow,
+        creator: &BotRow,
+        acceptor: &BotRow,
+        outcome: SetOutcome,
+        now: i64,
+    ) -> ApiResult<()> {
         let pot = 2 * set.stake;
         let escrow = format!("escrow:{}", set.id);
         let fee = pot * self.config.fee_bps.clamp(0, 10_000) / 10_000;
         let legs = match outcome {
             SetOutcome::Win { side, .. } => {
-                let w = if side == Side::Creator { creator } else { acceptor };
-                let mut legs = vec![Posting::account(escrow, "payout", -pot), Posting::player(&w.owner_id, "payout", pot - fee)];
+                let w = if side == Side::Creator {
+                    creator
+                } else {
+                    acceptor
+                };
+                let mut legs = vec![
+                    Posting::account(escrow, "payout", -pot),
+                    Posting::player(&w.owner_id, "payout", pot - fee),
+                ];
                 if fee > 0 {
                     legs.push(Posting::account("fees".into(), "fee", fee));
                 }
@@ -434,11 +625,26 @@ impl Arena {
             return Ok(());
         }
         let (sc, sa) = match outcome {
-            SetOutcome::Win { side: Side::Creator, .. } => (Outcomes::WIN, Outcomes::LOSS),
-            SetOutcome::Win { side: Side::Acceptor, .. } => (Outcomes::LOSS, Outcomes::WIN),
+            SetOutcome::Win {
+                side: Side::Creator,
+                ..
+            } => (Outcomes::WIN, Outcomes::LOSS),
+            SetOutcome::Win {
+                side: Side::Acceptor,
+                ..
+            } => (Outcomes::LOSS, Outcomes::WIN),
             SetOutcome::Draw => (Outcomes::DRAW, Outcomes::DRAW),
         };
-        let (rc, ra) = elo(&EloRating { rating: creator.rating }, &EloRating { rating: acceptor.rating }, &sc, &EloConfig::new());
+        let (rc, ra) = elo(
+            &EloRating {
+                rating: creator.rating,
+            },
+            &EloRating {
+                rating: acceptor.rating,
+            },
+            &sc,
+            &EloConfig::new(),
+        );
         let gain = set.stake - fee; // what the winner took from the loser, net of the fee
         for (bot, outcome, rating) in [(creator, sc, rc.rating), (acceptor, sa, ra.rating)] {
             let (w, d, l, won, net) = match outcome {
@@ -463,7 +669,10 @@ impl Arena {
             .await?
             .ok_or_else(|| ApiError::not_found(format!("no set '{set_id}'")))?;
         if set.status != "finished" {
-            return Err(ApiError::conflict("set_not_open", format!("set {set_id} is {}", set.status)));
+            return Err(ApiError::conflict(
+                "set_not_open",
+                format!("set {set_id} is {}", set.status),
+            ));
         }
         let gs = games::of_set(&mut tx, set_id).await?;
         let [g1, g2] = gs.as_slice() else {
@@ -472,11 +681,19 @@ impl Arena {
         let outcome = score_set(&[game_end(g1), game_end(g2)]).outcome;
         let mut fx = Effects::default();
         self.finish_set(&mut tx, &set, now, &mut fx).await?;
-        let acceptor_id = set.acceptor_id.clone().ok_or_else(|| ApiError::internal("finished set without acceptor"))?;
-        let creator = acc::bot_by_ref(&mut tx, &set.creator_id).await?.ok_or_else(|| ApiError::internal("creator missing"))?;
-        let acceptor = acc::bot_by_ref(&mut tx, &acceptor_id).await?.ok_or_else(|| ApiError::internal("acceptor missing"))?;
+        let acceptor_id = set
+            .acceptor_id
+            .clone()
+            .ok_or_else(|| ApiError::internal("finished set without acceptor"))?;
+        let creator = acc::bot_by_ref(&mut tx, &set.creator_id)
+            .await?
+            .ok_or_else(|| ApiError::internal("creator missing"))?;
+        let acceptor = acc::bot_by_ref(&mut tx, &acceptor_id)
+            .await?
+            .ok_or_else(|| ApiError::internal("acceptor missing"))?;
         if set.practice == 0 {
-            self.settle(&mut tx, &set, &creator, &acceptor, outcome, now).await?;
+            self.settle(&mut tx, &set, &creator, &acceptor, outcome, now)
+                .await?;
         }
         fx.write(&mut tx, now).await?;
         tx.commit().await?;
@@ -488,7 +705,10 @@ impl Arena {
 fn game_end(g: &GameRow) -> GameEnd {
     GameEnd {
         game_no: g.game_no,
-        winner: g.winner_seat.and_then(|w| u8::try_from(w).ok()).and_then(Seat::from_number),
+        winner: g
+            .winner_seat
+            .and_then(|w| u8::try_from(w).ok())
+            .and_then(Seat::from_number),
         ply: g.ply,
     }
 }
@@ -507,12 +727,19 @@ fn game_points(g: &GameRow) -> [i64; 2] {
     p
 }
 
-async fn load(c: &mut sqlx::AnyConnection, set_id: &str, game_no: i64, lock: &str) -> ApiResult<(SetRow, GameRow)> {
+async fn load(
+    c: &mut sqlx::AnyConnection,
+    set_id: &str,
+    game_no: i64,
+    lock: &str,
+) -> ApiResult<(SetRow, GameRow)> {
     let not_found = || ApiError::not_found(format!("no game {game_no} in set '{set_id}'"));
     if !(1..=2).contains(&game_no) {
         return Err(not_found());
     }
-    let g = games::get(c, set_id, game_no, lock).await?.ok_or_else(not_found)?;
+    let g = games::get(c, set_id, game_no, lock)
+        .await?
+        .ok_or_else(not_found)?;
     let set = sets::get(c, set_id, "").await?.ok_or_else(not_found)?;
     Ok((set, g))
 }
@@ -523,7 +750,10 @@ fn seat_of(g: &GameRow, bot_id: &str) -> ApiResult<Seat> {
     } else if g.seat2_id == bot_id {
         Ok(Seat::Two)
     } else {
-        Err(ApiError::forbidden_code("not_your_seat", "your bot has no seat in this game"))
+        Err(ApiError::forbidden_code(
+            "not_your_seat",
+            "your bot has no seat in this game",
+        ))
     }
 }
 
@@ -535,5 +765,6 @@ fn seat_id(g: &GameRow, seat: Seat) -> &str {
 }
 
 fn game_over(g: &GameRow, names: [String; 2]) -> ApiError {
-    ApiError::conflict("game_over", "the game is over").with_details(json!({"result": views::result_json(g, &names)}))
+    ApiError::conflict("game_over", "the game is over")
+        .with_details(json!({"result": views::result_json(g, &names)}))
 }

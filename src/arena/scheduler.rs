@@ -50,7 +50,9 @@ impl Scheduler {
 
     /// Removes and returns the games whose deadline is before `now_ms`.
     pub fn pop_due(&self, now_ms: i64) -> Vec<(String, i64)> {
-        let Ok(mut q) = self.queue.lock() else { return vec![] };
+        let Ok(mut q) = self.queue.lock() else {
+            return vec![];
+        };
         let mut due = vec![];
         while let Some((d, set_id, game_no)) = q.by_time.first().cloned() {
             if d >= now_ms {
@@ -89,15 +91,15 @@ pub async fn run(arena: Arc<Arena>) {
             if let Err(e) = heartbeat(&a).await {
                 tracing::warn!(error = %e, "heartbeat failed");
             }
-            if n % 600 == 0 {
-                if let Err(e) = prune_events(&a).await {
-                    tracing::warn!(error = %e, "event pruning failed");
-                }
+            if n % 600 == 0
+                && let Err(e) = prune_events(&a).await
+            {
+                tracing::warn!(error = %e, "event pruning failed");
             }
-            if n % 2 == 0 {
-                if let Err(e) = sweep(&a, a.now_ms() + 5_000).await {
-                    tracing::warn!(error = %e, "deadline sweep failed");
-                }
+            if n % 2 == 0
+                && let Err(e) = sweep(&a, a.now_ms() + 5_000).await
+            {
+                tracing::warn!(error = %e, "deadline sweep failed");
             }
         }
     });
@@ -113,7 +115,9 @@ pub async fn run(arena: Arc<Arena>) {
         let wait = arena
             .scheduler
             .next_ms()
-            .map_or(Duration::from_secs(3600), |d| Duration::from_millis(u64::try_from(d + 1 - arena.now_ms()).unwrap_or(0)));
+            .map_or(Duration::from_secs(3600), |d| {
+                Duration::from_millis(u64::try_from(d + 1 - arena.now_ms()).unwrap_or(0))
+            });
         tokio::select! {
             _ = tokio::time::sleep(wait) => {}
             _ = arena.scheduler.wake.notified() => {}
@@ -160,15 +164,24 @@ async fn heartbeat(arena: &Arena) -> Result<(), sqlx::Error> {
 pub async fn recover(arena: &Arena) -> Result<(), sqlx::Error> {
     let now = arena.now_ms();
     let mut tx = arena.store.begin_write().await?;
-    let (last,): (Option<i64>,) = sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances").fetch_one(&mut *tx).await?;
+    let (last,): (Option<i64>,) = sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances")
+        .fetch_one(&mut *tx)
+        .await?;
     if let Some(last) = last {
         let down_ms = now - last;
         if down_ms > 3 * HEARTBEAT_EVERY.as_millis() as i64 {
             let n = games::shift_turns(&mut tx, down_ms).await?;
-            tracing::info!(down_ms, games = n, "arena was down; running turns resume with the time they had");
+            tracing::info!(
+                down_ms,
+                games = n,
+                "arena was down; running turns resume with the time they had"
+            );
         }
     }
-    sqlx::query("DELETE FROM instances WHERE heartbeat_ms < $1").bind(now - 60_000).execute(&mut *tx).await?;
+    sqlx::query("DELETE FROM instances WHERE heartbeat_ms < $1")
+        .bind(now - 60_000)
+        .execute(&mut *tx)
+        .await?;
     sqlx::query("INSERT INTO instances (id, heartbeat_ms) VALUES ($1, $2)")
         .bind(&arena.instance_id)
         .bind(now)
@@ -192,7 +205,10 @@ mod tests {
         s.set("a", 1, Some(50)); // a move moved a's deadline
         assert_eq!(s.len(), 3);
         assert_eq!(s.next_ms(), Some(50));
-        assert_eq!(s.pop_due(150), vec![("a".to_string(), 1), ("b".to_string(), 1)]);
+        assert_eq!(
+            s.pop_due(150),
+            vec![("a".to_string(), 1), ("b".to_string(), 1)]
+        );
         assert_eq!(s.pop_due(200), vec![]); // exactly at the deadline is not due
         s.set("c", 2, None);
         assert!(s.is_empty());

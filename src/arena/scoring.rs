@@ -78,15 +78,33 @@ pub fn score_set(games: &[GameEnd; 2]) -> SetScore {
         }
     }
     let outcome = if points2[0] != points2[1] {
-        let side = if points2[0] > points2[1] { Side::Creator } else { Side::Acceptor };
-        SetOutcome::Win { side, tiebreak: false }
+        let side = if points2[0] > points2[1] {
+            Side::Creator
+        } else {
+            Side::Acceptor
+        };
+        SetOutcome::Win {
+            side,
+            tiebreak: false,
+        }
     } else if tiebreak_moves[0] != tiebreak_moves[1] {
-        let side = if tiebreak_moves[0] < tiebreak_moves[1] { Side::Creator } else { Side::Acceptor };
-        SetOutcome::Win { side, tiebreak: true }
+        let side = if tiebreak_moves[0] < tiebreak_moves[1] {
+            Side::Creator
+        } else {
+            Side::Acceptor
+        };
+        SetOutcome::Win {
+            side,
+            tiebreak: true,
+        }
     } else {
         SetOutcome::Draw
     };
-    SetScore { points2, tiebreak_moves, outcome }
+    SetScore {
+        points2,
+        tiebreak_moves,
+        outcome,
+    }
 }
 
 #[cfg(test)]
@@ -94,7 +112,11 @@ mod tests {
     use super::*;
 
     fn end(game_no: i64, winner: Option<Seat>, ply: i64) -> GameEnd {
-        GameEnd { game_no, winner, ply }
+        GameEnd {
+            game_no,
+            winner,
+            ply,
+        }
     }
 
     #[test]
@@ -110,7 +132,13 @@ mod tests {
         // Creator is seat 2 in game 1 and seat 1 in game 2.
         let s = score_set(&[end(1, Some(Seat::Two), 30), end(2, Some(Seat::One), 41)]);
         assert_eq!(s.points2, [4, 0]);
-        assert_eq!(s.outcome, SetOutcome::Win { side: Side::Creator, tiebreak: false });
+        assert_eq!(
+            s.outcome,
+            SetOutcome::Win {
+                side: Side::Creator,
+                tiebreak: false
+            }
+        );
     }
 
     #[test]
@@ -120,7 +148,13 @@ mod tests {
         let s = score_set(&[end(1, Some(Seat::One), 31), end(2, Some(Seat::One), 25)]);
         assert_eq!(s.points2, [2, 2]);
         assert_eq!(s.tiebreak_moves, [13, 16]);
-        assert_eq!(s.outcome, SetOutcome::Win { side: Side::Creator, tiebreak: true });
+        assert_eq!(
+            s.outcome,
+            SetOutcome::Win {
+                side: Side::Creator,
+                tiebreak: true
+            }
+        );
     }
 
     #[test]
@@ -136,7 +170,13 @@ mod tests {
         let s = score_set(&[end(1, None, 362), end(2, Some(Seat::One), 21)]);
         assert_eq!(s.points2, [3, 1]);
         assert_eq!(s.tiebreak_moves, [181 + 11, 181]);
-        assert_eq!(s.outcome, SetOutcome::Win { side: Side::Creator, tiebreak: false });
+        assert_eq!(
+            s.outcome,
+            SetOutcome::Win {
+                side: Side::Creator,
+                tiebreak: false
+            }
+        );
     }
 
     #[test]

@@ -11,10 +11,10 @@ use super::views::{self, SetNames};
 use super::{Arena, Change};
 use crate::error::{ApiError, ApiResult};
 use crate::store::accounts::{self as acc, BotRow};
+use crate::store::events::LOBBY;
 use crate::store::games::{self, GameRow};
 use crate::store::ledger::{self, Posting};
 use crate::store::sets::{self, SetRow};
-use crate::store::events::LOBBY;
 
 /// Stake limits (SPEC section 8).
 pub const STAKE_MIN: i64 = 10;
@@ -40,7 +40,10 @@ fn default_stones() -> i64 {
 }
 impl Default for GameOptions {
     fn default() -> Self {
-        GameOptions { size: 11, random_stones: 4 }
+        GameOptions {
+            size: 11,
+            random_stones: 4,
+        }
     }
 }
 
@@ -57,10 +60,15 @@ impl ClockRequest {
     pub fn resolve(&self) -> ApiResult<(i64, i64)> {
         let initial = self.initial_s.unwrap_or(INITIAL_S.2);
         let inc = self.increment_s.unwrap_or(INCREMENT_S.2);
-        for (field, v, (min, max, _)) in [("clock.initial_s", initial, INITIAL_S), ("clock.increment_s", inc, INCREMENT_S)] {
+        for (field, v, (min, max, _)) in [
+            ("clock.initial_s", initial, INITIAL_S),
+            ("clock.increment_s", inc, INCREMENT_S),
+        ] {
             if !(min..=max).contains(&v) {
-                return Err(ApiError::bad_request(format!("{field} must be {min} to {max}"))
-                    .with_details(json!({"field": field, "min": min, "max": max, "value": v})));
+                return Err(
+                    ApiError::bad_request(format!("{field} must be {min} to {max}"))
+                        .with_details(json!({"field": field, "min": min, "max": max, "value": v})),
+                );
             }
         }
         Ok((initial * 1000, inc * 1000))
@@ -86,10 +94,16 @@ impl Arena {
     /// opponent (404), self-challenge (400), same owner (403), suspended (403), balance (409).
     pub async fn create_set(&self, bot: &BotRow, req: NewSet) -> ApiResult<Value> {
         if !(STAKE_MIN..=STAKE_MAX).contains(&req.stake) {
-            return Err(stake_error(format!("stake must be {STAKE_MIN} to {STAKE_MAX}"), STAKE_MAX));
+            return Err(stake_error(
+                format!("stake must be {STAKE_MIN} to {STAKE_MAX}"),
+                STAKE_MAX,
+            ));
         }
         if req.stake > bot.max_stake {
-            return Err(stake_error(format!("stake exceeds {}'s max_stake {}", bot.name, bot.max_stake), bot.max_stake));
+            return Err(stake_error(
+                format!("stake exceeds {}'s max_stake {}", bot.name, bot.max_stake),
+                bot.max_stake,
+            ));
         }
         let now = self.now_ms();
         let mut tx = self.store.begin_write().await?;
@@ -110,18 +124,39 @@ impl Arena {
             }
             None => None,
         };
-        let balance = acc::player_by_id(&mut tx, &bot.owner_id).await?.map_or(0, |p| p.balance);
+        let balance = acc::player_by_id(&mut tx, &bot.owner_id)
+            .await?
+            .map_or(0, |p| p.balance);
         if balance < req.stake {
-            return Err(ApiError::conflict("insufficient_balance", format!("your balance {balance} is below the stake"))
-                .with_details(json!({"balance": balance, "stake": req.stake})));
+            return Err(ApiError::conflict(
+                "insufficient_balance",
+                format!("your balance {balance} is below the stake"),
+            )
+            .with_details(json!({"balance": balance, "stake": req.stake})));
         }
-        let set = new_set_row(bot, &req, opponent.as_ref().map(|o| o.id.clone()), false, now);
+        let set = new_set_row(
+            bot,
+            &req,
+            opponent.as_ref().map(|o| o.id.clone()),
+            false,
+            now,
+        );
         sets::insert(&mut tx, &set).await?;
         let mut fx = Effects::default();
         let view = self.set_view(&mut tx, &set).await?;
         let audience = opponent.as_ref().map_or(LOBBY, |o| o.id.as_str());
-        fx.event(Some(audience), &set.id, None, "challenge", json!({"set": view}));
-        fx.change(Change { set_id: set.id.clone(), game_no: None, bots: vec![audience.to_string()] });
+        fx.event(
+            Some(audience),
+            &set.id,
+            None,
+            "challenge",
+            json!({"set": view}),
+        );
+        fx.change(Change {
+            set_id: set.id.clone(),
+            game_no: None,
+            bots: vec![audience.to_string()],
+        });
         fx.write(&mut tx, now).await?;
         tx.commit().await?;
         self.apply(fx);
@@ -144,7 +179,9 @@ impl Arena {
             return Err(ApiError::forbidden("you cannot accept your own set"));
         }
         if set.opponent_id.as_deref().is_some_and(|o| o != bot.id) {
-            return Err(ApiError::forbidden("this set is a private challenge to another bot"));
+            return Err(ApiError::forbidden(
+                "this set is a private challenge to another bot",
+            ));
         }
         let creator = acc::bot_by_ref(&mut tx, &set.creator_id)
             .await?
@@ -154,13 +191,18 @@ impl Arena {
                 return Err(same_owner());
             }
             if set.stake > bot.max_stake {
-                return Err(ApiError::forbidden(format!("stake {} exceeds your max_stake {}", set.stake, bot.max_stake))
-                    .with_details(json!({"stake": set.stake, "max_stake": bot.max_stake})));
+                return Err(ApiError::forbidden(format!(
+                    "stake {} exceeds your max_stake {}",
+                    set.stake, bot.max_stake
+                ))
+                .with_details(json!({"stake": set.stake, "max_stake": bot.max_stake})));
             }
             self.ensure_not_suspended(&mut tx, bot).await?;
         }
         let mut fx = Effects::default();
-        let view = self.start_set(&mut tx, set, bot, &creator, now, &mut fx).await?;
+        let view = self
+            .start_set(&mut tx, set, bot, &creator, now, &mut fx)
+            .await?;
         fx.write(&mut tx, now).await?;
         tx.commit().await?;
         self.apply(fx);
@@ -187,11 +229,14 @@ impl Arena {
                 .await
                 .map_err(transfer_error)?;
         }
-        let seed = hex::parse_seed_hex(&set.seed_hex).ok_or_else(|| ApiError::internal("bad stored seed"))?;
+        let seed = hex::parse_seed_hex(&set.seed_hex)
+            .ok_or_else(|| ApiError::internal("bad stored seed"))?;
         let size = u8::try_from(set.size).map_err(ApiError::internal)?;
         let stones = u8::try_from(set.random_stones).map_err(ApiError::internal)?;
-        let opening = hex::opening(&seed, size, stones).map_err(|e| ApiError::internal(format!("opening: {e}")))?;
-        let pos = Position::with_opening(size, &opening).map_err(|e| ApiError::internal(format!("opening: {e}")))?;
+        let opening = hex::opening(&seed, size, stones)
+            .map_err(|e| ApiError::internal(format!("opening: {e}")))?;
+        let pos = Position::with_opening(size, &opening)
+            .map_err(|e| ApiError::internal(format!("opening: {e}")))?;
         let opening_json = serde_json::to_string(&opening).map_err(ApiError::internal)?;
         if sets::start(tx, &set.id, &acceptor.id, &opening_json, now).await? != 1 {
             return Err(not_open(&set));
@@ -236,7 +281,11 @@ impl Arena {
         for b in [&creator.id, &acceptor.id] {
             fx.event(Some(b), &set.id, None, "set_started", json!({"set": view}));
         }
-        fx.change(Change { set_id: set.id.clone(), game_no: Some(1), bots: vec![creator.id.clone(), acceptor.id.clone()] });
+        fx.change(Change {
+            set_id: set.id.clone(),
+            game_no: Some(1),
+            bots: vec![creator.id.clone(), acceptor.id.clone()],
+        });
         Ok(view)
     }
 
@@ -247,7 +296,11 @@ impl Arena {
         let set = sets::get(&mut tx, set_id, self.store.for_update())
             .await?
             .ok_or_else(|| ApiError::not_found(format!("no set '{set_id}'")))?;
-        let allowed = if decline { set.opponent_id.as_deref() == Some(bot.id.as_str()) } else { set.creator_id == bot.id };
+        let allowed = if decline {
+            set.opponent_id.as_deref() == Some(bot.id.as_str())
+        } else {
+            set.creator_id == bot.id
+        };
         if !allowed {
             return Err(ApiError::forbidden(if decline {
                 "only the challenged bot may decline a set"
@@ -262,13 +315,22 @@ impl Arena {
         if sets::close_open(&mut tx, set_id, status, now).await? != 1 {
             return Err(not_open(&set));
         }
-        let set = sets::get(&mut tx, set_id, "").await?.ok_or_else(|| ApiError::internal("set vanished"))?;
+        let set = sets::get(&mut tx, set_id, "")
+            .await?
+            .ok_or_else(|| ApiError::internal("set vanished"))?;
         let view = self.set_view(&mut tx, &set).await?;
         let mut fx = Effects::default();
-        for b in [Some(set.creator_id.as_str()), set.opponent_id.as_deref()].into_iter().flatten() {
+        for b in [Some(set.creator_id.as_str()), set.opponent_id.as_deref()]
+            .into_iter()
+            .flatten()
+        {
             fx.event(Some(b), &set.id, None, "set_closed", json!({"set": view}));
         }
-        fx.change(Change { set_id: set.id.clone(), game_no: None, bots: vec![set.creator_id.clone()] });
+        fx.change(Change {
+            set_id: set.id.clone(),
+            game_no: None,
+            bots: vec![set.creator_id.clone()],
+        });
         fx.write(&mut tx, now).await?;
         tx.commit().await?;
         self.apply(fx);
@@ -277,7 +339,13 @@ impl Arena {
 
     /// Starts an unstaked, unrated set against a house bot at once (SPEC section 9), or, with
     /// `rated`, an operator pairing between two chosen bots (staked unless `stake` is 0).
-    pub async fn start_now(&self, creator: &BotRow, opponent: &BotRow, req: NewSet, practice: bool) -> ApiResult<Value> {
+    pub async fn start_now(
+        &self,
+        creator: &BotRow,
+        opponent: &BotRow,
+        req: NewSet,
+        practice: bool,
+    ) -> ApiResult<Value> {
         if creator.id == opponent.id {
             return Err(ApiError::bad_request("a bot cannot play itself"));
         }
@@ -295,7 +363,9 @@ impl Arena {
         let set = new_set_row(creator, &req, Some(opponent.id.clone()), practice, now);
         sets::insert(&mut tx, &set).await?;
         let mut fx = Effects::default();
-        let view = self.start_set(&mut tx, set, opponent, creator, now, &mut fx).await?;
+        let view = self
+            .start_set(&mut tx, set, opponent, creator, now, &mut fx)
+            .await?;
         fx.write(&mut tx, now).await?;
         tx.commit().await?;
         self.apply(fx);
@@ -308,12 +378,19 @@ impl Arena {
         let mut v = views::set_row_json(set, &names);
         let mut games_json = vec![];
         for g in games::of_set(c, &set.id).await? {
-            let n = [self.bot_name(c, &g.seat1_id).await?, self.bot_name(c, &g.seat2_id).await?];
+            let n = [
+                self.bot_name(c, &g.seat1_id).await?,
+                self.bot_name(c, &g.seat2_id).await?,
+            ];
             games_json.push(views::game_summary_json(&g, &n));
         }
         v["games"] = json!(games_json);
         v["seed_sha256"] = json!(set.seed_sha256);
-        v["seed"] = if set.status == "finished" { json!(set.seed_hex) } else { Value::Null };
+        v["seed"] = if set.status == "finished" {
+            json!(set.seed_hex)
+        } else {
+            Value::Null
+        };
         v["opening"] = match &set.opening {
             Some(_) => json!(views::opening_of(set)),
             None => Value::Null,
@@ -323,8 +400,15 @@ impl Arena {
     }
 
     /// Names of a set's bots.
-    pub async fn set_names(&self, c: &mut sqlx::AnyConnection, set: &SetRow) -> ApiResult<SetNames> {
-        let mut n = SetNames { creator: self.bot_name(c, &set.creator_id).await?, ..SetNames::default() };
+    pub async fn set_names(
+        &self,
+        c: &mut sqlx::AnyConnection,
+        set: &SetRow,
+    ) -> ApiResult<SetNames> {
+        let mut n = SetNames {
+            creator: self.bot_name(c, &set.creator_id).await?,
+            ..SetNames::default()
+        };
         if let Some(a) = &set.acceptor_id {
             n.acceptor = Some(self.bot_name(c, a).await?);
         }
@@ -350,7 +434,10 @@ impl Arena {
         let fee: i64 = rows.iter().filter(|r| r.2 == "fee").map(|r| r.3).sum();
         let payouts: Vec<Value> = rows
             .iter()
-            .filter_map(|(_, p, kind, amount)| p.as_ref().map(|p| json!({"player": p, "kind": kind, "amount": amount})))
+            .filter_map(|(_, p, kind, amount)| {
+                p.as_ref()
+                    .map(|p| json!({"player": p, "kind": kind, "amount": amount}))
+            })
             .collect();
         Ok(json!({"pot": 2 * set.stake, "fee": fee, "payouts": payouts}))
     }
@@ -377,7 +464,11 @@ impl Arena {
             let names = self.set_names(&mut c, s).await?;
             out.push(views::set_row_json(s, &names));
         }
-        let next = if rows.len() as i64 == limit { rows.last().map(|s| s.id.clone()) } else { None };
+        let next = if rows.len() as i64 == limit {
+            rows.last().map(|s| s.id.clone())
+        } else {
+            None
+        };
         Ok(json!({"sets": out, "next_before": next}))
     }
 
@@ -391,7 +482,13 @@ impl Arena {
     }
 }
 
-fn new_set_row(creator: &BotRow, req: &NewSet, opponent_id: Option<String>, practice: bool, now: i64) -> SetRow {
+fn new_set_row(
+    creator: &BotRow,
+    req: &NewSet,
+    opponent_id: Option<String>,
+    practice: bool,
+    now: i64,
+) -> SetRow {
     let seed: [u8; 32] = rand::random();
     SetRow {
         id: format!("set_{}", ulid::Ulid::generate()),
@@ -420,7 +517,10 @@ fn new_set_row(creator: &BotRow, req: &NewSet, opponent_id: Option<String>, prac
 }
 
 fn same_owner() -> ApiError {
-    ApiError::forbidden_code("same_owner", "bots of the same owner may not play staked sets against each other")
+    ApiError::forbidden_code(
+        "same_owner",
+        "bots of the same owner may not play staked sets against each other",
+    )
 }
 
 fn not_open(set: &SetRow) -> ApiError {

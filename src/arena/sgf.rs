@@ -15,7 +15,12 @@ fn cell_name(v: &Value) -> Option<String> {
 pub fn to_sgf(state: &Value) -> Option<String> {
     let size = state["board"]["size"].as_u64()?;
     let mut out = format!("(;FF[4]GM[11]AP[hexarena]SZ[{size}]");
-    let bot = |i: usize| state["seats"][i]["bot"].as_str().unwrap_or("").replace([']', '\\'], "");
+    let bot = |i: usize| {
+        state["seats"][i]["bot"]
+            .as_str()
+            .unwrap_or("")
+            .replace([']', '\\'], "")
+    };
     out.push_str(&format!("PB[{}]PW[{}]", bot(0), bot(1)));
     if let Some(set) = state["set_id"].as_str() {
         out.push_str(&format!("GN[{set} game {}]", state["game_no"]));
@@ -46,8 +51,16 @@ pub fn to_sgf(state: &Value) -> Option<String> {
         out.push_str(&format!("AW{white}"));
     }
     for m in state["moves"].as_array()? {
-        let color = if m["seat"].as_u64() == Some(1) { "B" } else { "W" };
-        let what = if m["swap"].as_bool() == Some(true) { "swap-pieces".to_string() } else { cell_name(&m["cell"])? };
+        let color = if m["seat"].as_u64() == Some(1) {
+            "B"
+        } else {
+            "W"
+        };
+        let what = if m["swap"].as_bool() == Some(true) {
+            "swap-pieces".to_string()
+        } else {
+            cell_name(&m["cell"])?
+        };
         out.push_str(&format!(";{color}[{what}]"));
     }
     out.push_str(")\n");
@@ -75,7 +88,9 @@ mod tests {
         });
         assert_eq!(
             to_sgf(&state).as_deref(),
-            Some("(;FF[4]GM[11]AP[hexarena]SZ[11]PB[Alpha]PW[Beta]GN[set_X game 1]RE[W+Resign];B[e3];W[swap-pieces];B[k11])\n")
+            Some(
+                "(;FF[4]GM[11]AP[hexarena]SZ[11]PB[Alpha]PW[Beta]GN[set_X game 1]RE[W+Resign];B[e3];W[swap-pieces];B[k11])\n"
+            )
         );
     }
 
@@ -85,6 +100,9 @@ mod tests {
             "board": {"size": 9}, "seats": [{"bot": "A"}, {"bot": "B"}],
             "opening": [[0, 0], [1, 1], [2, 2], [3, 3]], "moves": [], "result": null,
         });
-        assert_eq!(to_sgf(&state).as_deref(), Some("(;FF[4]GM[11]AP[hexarena]SZ[9]PB[A]PW[B]AB[a1][c3]AW[b2][d4])\n"));
+        assert_eq!(
+            to_sgf(&state).as_deref(),
+            Some("(;FF[4]GM[11]AP[hexarena]SZ[9]PB[A]PW[B]AB[a1][c3]AW[b2][d4])\n")
+        );
     }
 }

@@ -133,14 +133,21 @@ pub fn game_state(
             o
         })
         .collect();
-    let legal: Vec<Value> = if active { pos.legal_moves().into_iter().map(move_json).collect() } else { vec![] };
+    let legal: Vec<Value> = if active {
+        pos.legal_moves().into_iter().map(move_json).collect()
+    } else {
+        vec![]
+    };
     let clock = clock_of(g, set.increment_ms);
     let remaining: Vec<i64> = [Seat::One, Seat::Two]
         .iter()
         .map(|&s| clock.remaining_at(s, on_move == Some(s), now_ms))
         .collect();
     let (deadline, first_move) = match on_move {
-        Some(s) => (opt_time(clock.deadline_ms(s)), json!(clock.first_move[usize::from(s.number() - 1)])),
+        Some(s) => (
+            opt_time(clock.deadline_ms(s)),
+            json!(clock.first_move[usize::from(s.number() - 1)]),
+        ),
         None => (Value::Null, Value::Null),
     };
     let winning_path = pos
@@ -173,7 +180,11 @@ pub fn game_state(
 
 /// Points as numbers (halves allowed), from doubled points.
 pub fn points_json(p2: i64) -> Value {
-    if p2 % 2 == 0 { json!(p2 / 2) } else { json!(p2 as f64 / 2.0) }
+    if p2 % 2 == 0 {
+        json!(p2 / 2)
+    } else {
+        json!(p2 as f64 / 2.0)
+    }
 }
 
 /// Names of a set's bots: creator, acceptor, opponent, winner.
@@ -229,4 +240,52 @@ pub fn game_summary_json(g: &GameRow, names: &[String; 2]) -> Value {
         ],
         "url": format!("/v1/sets/{}/games/{}", g.set_id, g.game_no),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A game that ended at the move cap: no winner.
+    fn move_cap_draw() -> GameRow {
+        GameRow {
+            set_id: "set_x".into(),
+            game_no: 1,
+            seat1_id: "bot_a".into(),
+            seat2_id: "bot_b".into(),
+            status: "finished".into(),
+            board: String::new(),
+            ply: 362,
+            to_move_id: None,
+            remaining1_ms: 1_000,
+            remaining2_ms: 2_000,
+            first1: 0,
+            first2: 0,
+            turn_started_ms: None,
+            deadline_ms: None,
+            winner_seat: None,
+            reason: Some("move_cap".into()),
+            started_ms: Some(0),
+            finished_ms: Some(1),
+            version: 363,
+        }
+    }
+
+    #[test]
+    fn a_move_cap_draw_shows_no_winner_and_half_a_point() {
+        let g = move_cap_draw();
+        let names = ["A".to_string(), "B".to_string()];
+        assert_eq!(
+            result_json(&g, &names),
+            json!({"winner": null, "winner_bot": null, "reason": "move_cap"})
+        );
+        let summary = game_summary_json(&g, &names);
+        assert_eq!(summary["winner"], Value::Null);
+        assert_eq!(summary["winner_bot"], Value::Null);
+        assert_eq!(summary["reason"], "move_cap");
+        assert_eq!(summary["moves_used"], json!([181, 181]));
+        assert_eq!(points_json(1), json!(0.5));
+        assert_eq!(points_json(3), json!(1.5));
+        assert_eq!(points_json(2), json!(1));
+    }
 }

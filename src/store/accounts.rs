@@ -2,6 +2,8 @@
 
 use sqlx::AnyConnection;
 
+use super::Backend;
+
 /// A player row.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct PlayerRow {
@@ -56,7 +58,10 @@ pub async fn insert_player(
     Ok(())
 }
 
-pub async fn player_by_token(c: &mut AnyConnection, token_hash: &str) -> sqlx::Result<Option<PlayerRow>> {
+pub async fn player_by_token(
+    c: &mut AnyConnection,
+    token_hash: &str,
+) -> sqlx::Result<Option<PlayerRow>> {
     sqlx::query_as("SELECT id, name, balance, house, created_ms FROM players WHERE token_hash = $1")
         .bind(token_hash)
         .fetch_optional(c)
@@ -149,6 +154,26 @@ pub async fn bots_by_rating(c: &mut AnyConnection, limit: i64) -> sqlx::Result<V
     .bind(limit)
     .fetch_all(c)
     .await
+}
+
+/// Locks bot rows in id order on PostgreSQL (SQLite's write transaction already holds the
+/// lock), so the end of a set reads the ratings it then overwrites, and two sets ending at once
+/// between the same bots never deadlock. `NO KEY UPDATE`, like the update that follows, lets
+/// inserts that reference the bots (sets, games) go on.
+pub async fn lock_bots(c: &mut AnyConnection, ids: &[&str], backend: Backend) -> sqlx::Result<()> {
+    if backend != Backend::Postgres {
+        return Ok(());
+    }
+    let mut ids = ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    for id in ids {
+        sqlx::query("SELECT id FROM bots WHERE id = $1 FOR NO KEY UPDATE")
+            .bind(id)
+            .fetch_optional(&mut *c)
+            .await?;
+    }
+    Ok(())
 }
 
 /// Records a set's effect on one bot's statistics and rating.

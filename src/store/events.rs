@@ -39,7 +39,12 @@ pub async fn insert(
 }
 
 /// Events of a bot's stream (its own and the lobby's) after `after_id`.
-pub async fn for_bot_after(c: &mut AnyConnection, bot_id: &str, after_id: i64, limit: i64) -> sqlx::Result<Vec<EventRow>> {
+pub async fn for_bot_after(
+    c: &mut AnyConnection,
+    bot_id: &str,
+    after_id: i64,
+    limit: i64,
+) -> sqlx::Result<Vec<EventRow>> {
     sqlx::query_as(
         "SELECT id, kind, payload FROM events WHERE (bot_id = $1 OR bot_id = $2) AND id > $3 \
          ORDER BY id LIMIT $4",
@@ -74,6 +79,8 @@ pub async fn for_game_after(
 
 /// The newest event id (0 when none).
 pub async fn last_id(c: &mut AnyConnection) -> sqlx::Result<i64> {
-    let (id,): (Option<i64>,) = sqlx::query_as("SELECT MAX(id) FROM events").fetch_one(c).await?;
+    let (id,): (Option<i64>,) = sqlx::query_as("SELECT MAX(id) FROM events")
+        .fetch_one(c)
+        .await?;
     Ok(id.unwrap_or(0))
 }

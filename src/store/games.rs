@@ -80,19 +80,23 @@ pub async fn get(
     game_no: i64,
     lock: &str,
 ) -> sqlx::Result<Option<GameRow>> {
-    sqlx::query_as(sqlx::AssertSqlSafe(format!("SELECT {GAME_COLS} FROM games WHERE set_id = $1 AND game_no = $2{lock}")))
-        .bind(set_id)
-        .bind(game_no)
-        .fetch_optional(c)
-        .await
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {GAME_COLS} FROM games WHERE set_id = $1 AND game_no = $2{lock}"
+    )))
+    .bind(set_id)
+    .bind(game_no)
+    .fetch_optional(c)
+    .await
 }
 
 /// Both games of a set, game 1 first.
 pub async fn of_set(c: &mut AnyConnection, set_id: &str) -> sqlx::Result<Vec<GameRow>> {
-    sqlx::query_as(sqlx::AssertSqlSafe(format!("SELECT {GAME_COLS} FROM games WHERE set_id = $1 ORDER BY game_no")))
-        .bind(set_id)
-        .fetch_all(c)
-        .await
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {GAME_COLS} FROM games WHERE set_id = $1 ORDER BY game_no"
+    )))
+    .bind(set_id)
+    .fetch_all(c)
+    .await
 }
 
 /// Writes every mutable column of `g`, if the row still has version `g.version - 1`.
@@ -127,7 +131,12 @@ pub async fn update(c: &mut AnyConnection, g: &GameRow) -> sqlx::Result<bool> {
     Ok(r.rows_affected() == 1)
 }
 
-pub async fn insert_move(c: &mut AnyConnection, set_id: &str, game_no: i64, m: &MoveRow) -> sqlx::Result<()> {
+pub async fn insert_move(
+    c: &mut AnyConnection,
+    set_id: &str,
+    game_no: i64,
+    m: &MoveRow,
+) -> sqlx::Result<()> {
     sqlx::query(
         "INSERT INTO moves (set_id, game_no, ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
@@ -148,7 +157,11 @@ pub async fn insert_move(c: &mut AnyConnection, set_id: &str, game_no: i64, m: &
 }
 
 /// All moves of a game in order.
-pub async fn moves(c: &mut AnyConnection, set_id: &str, game_no: i64) -> sqlx::Result<Vec<MoveRow>> {
+pub async fn moves(
+    c: &mut AnyConnection,
+    set_id: &str,
+    game_no: i64,
+) -> sqlx::Result<Vec<MoveRow>> {
     sqlx::query_as(
         "SELECT ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms FROM moves \
          WHERE set_id = $1 AND game_no = $2 ORDER BY ply",
@@ -160,7 +173,12 @@ pub async fn moves(c: &mut AnyConnection, set_id: &str, game_no: i64) -> sqlx::R
 }
 
 /// One move by its ply (1-based), for the idempotent retry check.
-pub async fn move_at(c: &mut AnyConnection, set_id: &str, game_no: i64, ply: i64) -> sqlx::Result<Option<MoveRow>> {
+pub async fn move_at(
+    c: &mut AnyConnection,
+    set_id: &str,
+    game_no: i64,
+    ply: i64,
+) -> sqlx::Result<Option<MoveRow>> {
     sqlx::query_as(
         "SELECT ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms FROM moves \
          WHERE set_id = $1 AND game_no = $2 AND ply = $3",
@@ -173,7 +191,10 @@ pub async fn move_at(c: &mut AnyConnection, set_id: &str, game_no: i64, ply: i64
 }
 
 /// The oldest active game in which `bot_id` is on move: `(set_id, game_no)`.
-pub async fn oldest_on_move(c: &mut AnyConnection, bot_id: &str) -> sqlx::Result<Option<(String, i64)>> {
+pub async fn oldest_on_move(
+    c: &mut AnyConnection,
+    bot_id: &str,
+) -> sqlx::Result<Option<(String, i64)>> {
     sqlx::query_as(
         "SELECT set_id, game_no FROM games WHERE to_move_id = $1 AND status = 'active' \
          ORDER BY turn_started_ms, set_id LIMIT 1",
@@ -195,7 +216,10 @@ pub async fn all_on_move(c: &mut AnyConnection, bot_id: &str) -> sqlx::Result<Ve
 }
 
 /// Deadlines of active games up to `until_ms`: `(deadline_ms, set_id, game_no)`.
-pub async fn deadlines_until(c: &mut AnyConnection, until_ms: i64) -> sqlx::Result<Vec<(i64, String, i64)>> {
+pub async fn deadlines_until(
+    c: &mut AnyConnection,
+    until_ms: i64,
+) -> sqlx::Result<Vec<(i64, String, i64)>> {
     sqlx::query_as(
         "SELECT deadline_ms, set_id, game_no FROM games WHERE status = 'active' \
          AND deadline_ms IS NOT NULL AND deadline_ms <= $1",

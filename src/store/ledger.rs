@@ -19,10 +19,20 @@ pub struct Posting {
 
 impl Posting {
     pub fn player(player_id: &str, kind: &'static str, amount: i64) -> Posting {
-        Posting { account: format!("player:{player_id}"), player_id: Some(player_id.into()), kind, amount }
+        Posting {
+            account: format!("player:{player_id}"),
+            player_id: Some(player_id.into()),
+            kind,
+            amount,
+        }
     }
     pub fn account(account: String, kind: &'static str, amount: i64) -> Posting {
-        Posting { account, player_id: None, kind, amount }
+        Posting {
+            account,
+            player_id: None,
+            kind,
+            amount,
+        }
     }
 }
 
@@ -32,7 +42,9 @@ pub enum TransferError {
     /// The legs do not sum to zero (a bug in the caller).
     Unbalanced(i64),
     /// A player's balance would go below zero.
-    InsufficientBalance { player_id: String },
+    InsufficientBalance {
+        player_id: String,
+    },
     Db(sqlx::Error),
 }
 
@@ -54,24 +66,36 @@ pub async fn transfer(
     if sum != 0 {
         return Err(TransferError::Unbalanced(sum));
     }
-    let seen: Option<(i64,)> = sqlx::query_as("SELECT id FROM ledger WHERE transfer_key = $1 LIMIT 1")
-        .bind(key)
-        .fetch_optional(&mut *c)
-        .await?;
+    let seen: Option<(i64,)> =
+        sqlx::query_as("SELECT id FROM ledger WHERE transfer_key = $1 LIMIT 1")
+            .bind(key)
+            .fetch_optional(&mut *c)
+            .await?;
     if seen.is_some() {
         return Ok(false);
     }
-    for leg in legs {
-        if let Some(pid) = &leg.player_id {
-            let r = sqlx::query("UPDATE players SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= 0")
-                .bind(leg.amount)
-                .bind(pid)
-                .execute(&mut *c)
-                .await?;
-            if r.rows_affected() != 1 {
-                return Err(TransferError::InsufficientBalance { player_id: pid.clone() });
-            }
+    // Balances first, in player-id order: concurrent transfers between the same players lock
+    // their rows in one order, so PostgreSQL never deadlocks two escrows of swapped owners.
+    let mut movers: Vec<(&String, i64)> = legs
+        .iter()
+        .filter_map(|l| Some((l.player_id.as_ref()?, l.amount)))
+        .collect();
+    movers.sort();
+    for (pid, amount) in movers {
+        let r = sqlx::query(
+            "UPDATE players SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= 0",
+        )
+        .bind(amount)
+        .bind(pid)
+        .execute(&mut *c)
+        .await?;
+        if r.rows_affected() != 1 {
+            return Err(TransferError::InsufficientBalance {
+                player_id: pid.clone(),
+            });
         }
+    }
+    for leg in legs {
         sqlx::query(
             "INSERT INTO ledger (transfer_key, account, player_id, set_id, kind, amount, at_ms) \
              VALUES ($1, $2, $3, $4, $5, $6, $7)",
@@ -119,17 +143,18 @@ pub async fn of_player(
 
 /// The balance of any account (sum of its postings).
 pub async fn account_balance(c: &mut AnyConnection, account: &str) -> sqlx::Result<i64> {
-    let (sum,): (Option<i64>,) = sqlx::query_as("SELECT SUM(amount) FROM ledger WHERE account = $1")
-        .bind(account)
-        .fetch_one(c)
-        .await?;
+    let (sum,): (Option<i64>,) =
+        sqlx::query_as("SELECT CAST(SUM(amount) AS BIGINT) FROM ledger WHERE account = $1")
+            .bind(account)
+            .fetch_one(c)
+            .await?;
     Ok(sum.unwrap_or(0))
 }
 
 /// PTS a player has in escrow across its bots' active sets.
 pub async fn escrow_of_player(c: &mut AnyConnection, player_id: &str) -> sqlx::Result<i64> {
     let (sum,): (Option<i64>,) = sqlx::query_as(
-        "SELECT SUM(-l.amount) FROM ledger l JOIN sets s ON s.id = l.set_id \
+        "SELECT CAST(SUM(-l.amount) AS BIGINT) FROM ledger l JOIN sets s ON s.id = l.set_id \
          WHERE l.player_id = $1 AND l.kind = 'escrow' AND s.status = 'active'",
     )
     .bind(player_id)

@@ -48,7 +48,9 @@ impl WriteTx {
     /// that is released at commit.
     pub async fn serialize_events(&mut self) -> Result<(), sqlx::Error> {
         if self.backend == Backend::Postgres {
-            sqlx::query("SELECT pg_advisory_xact_lock(7305)").execute(&mut *self.tx).await?;
+            sqlx::query("SELECT pg_advisory_xact_lock(7305)")
+                .execute(&mut *self.tx)
+                .await?;
         }
         Ok(())
     }
@@ -91,15 +93,18 @@ impl Store {
         if backend == Backend::Sqlite && !memory {
             let path = url.trim_start_matches("sqlite:").trim_start_matches("//");
             let path = path.split('?').next().unwrap_or(path);
-            if let Some(dir) = std::path::Path::new(path).parent() {
-                if !dir.as_os_str().is_empty() {
-                    std::fs::create_dir_all(dir).map_err(|e| {
-                        anyhow::anyhow!("cannot create {}: {e}", dir.display())
-                    })?;
-                }
+            if let Some(dir) = std::path::Path::new(path).parent()
+                && !dir.as_os_str().is_empty()
+            {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
             }
             if !url.contains("mode=") {
-                url.push_str(if url.contains('?') { "&mode=rwc" } else { "?mode=rwc" });
+                url.push_str(if url.contains('?') {
+                    "&mode=rwc"
+                } else {
+                    "?mode=rwc"
+                });
             }
         }
         let opts: AnyConnectOptions = url.parse().map_err(anyhow::Error::from)?;
@@ -159,7 +164,11 @@ impl Store {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
             Backend::Postgres => self.pool.begin().await?,
         };
-        Ok(WriteTx { tx, backend: self.backend, _queue: queue })
+        Ok(WriteTx {
+            tx,
+            backend: self.backend,
+            _queue: queue,
+        })
     }
 
     /// `" FOR UPDATE"` on PostgreSQL (row lock), empty on SQLite (the transaction holds the lock).
@@ -170,4 +179,3 @@ impl Store {
         }
     }
 }
-

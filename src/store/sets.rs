@@ -62,10 +62,12 @@ pub async fn insert(c: &mut AnyConnection, s: &SetRow) -> sqlx::Result<()> {
 
 /// Reads a set; `lock` appends the backend's row lock (see `Store::for_update`).
 pub async fn get(c: &mut AnyConnection, id: &str, lock: &str) -> sqlx::Result<Option<SetRow>> {
-    sqlx::query_as(sqlx::AssertSqlSafe(format!("SELECT {SET_COLS} FROM sets WHERE id = $1{lock}")))
-        .bind(id)
-        .fetch_optional(c)
-        .await
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {SET_COLS} FROM sets WHERE id = $1{lock}"
+    )))
+    .bind(id)
+    .fetch_optional(c)
+    .await
 }
 
 /// Marks an open set active with its acceptor and opening.
@@ -90,13 +92,20 @@ pub async fn start(
 }
 
 /// Closes an open set without play (`cancelled` or `declined`).
-pub async fn close_open(c: &mut AnyConnection, id: &str, status: &str, now_ms: i64) -> sqlx::Result<u64> {
-    let r = sqlx::query("UPDATE sets SET status = $1, finished_ms = $2 WHERE id = $3 AND status = 'open'")
-        .bind(status)
-        .bind(now_ms)
-        .bind(id)
-        .execute(c)
-        .await?;
+pub async fn close_open(
+    c: &mut AnyConnection,
+    id: &str,
+    status: &str,
+    now_ms: i64,
+) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE sets SET status = $1, finished_ms = $2 WHERE id = $3 AND status = 'open'",
+    )
+    .bind(status)
+    .bind(now_ms)
+    .bind(id)
+    .execute(c)
+    .await?;
     Ok(r.rows_affected())
 }
 

@@ -6,7 +6,8 @@ const INDEX_HTML: &str = include_str!("index.html");
 const SET_HTML: &str = include_str!("set.html");
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/", web::get().to(index)).route("/sets/{id}", web::get().to(set_page));
+    cfg.route("/", web::get().to(index))
+        .route("/sets/{id}", web::get().to(set_page));
 }
 
 async fn index() -> HttpResponse {
@@ -18,5 +19,7 @@ async fn set_page() -> HttpResponse {
 }
 
 fn html(body: &'static str) -> HttpResponse {
-    HttpResponse::Ok().content_type("text/html; charset=utf-8").body(body)
+    HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .body(body)
 }

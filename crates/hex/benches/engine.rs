@@ -12,7 +12,9 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use hex::{Move, Position, STRONG_BUDGET, playout_winner, random_move, random_playout, strong_move};
+use hex::{
+    Move, Position, STRONG_BUDGET, playout_winner, random_move, random_playout, strong_move,
+};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64;
 
@@ -88,5 +90,11 @@ fn bench_strong(c: &mut Criterion) {
     let _ = Move::Swap;
 }
 
-criterion_group!(benches, bench_play, bench_playouts, bench_compact, bench_strong);
+criterion_group!(
+    benches,
+    bench_play,
+    bench_playouts,
+    bench_compact,
+    bench_strong
+);
 criterion_main!(benches);

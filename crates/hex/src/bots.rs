@@ -207,8 +207,16 @@ fn select(nodes: &[Node], parent: usize) -> usize {
         let value = if node.visits == 0 && node.amaf_visits == 0 {
             1.5 // untried: look at it first
         } else {
-            let q = if node.visits > 0 { node.wins as f32 / n } else { 0.0 };
-            let qa = if node.amaf_visits > 0 { node.amaf_wins as f32 / an } else { 0.0 };
+            let q = if node.visits > 0 {
+                node.wins as f32 / n
+            } else {
+                0.0
+            };
+            let qa = if node.amaf_visits > 0 {
+                node.amaf_wins as f32 / an
+            } else {
+                0.0
+            };
             let beta = an / (an + n + an * n * RAVE_BIAS);
             (1.0 - beta) * q + beta * qa
         };
@@ -232,6 +240,7 @@ fn search(pos: &Position, rng: &mut impl Rng, budget: u32, candidates: &[u16]) -
     expand(&mut nodes, 0, candidates, me);
     let mut path: Vec<usize> = Vec::with_capacity(64);
     let mut leaf_empties: Vec<u16> = Vec::with_capacity(all_empties.len());
+    let mut slot = [0u16; PADDED_CELLS];
 
     for _ in 0..budget {
         filler.reset(root_board);
@@ -269,7 +278,7 @@ fn search(pos: &Position, rng: &mut impl Rng, budget: u32, candidates: &[u16]) -
                 .copied()
                 .filter(|&i| filler.board[usize::from(i)] == EMPTY),
         );
-        let winner = filler.fill_and_judge(rng, &mut leaf_empties, turn);
+        let winner = filler.fill_bridges_and_judge(rng, &mut leaf_empties, turn, &mut slot);
         for &p in &path {
             let n = &mut nodes[p];
             n.visits += 1;

@@ -29,7 +29,8 @@ impl From<Cell> for [u8; 2] {
 
 /// Row and column steps to the six neighbours, in the order of SPEC section 2:
 /// `[r-1,c]`, `[r-1,c+1]`, `[r,c-1]`, `[r,c+1]`, `[r+1,c-1]`, `[r+1,c]`.
-pub(crate) const NEIGHBOUR_STEPS: [(i8, i8); 6] = [(-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0)];
+pub(crate) const NEIGHBOUR_STEPS: [(i8, i8); 6] =
+    [(-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0)];
 
 impl Cell {
     /// The cell `[row, col]`.
@@ -94,12 +95,18 @@ mod tests {
     use super::*;
 
     fn ns(r: u8, c: u8, size: u8) -> Vec<[u8; 2]> {
-        Cell::new(r, c).neighbours(size).map(<[u8; 2]>::from).collect()
+        Cell::new(r, c)
+            .neighbours(size)
+            .map(<[u8; 2]>::from)
+            .collect()
     }
 
     #[test]
     fn interior_has_six_in_spec_order() {
-        assert_eq!(ns(2, 2, 5), vec![[1, 2], [1, 3], [2, 1], [2, 3], [3, 1], [3, 2]]);
+        assert_eq!(
+            ns(2, 2, 5),
+            vec![[1, 2], [1, 3], [2, 1], [2, 3], [3, 1], [3, 2]]
+        );
     }
 
     #[test]

@@ -92,7 +92,10 @@ mod tests {
         assert_eq!(PlayError::SwapNotAllowed.code(), "swap_not_allowed");
         assert_eq!(PlayError::GameOver.code(), "game_over");
         assert_eq!(PlayError::GameOver.to_string(), "the game is already over");
-        assert_eq!(SetupError::BadSize(0).to_string(), "board size 0 is outside 1..=26");
+        assert_eq!(
+            SetupError::BadSize(0).to_string(),
+            "board size 0 is outside 1..=26"
+        );
         assert_eq!(
             SetupError::Duplicate(Cell::new(1, 2)).to_string(),
             "cell [1, 2] is used twice"

@@ -59,7 +59,10 @@ pub fn opening(seed: &[u8; 32], size: u8, stones_per_seat: u8) -> Result<Vec<Cel
                 continue;
             }
             taken[i as usize] = true;
-            cells.push(Cell::new((i / u64::from(size)) as u8, (i % u64::from(size)) as u8));
+            cells.push(Cell::new(
+                (i / u64::from(size)) as u8,
+                (i % u64::from(size)) as u8,
+            ));
         }
         match Position::with_opening(size, &cells) {
             Ok(_) => return Ok(cells),
@@ -103,7 +106,16 @@ mod tests {
         let cells = opening(&counting_seed(), 11, 4).expect("opening");
         assert_eq!(
             pairs(&cells),
-            vec![[7, 2], [5, 3], [6, 2], [7, 1], [7, 6], [9, 8], [6, 3], [4, 7]]
+            vec![
+                [7, 2],
+                [5, 3],
+                [6, 2],
+                [7, 1],
+                [7, 6],
+                [9, 8],
+                [6, 3],
+                [4, 7]
+            ]
         );
     }
 
@@ -117,22 +129,58 @@ mod tests {
         let zero = hex_seed(&"00".repeat(32));
         assert_eq!(
             pairs(&opening(&zero, 9, 4).expect("opening")),
-            vec![[4, 5], [8, 3], [5, 2], [2, 3], [4, 3], [5, 3], [6, 7], [3, 7]]
+            vec![
+                [4, 5],
+                [8, 3],
+                [5, 2],
+                [2, 3],
+                [4, 3],
+                [5, 3],
+                [6, 7],
+                [3, 7]
+            ]
         );
         let desc = hex_seed(&"ffeeddccbbaa99887766554433221100".repeat(2));
         assert_eq!(
             pairs(&opening(&desc, 19, 10).expect("opening")),
             vec![
-                [2, 1], [7, 0], [0, 14], [8, 16], [9, 18], [7, 9], [11, 2], [8, 1], [3, 2],
-                [2, 15], [4, 13], [2, 4], [12, 16], [10, 1], [18, 9], [0, 8], [1, 4], [14, 18],
-                [14, 9], [10, 9]
+                [2, 1],
+                [7, 0],
+                [0, 14],
+                [8, 16],
+                [9, 18],
+                [7, 9],
+                [11, 2],
+                [8, 1],
+                [3, 2],
+                [2, 15],
+                [4, 13],
+                [2, 4],
+                [12, 16],
+                [10, 1],
+                [18, 9],
+                [0, 8],
+                [1, 4],
+                [14, 18],
+                [14, 9],
+                [10, 9]
             ]
         );
         assert_eq!(
             pairs(&opening(&counting_seed(), 13, 6).expect("opening")),
             vec![
-                [3, 10], [4, 1], [5, 1], [5, 11], [0, 1], [11, 6], [9, 6], [0, 11], [8, 8],
-                [12, 2], [5, 6], [5, 12]
+                [3, 10],
+                [4, 1],
+                [5, 1],
+                [5, 11],
+                [0, 1],
+                [11, 6],
+                [9, 6],
+                [0, 11],
+                [8, 8],
+                [12, 2],
+                [5, 6],
+                [5, 12]
             ]
         );
     }
@@ -142,15 +190,41 @@ mod tests {
     /// edges ([0,3]-[1,2]-[1,3]-[2,3]-[3,2]-[4,2]), so it is discarded and the stream goes on.
     #[test]
     fn pinned_vector_with_a_redraw() {
-        let first = [[0, 3], [3, 0], [3, 2], [2, 2], [2, 3], [4, 3], [1, 2], [4, 1], [4, 2], [0, 2], [1, 3], [0, 0]];
+        let first = [
+            [0, 3],
+            [3, 0],
+            [3, 2],
+            [2, 2],
+            [2, 3],
+            [4, 3],
+            [1, 2],
+            [4, 1],
+            [4, 2],
+            [0, 2],
+            [1, 3],
+            [0, 0],
+        ];
         let first: Vec<Cell> = first.iter().map(|&p| Cell::from(p)).collect();
-        assert!(matches!(Position::with_opening(5, &first), Err(SetupError::Malformed(_))));
+        assert!(matches!(
+            Position::with_opening(5, &first),
+            Err(SetupError::Malformed(_))
+        ));
         let seed = hex_seed(&format!("60{}", "00".repeat(31)));
         assert_eq!(
             pairs(&opening(&seed, 5, 6).expect("opening")),
             vec![
-                [2, 3], [0, 2], [3, 0], [0, 3], [4, 0], [1, 0], [2, 2], [4, 2], [1, 4], [3, 3],
-                [2, 0], [0, 4]
+                [2, 3],
+                [0, 2],
+                [3, 0],
+                [0, 3],
+                [4, 0],
+                [1, 0],
+                [2, 2],
+                [4, 2],
+                [1, 4],
+                [3, 3],
+                [2, 0],
+                [0, 4]
             ]
         );
     }

@@ -168,7 +168,8 @@ impl Position {
 
     /// The seat whose stone is on `cell`; `None` for an empty or off-board cell.
     pub fn stone(&self, cell: Cell) -> Option<Seat> {
-        self.index(cell).and_then(|i| Seat::from_number(self.board[i]))
+        self.index(cell)
+            .and_then(|i| Seat::from_number(self.board[i]))
     }
 
     /// The board as `size` rows of `size` numbers: 0 empty, 1 or 2 the seat owning the stone
@@ -390,7 +391,8 @@ impl Position {
         let size = parse_small(size_s).ok_or_else(|| bad("size is not a number"))?;
         let size = u8::try_from(size).map_err(|_| bad("size is too large"))?;
         let mut pos = Position::new(size)?;
-        let opening_len = parse_small(open_s).ok_or_else(|| bad("opening length is not a number"))?;
+        let opening_len =
+            parse_small(open_s).ok_or_else(|| bad("opening length is not a number"))?;
         let swapped = match swap_s {
             "0" => false,
             "1" => true,
@@ -421,14 +423,19 @@ impl Position {
         let (ones, twos) = (counts[1], counts[2]);
         let stones = ones + twos;
         if opening_len % 2 != 0 || opening_len > stones {
-            return Err(bad("opening length must be even and at most the number of stones"));
+            return Err(bad(
+                "opening length must be even and at most the number of stones",
+            ));
         }
         if swapped && opening_len != 0 {
             return Err(bad("a swap is impossible after an opening"));
         }
         let (ply, balanced) = if swapped {
             // seat 1's first stone became seat 2's; later stones alternate from seat 1
-            (stones + 1, stones >= 1 && (twos == ones || twos == ones + 1))
+            (
+                stones + 1,
+                stones >= 1 && (twos == ones || twos == ones + 1),
+            )
         } else {
             (stones - opening_len, ones == twos || ones == twos + 1)
         };
@@ -457,7 +464,11 @@ impl Position {
 
     /// The seat whose turn it is by ply parity (even: seat 1), ignoring the outcome.
     pub(crate) fn mover(&self) -> Seat {
-        if self.ply % 2 == 0 { Seat::One } else { Seat::Two }
+        if self.ply % 2 == 0 {
+            Seat::One
+        } else {
+            Seat::Two
+        }
     }
 
     pub(crate) fn stride(&self) -> usize {

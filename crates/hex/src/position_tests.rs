@@ -29,8 +29,14 @@ fn sizes() {
         assert_eq!(pos.size(), size);
         assert_eq!(pos.ply(), 0);
         assert_eq!(pos.to_move(), Some(Seat::One));
-        assert_eq!(pos.cells(), vec![vec![0; usize::from(size)]; usize::from(size)]);
-        assert_eq!(pos.empty_cells().len(), usize::from(size) * usize::from(size));
+        assert_eq!(
+            pos.cells(),
+            vec![vec![0; usize::from(size)]; usize::from(size)]
+        );
+        assert_eq!(
+            pos.empty_cells().len(),
+            usize::from(size) * usize::from(size)
+        );
         assert_eq!(pos.outcome(), None);
         assert!(!pos.swapped());
         assert_eq!(pos.axis(Seat::One), Axis::TopBottom);
@@ -59,7 +65,10 @@ fn turns_alternate_and_cells_show_owners() {
     assert_eq!(pos.play(place(0, 2)), Ok(None));
     assert_eq!(pos.to_move(), Some(Seat::One));
     assert_eq!(pos.ply(), 2);
-    assert_eq!(pos.cells(), vec![vec![0, 0, 2], vec![0, 1, 0], vec![0, 0, 0]]);
+    assert_eq!(
+        pos.cells(),
+        vec![vec![0, 0, 2], vec![0, 1, 0], vec![0, 0, 0]]
+    );
     assert_eq!(pos.stone(c(1, 1)), Some(Seat::One));
     assert_eq!(pos.stone(c(0, 2)), Some(Seat::Two));
     assert_eq!(pos.stone(c(0, 0)), None);
@@ -153,7 +162,10 @@ fn after_a_swap_seat_two_wins_top_bottom() {
 fn after_a_swap_seat_one_wins_left_right() {
     let mut pos = Position::new(3).expect("size");
     play_all(&mut pos, &[place(0, 0), Move::Swap]);
-    play_all(&mut pos, &[place(1, 0), place(0, 1), place(1, 1), place(0, 2)]);
+    play_all(
+        &mut pos,
+        &[place(1, 0), place(0, 1), place(1, 1), place(0, 2)],
+    );
     assert_eq!(pos.outcome(), None); // seat 2 has the whole top row: not its axis any more
     let end = pos.play(place(1, 2)).expect("legal");
     assert_eq!(end, Some(Outcome::Connection { winner: Seat::One }));
@@ -180,7 +192,15 @@ fn corners_count_for_both_edges() {
     let mut pos = Position::new(4).expect("size");
     play_all(
         &mut pos,
-        &[place(3, 0), place(0, 0), place(3, 1), place(0, 1), place(2, 0), place(0, 2), place(3, 3)],
+        &[
+            place(3, 0),
+            place(0, 0),
+            place(3, 1),
+            place(0, 1),
+            place(2, 0),
+            place(0, 2),
+            place(3, 3),
+        ],
     );
     assert_eq!(
         pos.play(place(0, 3)),
@@ -201,11 +221,23 @@ fn winning_path_is_shortest_and_ordered() {
     //   row3: 1 1 1 0 2
     //   row4: 1 1 0 0 0
     let pos = Position::from_compact("5:0:0:1222211112222121110211000").expect("valid");
-    assert_eq!(pos.outcome(), Some(Outcome::Connection { winner: Seat::One }));
+    assert_eq!(
+        pos.outcome(),
+        Some(Outcome::Connection { winner: Seat::One })
+    );
     assert_eq!(pos.ply(), 21);
     assert_eq!(
         pairs(&pos.winning_path().expect("won")),
-        vec![[0, 0], [1, 0], [1, 1], [1, 2], [1, 3], [2, 3], [3, 2], [4, 1]]
+        vec![
+            [0, 0],
+            [1, 0],
+            [1, 1],
+            [1, 2],
+            [1, 3],
+            [2, 3],
+            [3, 2],
+            [4, 1]
+        ]
     );
     assert_eq!(pos.shortest_chain(Seat::Two), None);
 }
@@ -293,7 +325,9 @@ fn with_opening_places_alternately_without_moves() {
     assert!(!pos.swap_allowed());
 
     assert_eq!(
-        Position::with_opening(5, &[c(0, 0)]).err().map(|e| matches!(e, SetupError::Malformed(_))),
+        Position::with_opening(5, &[c(0, 0)])
+            .err()
+            .map(|e| matches!(e, SetupError::Malformed(_))),
         Some(true)
     );
     assert_eq!(
@@ -304,7 +338,10 @@ fn with_opening_places_alternately_without_moves() {
         Position::with_opening(5, &[c(0, 0), c(5, 0)]).err(),
         Some(SetupError::OffBoard(c(5, 0)))
     );
-    assert_eq!(Position::with_opening(0, &[]).err(), Some(SetupError::BadSize(0)));
+    assert_eq!(
+        Position::with_opening(0, &[]).err(),
+        Some(SetupError::BadSize(0))
+    );
     assert_eq!(
         Position::with_opening(1, &[c(0, 0), c(0, 0)]).err(),
         Some(SetupError::TooManyStones)
@@ -320,7 +357,10 @@ fn with_opening_places_alternately_without_moves() {
 #[test]
 fn would_connect() {
     let mut pos = Position::new(3).expect("size");
-    play_all(&mut pos, &[place(0, 1), place(0, 0), place(1, 1), place(1, 0)]);
+    play_all(
+        &mut pos,
+        &[place(0, 1), place(0, 0), place(1, 1), place(1, 0)],
+    );
     assert!(pos.would_connect(c(2, 1), Seat::One));
     assert!(pos.would_connect(c(2, 0), Seat::One));
     assert!(!pos.would_connect(c(2, 2), Seat::One));
@@ -356,7 +396,10 @@ fn compact_form() {
 #[test]
 fn compact_keeps_playing_identically() {
     let mut pos = Position::new(4).expect("size");
-    play_all(&mut pos, &[place(0, 1), place(1, 1), place(1, 0), place(2, 1)]);
+    play_all(
+        &mut pos,
+        &[place(0, 1), place(1, 1), place(1, 0), place(2, 1)],
+    );
     let mut back = Position::from_compact(&pos.to_compact()).expect("valid");
     for m in [place(2, 0), place(3, 3)] {
         assert_eq!(pos.play(m), back.play(m));
@@ -379,39 +422,42 @@ fn compact_rejects_garbage() {
         ":",
         "3",
         "3:0:0",
-        "3:0:0:00000000",                  // short
-        "3:0:0:0000000000",                // long
-        "3:0:0:000000000:",                // extra field
-        "3:0:2:000000000",                 // bad flag
-        "3:0:00:000000000",                // bad flag
-        "3:x:0:000000000",                 // bad opening length
-        "+3:0:0:000000000",                // sign
-        " 3:0:0:000000000",                // space
-        "3:-0:0:000000000",                // sign
-        "03:0:0:000000000",                // leading zero
-        "3:00:0:000000000",                // leading zero
-        "0:0:0:",                          // size 0
-        "27:0:0:0",                        // size 27
-        "300:0:0:0",                       // size > u8
-        "99999999999999999999:0:0:0",      // huge
-        "3:0:0:000030000",                 // bad digit
-        "3:0:0:00002000a",                 // bad digit
-        "3:0:0:000020000",                 // seat 2 stone first
-        "3:0:0:110000000",                 // two seat-1 stones, no seat-2 stone
-        "3:1:0:100000000",                 // odd opening
-        "3:4:0:120000000",                 // opening longer than the stones
-        "3:2:1:120000000",                 // swap after an opening
-        "3:0:1:000000000",                 // swap with no stone
-        "3:0:1:100000000",                 // swapped stone must be seat 2's
-        "2:0:0:2121",                      // full board: seat 1 connected but seat 2 moved last
-        "1:0:1:2",                         // the swapped 1x1 stone cannot have won
-        "3:0:0:121\u{e9}0000",             // non-ASCII
+        "3:0:0:00000000",             // short
+        "3:0:0:0000000000",           // long
+        "3:0:0:000000000:",           // extra field
+        "3:0:2:000000000",            // bad flag
+        "3:0:00:000000000",           // bad flag
+        "3:x:0:000000000",            // bad opening length
+        "+3:0:0:000000000",           // sign
+        " 3:0:0:000000000",           // space
+        "3:-0:0:000000000",           // sign
+        "03:0:0:000000000",           // leading zero
+        "3:00:0:000000000",           // leading zero
+        "0:0:0:",                     // size 0
+        "27:0:0:0",                   // size 27
+        "300:0:0:0",                  // size > u8
+        "99999999999999999999:0:0:0", // huge
+        "3:0:0:000030000",            // bad digit
+        "3:0:0:00002000a",            // bad digit
+        "3:0:0:000020000",            // seat 2 stone first
+        "3:0:0:110000000",            // two seat-1 stones, no seat-2 stone
+        "3:1:0:100000000",            // odd opening
+        "3:4:0:120000000",            // opening longer than the stones
+        "3:2:1:120000000",            // swap after an opening
+        "3:0:1:000000000",            // swap with no stone
+        "3:0:1:100000000",            // swapped stone must be seat 2's
+        "2:0:0:2121",                 // full board: seat 1 connected but seat 2 moved last
+        "1:0:1:2",                    // the swapped 1x1 stone cannot have won
+        "3:0:0:121\u{e9}0000",        // non-ASCII
     ];
     for text in bad {
         let res = Position::from_compact(text);
         assert!(res.is_err(), "{text:?} should be rejected, got {res:?}");
     }
-    assert_eq!(Position::from_compact("27:0:0:0").err(), Some(SetupError::BadSize(27)));
+    assert_eq!(
+        Position::from_compact("27:0:0:0").err(),
+        Some(SetupError::BadSize(27))
+    );
     // more than MAX_MOVES moves on the biggest board
     // 364 stones alternating: 182 + 182, ply 364 > 362
     let cells: String = (0..676)
@@ -430,7 +476,10 @@ fn compact_accepts_finished_games() {
     play_all(&mut pos, &[place(0, 1), place(0, 0), place(1, 0)]);
     assert_eq!(pos.to_compact(), "2:0:0:2110");
     let back = Position::from_compact("2:0:0:2110").expect("valid");
-    assert_eq!(back.outcome(), Some(Outcome::Connection { winner: Seat::One }));
+    assert_eq!(
+        back.outcome(),
+        Some(Outcome::Connection { winner: Seat::One })
+    );
     assert_eq!(back.winning_path(), Some(vec![c(0, 1), c(1, 0)]));
     assert_eq!(back, pos);
 }

@@ -150,7 +150,10 @@ mod tests {
         assert_eq!(Axis::TopBottom.name(), "top-bottom");
         assert_eq!(Axis::LeftRight.name(), "left-right");
         assert_eq!(Axis::LeftRight.other(), Axis::TopBottom);
-        assert_eq!(Outcome::Connection { winner: Seat::Two }.winner(), Some(Seat::Two));
+        assert_eq!(
+            Outcome::Connection { winner: Seat::Two }.winner(),
+            Some(Seat::Two)
+        );
         assert_eq!(Outcome::MoveCap.winner(), None);
         assert_eq!(Outcome::MoveCap.reason(), "move_cap");
         assert_eq!(Move::Swap.to_string(), "swap");

@@ -41,7 +41,10 @@ fn random_move_is_legal_uniform_and_never_swaps() {
         *counts.entry(mv).or_insert(0u32) += 1;
     }
     assert_eq!(counts.len(), 8);
-    assert!(counts.values().all(|&n| (800..1200).contains(&n)), "{counts:?}");
+    assert!(
+        counts.values().all(|&n| (800..1200).contains(&n)),
+        "{counts:?}"
+    );
 }
 
 #[test]
@@ -51,7 +54,10 @@ fn bots_return_none_when_over() {
     let mut r = rng(2);
     assert_eq!(random_move(&pos, &mut r), None);
     assert_eq!(strong_move(&pos, &mut r, TEST_BUDGET), None);
-    assert_eq!(random_playout(&mut pos, &mut r), Some(Outcome::Connection { winner: Seat::One }));
+    assert_eq!(
+        random_playout(&mut pos, &mut r),
+        Some(Outcome::Connection { winner: Seat::One })
+    );
     assert_eq!(playout_winner(&pos, &mut r), Some(Seat::One));
 }
 
@@ -79,7 +85,11 @@ fn random_playout_reaches_a_real_end_and_matches_the_fast_winner() {
             // a real game end: the winner is connected and the stored form agrees
             assert!(pos.winning_path().is_some());
             assert_eq!(Position::from_compact(&pos.to_compact()), Ok(pos.clone()));
-            assert_eq!(playout_winner(&start, &mut b), Some(winner), "size {size} game {n}");
+            assert_eq!(
+                playout_winner(&start, &mut b),
+                Some(winner),
+                "size {size} game {n}"
+            );
             assert!(pos.ply() > start.ply());
         }
     }
@@ -112,7 +122,16 @@ fn strong_move_takes_an_immediate_win() {
     let mut pos = Position::new(5).expect("size");
     play_all(
         &mut pos,
-        &[c(0, 2), c(0, 0), c(1, 2), c(1, 0), c(2, 2), c(3, 0), c(3, 2), c(4, 4)],
+        &[
+            c(0, 2),
+            c(0, 0),
+            c(1, 2),
+            c(1, 0),
+            c(2, 2),
+            c(3, 0),
+            c(3, 2),
+            c(4, 4),
+        ],
     );
     assert_eq!(pos.to_move(), Some(Seat::One));
     for n in 0..5 {
@@ -133,7 +152,16 @@ fn strong_move_blocks_a_single_threat() {
     let mut pos = Position::new(5).expect("size");
     play_all(
         &mut pos,
-        &[c(0, 0), c(2, 0), c(0, 4), c(2, 1), c(4, 0), c(2, 2), c(4, 4), c(2, 3)],
+        &[
+            c(0, 0),
+            c(2, 0),
+            c(0, 4),
+            c(2, 1),
+            c(4, 0),
+            c(2, 2),
+            c(4, 4),
+            c(2, 3),
+        ],
     );
     assert_eq!(pos.to_move(), Some(Seat::One));
     assert!(pos.would_connect(c(2, 4), Seat::Two));
@@ -143,16 +171,31 @@ fn strong_move_blocks_a_single_threat() {
     let mut pos2 = Position::new(5).expect("size");
     play_all(
         &mut pos2,
-        &[c(0, 0), c(2, 0), c(1, 4), c(2, 1), c(4, 0), c(2, 2), c(4, 4), c(2, 3)],
+        &[
+            c(0, 0),
+            c(2, 0),
+            c(1, 4),
+            c(2, 1),
+            c(4, 0),
+            c(2, 2),
+            c(4, 4),
+            c(2, 3),
+        ],
     );
     assert!(pos2.would_connect(c(2, 4), Seat::Two));
     assert!(!pos2.would_connect(c(3, 3), Seat::Two));
     for n in 0..5 {
-        assert_eq!(strong_move(&pos2, &mut rng(n), TEST_BUDGET), Some(Move::Place(c(2, 4))));
+        assert_eq!(
+            strong_move(&pos2, &mut rng(n), TEST_BUDGET),
+            Some(Move::Place(c(2, 4)))
+        );
     }
     // with two threats it still picks one of them
     let mv = strong_move(&pos, &mut rng(9), TEST_BUDGET).expect("game on");
-    assert!(mv == Move::Place(c(2, 4)) || mv == Move::Place(c(1, 4)), "{mv:?}");
+    assert!(
+        mv == Move::Place(c(2, 4)) || mv == Move::Place(c(1, 4)),
+        "{mv:?}"
+    );
 }
 
 #[test]
@@ -164,7 +207,10 @@ fn strong_move_pie_rule() {
         let Some(Move::Place(cell)) = strong_move(&empty, &mut r, TEST_BUDGET) else {
             panic!("expected a placement");
         };
-        assert!(cell.row == 0 || cell.col == 0 || cell.row == 10 || cell.col == 10, "{cell:?}");
+        assert!(
+            cell.row == 0 || cell.col == 0 || cell.row == 10 || cell.col == 10,
+            "{cell:?}"
+        );
     }
     // swaps a central opening stone, not an edge one
     let mut centre = Position::new(11).expect("size");
@@ -172,11 +218,17 @@ fn strong_move_pie_rule() {
     assert_eq!(strong_move(&centre, &mut r, TEST_BUDGET), Some(Move::Swap));
     let mut edge = Position::new(11).expect("size");
     edge.play(Move::Place(c(0, 3))).expect("legal");
-    assert!(matches!(strong_move(&edge, &mut r, TEST_BUDGET), Some(Move::Place(_))));
+    assert!(matches!(
+        strong_move(&edge, &mut r, TEST_BUDGET),
+        Some(Move::Place(_))
+    ));
     // no swap after an opening
     let mut opened = Position::with_opening(11, &[c(1, 1), c(9, 9)]).expect("opening");
     opened.play(Move::Place(c(5, 5))).expect("legal");
-    assert!(matches!(strong_move(&opened, &mut r, TEST_BUDGET), Some(Move::Place(_))));
+    assert!(matches!(
+        strong_move(&opened, &mut r, TEST_BUDGET),
+        Some(Move::Place(_))
+    ));
 }
 
 /// Plays one game; returns the winner. `strong` is the strong bot's seat.
@@ -195,7 +247,8 @@ fn match_game(game: u64, size: u8, strong: Seat, budget: u32) -> Option<Seat> {
         } else {
             random_move(&pos, &mut r)
         };
-        pos.play(mv.expect("a move while the game is on")).expect("legal move");
+        pos.play(mv.expect("a move while the game is on"))
+            .expect("legal move");
     }
     pos.outcome().and_then(Outcome::winner)
 }

@@ -29,7 +29,9 @@ fn parse_move(v: &Value) -> Move {
         assert_eq!(v.as_object().map(|o| o.len()), Some(1), "bad move {v}");
         return Move::Swap;
     }
-    Move::Place(parse_cell(v.get("cell").unwrap_or_else(|| panic!("bad move {v}"))))
+    Move::Place(parse_cell(
+        v.get("cell").unwrap_or_else(|| panic!("bad move {v}")),
+    ))
 }
 
 fn parse_cell(v: &Value) -> Cell {
@@ -48,7 +50,9 @@ fn cell_set(v: &Value) -> BTreeSet<Cell> {
 /// Checks a winning path: on board, owned by the winner, adjacent steps, no repeats, from the
 /// first edge of the winner's axis to the second.
 fn check_path(pos: &Position, winner: Seat, where_: &str) {
-    let path = pos.winning_path().unwrap_or_else(|| panic!("{where_}: no winning path"));
+    let path = pos
+        .winning_path()
+        .unwrap_or_else(|| panic!("{where_}: no winning path"));
     let last = pos.size() - 1;
     let (first, end) = (path[0], path[path.len() - 1]);
     match pos.axis(winner) {
@@ -58,7 +62,11 @@ fn check_path(pos: &Position, winner: Seat, where_: &str) {
     let distinct: BTreeSet<Cell> = path.iter().copied().collect();
     assert_eq!(distinct.len(), path.len(), "{where_}: repeated cell");
     for c in &path {
-        assert_eq!(pos.stone(*c), Some(winner), "{where_}: {c:?} not the winner's");
+        assert_eq!(
+            pos.stone(*c),
+            Some(winner),
+            "{where_}: {c:?} not the winner's"
+        );
     }
     for w in path.windows(2) {
         assert!(w[0].is_adjacent(w[1]), "{where_}: {:?} -> {:?}", w[0], w[1]);
@@ -68,14 +76,18 @@ fn check_path(pos: &Position, winner: Seat, where_: &str) {
 /// Replays one recorded game and checks it ends exactly as recorded.
 fn replay_line(line: &str, where_: &str) {
     let game: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{where_}: {e}"));
-    let size = game["size"].as_u64().unwrap_or_else(|| panic!("{where_}: size")) as u8;
+    let size = game["size"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{where_}: size")) as u8;
     let moves: Vec<Move> = game["moves"]
         .as_array()
         .unwrap_or_else(|| panic!("{where_}: moves"))
         .iter()
         .map(parse_move)
         .collect();
-    let ply = game["ply"].as_u64().unwrap_or_else(|| panic!("{where_}: ply")) as usize;
+    let ply = game["ply"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{where_}: ply")) as usize;
     let winner = game["winner"]
         .as_u64()
         .map(|n| Seat::from_number(n as u8).unwrap_or_else(|| panic!("{where_}: winner {n}")));
@@ -103,20 +115,29 @@ fn replay_line(line: &str, where_: &str) {
     match winner {
         Some(w) => {
             assert_eq!(pos.ply() as usize, ply, "{where_}");
-            assert_eq!(pos.outcome(), Some(Outcome::Connection { winner: w }), "{where_}");
+            assert_eq!(
+                pos.outcome(),
+                Some(Outcome::Connection { winner: w }),
+                "{where_}"
+            );
             assert_eq!(pos.to_move(), None, "{where_}");
             assert!(pos.legal_moves().is_empty(), "{where_}");
             check_path(&pos, w, where_);
         }
         None => {
-            assert_eq!(moves.len(), ply, "{where_}: unfinished game has ply = moves");
+            assert_eq!(
+                moves.len(),
+                ply,
+                "{where_}: unfinished game has ply = moves"
+            );
             assert_eq!(pos.ply() as usize, ply, "{where_}");
             assert_eq!(pos.outcome(), None, "{where_}: should still be active");
             assert!(pos.to_move().is_some(), "{where_}");
         }
     }
     // the stored form rebuilds the same state, outcome and path
-    let back = Position::from_compact(&pos.to_compact()).unwrap_or_else(|e| panic!("{where_}: {e}"));
+    let back =
+        Position::from_compact(&pos.to_compact()).unwrap_or_else(|e| panic!("{where_}: {e}"));
     assert_eq!(back, pos, "{where_}: compact round trip");
     assert_eq!(back.winning_path(), pos.winning_path(), "{where_}");
 
@@ -136,7 +157,11 @@ fn replay_line(line: &str, where_: &str) {
         if let Some(edges) = expect.get("edges") {
             for seat in [Seat::One, Seat::Two] {
                 let want = edges[seat.number().to_string()].as_str();
-                assert_eq!(Some(pos.axis(seat).name()), want, "{where_}: edges of {seat:?}");
+                assert_eq!(
+                    Some(pos.axis(seat).name()),
+                    want,
+                    "{where_}: edges of {seat:?}"
+                );
             }
         }
         for key in expect.as_object().map(|o| o.keys()).into_iter().flatten() {
@@ -182,7 +207,10 @@ fn vendored_copies_match_the_shared_directory() {
     for file in FILES {
         let ours = fs::read(crate_dir().join("tests/data").join(file)).unwrap_or_default();
         let theirs = fs::read(shared.join(file)).unwrap_or_default();
-        assert!(ours == theirs, "tests/data/{file} differs from the shared copy: re-vendor it");
+        assert!(
+            ours == theirs,
+            "tests/data/{file} differs from the shared copy: re-vendor it"
+        );
     }
 }
 

@@ -1,0 +1,325 @@
+//! Server-sent-event streams (SPEC section 6): what a bot's stream and a game's public stream
+//! send on connect, that a reconnection with `Last-Event-ID` gets every missed event exactly
+//! once and in order before the live ones, and the keep-alive comment.
+
+mod common;
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use common::{TestApp, spawn_app};
+use hexarena::client::{SseEvent, SseItem, SseParser};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+/// An open `text/event-stream` response, read chunk by chunk.
+struct EventStream {
+    resp: reqwest::Response,
+    parser: SseParser,
+    items: VecDeque<SseItem>,
+}
+
+impl EventStream {
+    async fn open(
+        app: &TestApp,
+        path: &str,
+        token: Option<&str>,
+        last_id: Option<&str>,
+    ) -> EventStream {
+        let mut rb = app.http.get(format!("{}{path}", app.url));
+        if let Some(t) = token {
+            rb = rb.bearer_auth(t);
+        }
+        if let Some(id) = last_id {
+            rb = rb.header("Last-Event-ID", id);
+        }
+        let resp = rb.send().await.expect("stream opens");
+        assert_eq!(resp.status(), StatusCode::OK, "GET {path}");
+        let ctype = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default();
+        assert!(
+            ctype.starts_with("text/event-stream"),
+            "content-type {ctype}"
+        );
+        EventStream {
+            resp,
+            parser: SseParser::new(),
+            items: VecDeque::new(),
+        }
+    }
+
+    /// The next event or comment, or None if nothing arrives within `within`.
+    async fn next_item(&mut self, within: Duration) -> Option<SseItem> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            if let Some(item) = self.items.pop_front() {
+                return Some(item);
+            }
+            match tokio::time::timeout_at(deadline, self.resp.chunk()).await {
+                Ok(Ok(Some(bytes))) => self.items.extend(self.parser.push(&bytes)),
+                Ok(Ok(None)) => panic!("the server closed the stream"),
+                Ok(Err(e)) => panic!("stream read failed: {e}"),
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// The next event (comments skipped); panics after 5 s without one.
+    async fn next_event(&mut self) -> (i64, String, Value) {
+        loop {
+            match self.next_item(Duration::from_secs(5)).await {
+                Some(SseItem::Event(SseEvent { id, event, data })) => {
+                    let id = id
+                        .expect("every event has an id")
+                        .parse()
+                        .expect("numeric id");
+                    return (id, event, serde_json::from_str(&data).expect("JSON data"));
+                }
+                Some(SseItem::Comment(_)) => continue,
+                None => panic!("no event within 5 s"),
+            }
+        }
+    }
+}
+
+fn cell(r: u8, c: u8) -> Value {
+    json!({"cell": [r, c]})
+}
+
+/// Plays one move for `token` at the game's next ply and checks it was accepted.
+async fn play(app: &TestApp, token: &str, set_id: &str, mv: Value) -> i64 {
+    let ply = app.state(set_id, 1).await["ply"].as_i64().expect("ply") + 1;
+    let r = app.play(token, set_id, 1, mv.clone(), Some(ply)).await;
+    assert_eq!(
+        r.status,
+        StatusCode::OK,
+        "move {mv} at ply {ply}: {:?}",
+        r.body
+    );
+    ply
+}
+
+/// What a bot-stream event is about: `your_turn` with its ply, or a set's id.
+fn summary(kind: &str, data: &Value) -> String {
+    match kind {
+        "your_turn" => format!(
+            "your_turn {} ply {}",
+            data["state"]["set_id"].as_str().unwrap_or("?"),
+            data["state"]["ply"]
+        ),
+        _ => format!("{kind} {}", data["set"]["id"].as_str().unwrap_or("?")),
+    }
+}
+
+async fn open_challenge(app: &TestApp, token: &str) -> String {
+    let r = app
+        .post("/v1/sets", Some(token), json!({"game": "hex"}))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    r.body["id"].as_str().expect("set id").to_string()
+}
+
+#[tokio::test]
+async fn a_bot_stream_replays_what_it_missed_exactly_once_in_order_after_a_reconnect() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("Alpha").await;
+    let (_, _, bravo) = app.player_with_bot("Bravo").await;
+    let (_, _, charlie) = app.player_with_bot("Charlie").await;
+    let lobby1 = open_challenge(&app, &charlie).await;
+    // Bravo accepts, so it is seat 1 of game 1 and on move at ply 0.
+    let set = app
+        .start_set(
+            &alpha,
+            &bravo,
+            json!({"options": {"size": 9, "random_stones": 0}}),
+        )
+        .await;
+
+    // On connect: the open challenge it may accept, then the game it is on move in.
+    let mut s = EventStream::open(&app, "/v1/bots/me/events", Some(&bravo), None).await;
+    let (id_a, kind, data) = s.next_event().await;
+    assert_eq!(summary(&kind, &data), format!("challenge {lobby1}"));
+    assert_eq!(data["set"]["status"], "open");
+    let (id_b, kind, data) = s.next_event().await;
+    assert_eq!(summary(&kind, &data), format!("your_turn {set} ply 0"));
+    assert_eq!(data["state"]["to_move"], 1);
+    assert_eq!(data["state"]["seats"][0]["bot"], "Bravo");
+    assert!(
+        data["state"]["clock"]["deadline"].is_string(),
+        "the turn carries the clock"
+    );
+    assert!(id_b >= id_a);
+
+    // Live: Bravo's own move sends it nothing; Alpha's reply is Bravo's turn at ply 2.
+    play(&app, &bravo, &set, cell(0, 4)).await;
+    play(&app, &alpha, &set, cell(0, 0)).await;
+    let (seen, kind, data) = s.next_event().await;
+    assert_eq!(summary(&kind, &data), format!("your_turn {set} ply 2"));
+    assert!(seen > id_b);
+    drop(s);
+
+    // While disconnected: two more turns for Bravo and a new open challenge in the lobby.
+    play(&app, &bravo, &set, cell(1, 4)).await;
+    play(&app, &alpha, &set, cell(1, 0)).await;
+    let lobby2 = open_challenge(&app, &charlie).await;
+    play(&app, &bravo, &set, cell(2, 4)).await;
+    play(&app, &alpha, &set, cell(2, 0)).await;
+
+    let mut s = EventStream::open(
+        &app,
+        "/v1/bots/me/events",
+        Some(&bravo),
+        Some(&seen.to_string()),
+    )
+    .await;
+    let mut got = vec![];
+    for _ in 0..3 {
+        got.push(s.next_event().await);
+    }
+    // Then live again; nothing from before the reconnect is sent twice.
+    play(&app, &bravo, &set, cell(3, 4)).await;
+    play(&app, &alpha, &set, cell(3, 0)).await;
+    got.push(s.next_event().await);
+
+    let kinds: Vec<String> = got.iter().map(|(_, k, d)| summary(k, d)).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            format!("your_turn {set} ply 4"),
+            format!("challenge {lobby2}"),
+            format!("your_turn {set} ply 6"),
+            format!("your_turn {set} ply 8"),
+        ]
+    );
+    let ids: Vec<i64> = got.iter().map(|(id, _, _)| *id).collect();
+    assert!(
+        ids[0] > seen,
+        "replay starts after Last-Event-ID {seen}: {ids:?}"
+    );
+    assert!(
+        ids.windows(2).all(|w| w[0] < w[1]),
+        "ids strictly increase: {ids:?}"
+    );
+    // The replayed turn carries the state as it was then, the live one the current state.
+    assert_eq!(got[0].2["state"]["moves"].as_array().map(Vec::len), Some(4));
+    assert_eq!(got[3].2["state"]["board"]["cells"][3][0], 2);
+    assert!(
+        s.next_item(Duration::from_millis(300))
+            .await
+            .is_none_or(|i| matches!(i, SseItem::Comment(_)))
+    );
+}
+
+#[tokio::test]
+async fn a_game_stream_sends_the_state_on_connect_and_resumes_after_the_last_event_id() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("Alpha").await;
+    let (_, _, bravo) = app.player_with_bot("Bravo").await;
+    let set = app
+        .start_set(
+            &alpha,
+            &bravo,
+            json!({"options": {"size": 9, "random_stones": 0}}),
+        )
+        .await;
+    let path = format!("/v1/sets/{set}/games/1/events");
+
+    let mut s = EventStream::open(&app, &path, None, None).await;
+    let (first, kind, state) = s.next_event().await;
+    assert_eq!(kind, "state");
+    assert_eq!(
+        (
+            state["set_id"].as_str(),
+            state["game_no"].as_i64(),
+            state["ply"].as_i64()
+        ),
+        (Some(set.as_str()), Some(1), Some(0))
+    );
+    assert_eq!(state["status"], "active");
+    assert_eq!(state["to_move"], 1);
+
+    play(&app, &bravo, &set, cell(4, 4)).await;
+    play(&app, &alpha, &set, cell(4, 0)).await;
+    let (a, _, s1) = s.next_event().await;
+    let (seen, kind, s2) = s.next_event().await;
+    assert_eq!(kind, "state");
+    assert_eq!((s1["ply"].as_i64(), s2["ply"].as_i64()), (Some(1), Some(2)));
+    assert_eq!(s2["moves"][1]["name"], "a5");
+    assert!(first < a && a < seen);
+    drop(s);
+
+    play(&app, &bravo, &set, cell(5, 4)).await;
+    play(&app, &alpha, &set, cell(5, 0)).await;
+
+    let mut s = EventStream::open(&app, &path, None, Some(&seen.to_string())).await;
+    let (r3, _, s3) = s.next_event().await;
+    let (r4, _, s4) = s.next_event().await;
+    play(&app, &bravo, &set, cell(6, 4)).await;
+    let (r5, kind, s5) = s.next_event().await;
+    assert_eq!(kind, "state");
+    assert_eq!(
+        [s3["ply"].as_i64(), s4["ply"].as_i64(), s5["ply"].as_i64()],
+        [Some(3), Some(4), Some(5)],
+        "no fresh snapshot on resume: the missed states, then the live one"
+    );
+    assert!(
+        seen < r3 && r3 < r4 && r4 < r5,
+        "ids {seen} < {r3} < {r4} < {r5}"
+    );
+    assert_eq!(s5["to_move"], 2);
+
+    // Game 2's stream is separate: it starts pending and hears nothing of game 1's moves.
+    let mut g2 = EventStream::open(
+        &app,
+        &format!("/v1/sets/{set}/games/2/events"),
+        None,
+        Some(&seen.to_string()),
+    )
+    .await;
+    assert!(
+        g2.next_item(Duration::from_millis(500))
+            .await
+            .is_none_or(|i| matches!(i, SseItem::Comment(_)))
+    );
+}
+
+#[tokio::test]
+async fn streams_refuse_unknown_games_and_a_missing_bot_token() {
+    let app = spawn_app().await;
+    let r = app
+        .get("/v1/sets/set_01HZZZZZZZZZZZZZZZZZZZZZZZ/games/1/events")
+        .await;
+    assert_eq!((r.status, r.code()), (StatusCode::NOT_FOUND, "not_found"));
+    let r = app.get("/v1/bots/me/events").await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::UNAUTHORIZED, "unauthorized")
+    );
+}
+
+#[tokio::test]
+async fn an_idle_stream_gets_a_keep_alive_comment_at_least_every_ten_seconds() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("Alpha").await;
+    let mut s = EventStream::open(&app, "/v1/bots/me/events", Some(&alpha), None).await;
+    // The first comment may come at once; the one after it shows the period.
+    let mut comments = vec![];
+    while comments.len() < 2 {
+        match s.next_item(Duration::from_secs(10)).await {
+            Some(SseItem::Comment(c)) => {
+                assert_eq!(c, "keep-alive");
+                comments.push(tokio::time::Instant::now());
+            }
+            Some(other) => panic!("an idle bot without games got {other:?}"),
+            None => panic!("10 s passed without a keep-alive comment"),
+        }
+    }
+    let gap = comments[1] - comments[0];
+    assert!(
+        gap >= Duration::from_secs(5) && gap <= Duration::from_secs(10),
+        "gap {gap:?}"
+    );
+}
