@@ -197,8 +197,11 @@ fn check_expectations(state: &Value, exp: &Value, label: &str) {
     }
 }
 
+/// A record with its line index.
+type Record = (usize, Value);
+
 /// Pairs the records of a file into sets: consecutive finished records of one size share a set.
-fn pair_up(records: Vec<Value>) -> Vec<((usize, Value), Option<(usize, Value)>)> {
+fn pair_up(records: Vec<Value>) -> Vec<(Record, Option<Record>)> {
     let mut out = vec![];
     let mut it = records.into_iter().enumerate().peekable();
     while let Some(first) = it.next() {

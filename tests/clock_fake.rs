@@ -283,7 +283,8 @@ async fn a_silent_first_move_loses_after_thirty_seconds_in_both_games_and_strike
         s["result"],
         json!({"winner": 2, "winner_bot": "Alice", "reason": "first_move_timeout"})
     );
-    assert_eq!(s["clock"]["remaining_ms"], json!([0, 60_000]));
+    // A missed first move was never charged: both clocks keep what they had.
+    assert_eq!(s["clock"]["remaining_ms"], json!([60_000, 60_000]));
     let r = a
         .app
         .play(&a.bob, &set, 1, json!({"cell": [5, 5]}), None)

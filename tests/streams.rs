@@ -323,3 +323,38 @@ async fn an_idle_stream_gets_a_keep_alive_comment_at_least_every_ten_seconds() {
         "gap {gap:?}"
     );
 }
+
+#[tokio::test]
+async fn the_snapshot_on_connect_holds_every_turn_even_with_a_crowded_lobby() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("Alpha").await;
+    let (_, _, bravo) = app.player_with_bot("Bravo").await;
+    let (_, _, charlie) = app.player_with_bot("Charlie").await;
+    let set = app
+        .start_set(
+            &alpha,
+            &bravo,
+            json!({"options": {"size": 9, "random_stones": 0}}),
+        )
+        .await;
+    let mut lobby = vec![];
+    for _ in 0..80 {
+        lobby.push(open_challenge(&app, &charlie).await);
+    }
+    let mut s = EventStream::open(&app, "/v1/bots/me/events", Some(&bravo), None).await;
+    let mut got = vec![];
+    for _ in 0..81 {
+        let (_, kind, data) = s.next_event().await;
+        got.push(summary(&kind, &data));
+    }
+    assert!(
+        got.contains(&format!("your_turn {set} ply 0")),
+        "the turn is in the snapshot"
+    );
+    for id in &lobby {
+        assert!(
+            got.contains(&format!("challenge {id}")),
+            "challenge {id} is in the snapshot"
+        );
+    }
+}

@@ -113,7 +113,7 @@ async fn bot_events(
     req: HttpRequest,
 ) -> ApiResult<impl Responder> {
     let arena = st.arena.clone();
-    let (tx, rx) = mpsc::channel(64);
+    let mut snapshot = vec![];
     let cursor = match last_event_id(&req) {
         Some(id) => id,
         None => {
@@ -121,16 +121,16 @@ async fn bot_events(
             let cursor = events::last_id(&mut c).await?;
             for s in sets::open_for(&mut c, &bot.id).await? {
                 let view = arena.set_view(&mut c, &s).await?;
-                let _ = tx.try_send(data(cursor, "challenge", json!({"set": view}).to_string()));
+                snapshot.push(data(cursor, "challenge", json!({"set": view}).to_string()));
             }
             drop(c);
             let on_move = {
                 let mut c = arena.store.pool.acquire().await?;
                 games::all_on_move(&mut c, &bot.id).await?
             };
-            for (set_id, game_no) in on_move.into_iter().take(32) {
+            for (set_id, game_no) in on_move {
                 let state = arena.game_state(&set_id, game_no).await?;
-                let _ = tx.try_send(data(
+                snapshot.push(data(
                     cursor,
                     "your_turn",
                     json!({"state": state}).to_string(),
@@ -139,6 +139,11 @@ async fn bot_events(
             cursor
         }
     };
+    // Room for the whole snapshot: none of it may be dropped (a lost `your_turn` loses on time).
+    let (tx, rx) = mpsc::channel(snapshot.len() + 64);
+    for ev in snapshot {
+        let _ = tx.try_send(ev);
+    }
     tokio::spawn(pump(arena, Feed::Bot(bot.id.clone()), cursor, tx));
     Ok(Sse::from_infallible_receiver(rx)
         .with_keep_alive(KEEP_ALIVE)

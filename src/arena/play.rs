@@ -49,14 +49,27 @@ impl Effects {
         kind: &'static str,
         payload: Value,
     ) {
+        self.event_json(bot, set_id, game_no, kind, payload.to_string());
+    }
+
+    /// As [`Effects::event`], with the payload already serialized.
+    fn event_json(
+        &mut self,
+        bot: Option<&str>,
+        set_id: &str,
+        game_no: Option<i64>,
+        kind: &'static str,
+        payload: String,
+    ) {
         self.events.push(PendingEvent {
             bot: bot.map(str::to_string),
             set_id: set_id.to_string(),
             game_no,
             kind,
-            payload: payload.to_string(),
+            payload,
         });
     }
+
     pub fn change(&mut self, c: Change) {
         self.changes.push(c);
     }
@@ -71,15 +84,20 @@ impl Effects {
     }
     /// The public `state` event of a game and, if someone is on move, its `your_turn`.
     pub fn game_state_events(&mut self, g: &GameRow, state: &Value) {
-        self.event(None, &g.set_id, Some(g.game_no), "state", state.clone());
-        if let Some(bot) = g.to_move_id.as_deref().filter(|_| g.status == "active") {
-            self.event(
+        // Serialized once for both events: this is on every move's path.
+        let text = state.to_string();
+        let turn = g.to_move_id.as_deref().filter(|_| g.status == "active");
+        if let Some(bot) = turn {
+            self.event_json(None, &g.set_id, Some(g.game_no), "state", text.clone());
+            self.event_json(
                 Some(bot),
                 &g.set_id,
                 Some(g.game_no),
                 "your_turn",
-                json!({"state": state}),
+                format!("{{\"state\":{text}}}"),
             );
+        } else {
+            self.event_json(None, &g.set_id, Some(g.game_no), "state", text);
         }
     }
     /// Stores the events in the transaction, last thing before its commit.

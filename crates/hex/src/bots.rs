@@ -12,9 +12,18 @@ use crate::playout::{Filler, OWNER, PADDED_CELLS, below, empty_indices};
 use crate::position::EMPTY;
 use crate::{MAX_MOVES, Move, Outcome, Position, Seat};
 
-/// Playouts per move used by the house "strong" bot: about 20-30 ms per move on 11x11 in a
-/// release build on one core (a little more on 19x19).
-pub const STRONG_BUDGET: u32 = 6_000;
+/// Playouts per move for the house "strong" bot on 11x11: roughly 25 ms per move in a release
+/// build on one core. See [`strong_budget_for`] for other sizes.
+pub const STRONG_BUDGET: u32 = 5_000;
+
+/// A playout budget for [`strong_move`] on a `size` x `size` board that costs about as much time
+/// per move as [`STRONG_BUDGET`] does on 11x11 (playouts get longer and the tree wider on
+/// bigger boards): 7469 on 9x9, 5000 on 11x11, 3579 on 13x13, 1675 on 19x19; at least 500
+/// and at most 10 000.
+pub fn strong_budget_for(size: u8) -> u32 {
+    let cells = u32::from(size.max(1)) * u32::from(size.max(1));
+    (STRONG_BUDGET * 121 / cells).clamp(500, 10_000)
+}
 
 /// A uniformly random empty cell as [`Move::Place`]; never a swap. `None` when the game is over.
 pub fn random_move(pos: &Position, rng: &mut impl Rng) -> Option<Move> {

@@ -26,7 +26,9 @@ mod playout;
 mod position;
 mod rules;
 
-pub use bots::{STRONG_BUDGET, playout_winner, random_move, random_playout, strong_move};
+pub use bots::{
+    STRONG_BUDGET, playout_winner, random_move, random_playout, strong_budget_for, strong_move,
+};
 pub use cell::Cell;
 pub use error::{PlayError, SetupError};
 pub use notation::{cell_name, parse_cell_name};

@@ -99,7 +99,7 @@ impl Position {
         if opening.len() > usize::from(size) * usize::from(size) {
             return Err(SetupError::TooManyStones);
         }
-        if opening.len() % 2 != 0 {
+        if !opening.len().is_multiple_of(2) {
             return Err(SetupError::Malformed(format!(
                 "an opening needs as many stones for each seat, got {} stones",
                 opening.len()
@@ -464,7 +464,7 @@ impl Position {
 
     /// The seat whose turn it is by ply parity (even: seat 1), ignoring the outcome.
     pub(crate) fn mover(&self) -> Seat {
-        if self.ply % 2 == 0 {
+        if self.ply.is_multiple_of(2) {
             Seat::One
         } else {
             Seat::Two
