@@ -1158,6 +1158,9 @@ pub async fn play(args: PlayArgs) -> anyhow::Result<()> {
             p.launch();
         }
         tracing::info!("done: {} set(s) finished", p.finished.len());
+        if p.finished.is_empty() && !p.target_reached() {
+            anyhow::bail!("the challenge ended without being played (cancelled or declined)");
+        }
         Ok(())
     }
     .await;

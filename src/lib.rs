@@ -67,6 +67,9 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
             .configure(api::configure)
             .default_service(aweb::to(api::not_found))
     })
+    // Bots reuse connections between moves: keep idle ones longer than a client's usual
+    // pool timeout so a request never races the server closing its connection.
+    .keep_alive(std::time::Duration::from_secs(120))
     .listen(listener)?
     .shutdown_timeout(5)
     .run();

@@ -188,3 +188,42 @@ async fn the_same_move_sent_to_both_instances_at_once_is_played_once() {
     assert_eq!(codes, [200, 409]);
     assert_eq!(one.state(&set_id, 1).await["ply"], 2);
 }
+
+#[tokio::test]
+async fn instances_starting_together_after_an_outage_credit_the_downtime_once() {
+    use hexarena::arena::clock::FakeTime;
+    use hexarena::arena::views::rfc3339;
+    use std::sync::Arc;
+
+    const T0: i64 = 1_800_000_000_000;
+    let url = fresh_db().await;
+    // The instance that ran before the outage: its fake clock stays at T0, so its last
+    // heartbeat says T0 as if it had died then.
+    let old = spawn_with(Spawn {
+        database_url: Some(url.clone()),
+        time: Arc::new(FakeTime::new(T0)),
+        ..Spawn::default()
+    })
+    .await;
+    let (_, _, alpha) = old.player_with_bot("PgOutageA").await;
+    let (_, _, beta) = old.player_with_bot("PgOutageB").await;
+    let set_id = old.start_set(&alpha, &beta, json!({})).await;
+    let s = old.state(&set_id, 1).await;
+    assert_eq!(s["clock"]["deadline"], json!(rfc3339(T0 + 30_000)));
+
+    // A minute later two instances start at the same moment; only one may credit the minute.
+    let later = Arc::new(FakeTime::new(T0 + 60_000));
+    let start = || {
+        spawn_with(Spawn {
+            database_url: Some(url.clone()),
+            time: later.clone(),
+            ..Spawn::default()
+        })
+    };
+    let (one, two) = tokio::join!(start(), start());
+    for app in [&one, &two] {
+        let s = app.state(&set_id, 1).await;
+        assert_eq!(s["clock"]["turn_started_at"], json!(rfc3339(T0 + 60_000)));
+        assert_eq!(s["clock"]["deadline"], json!(rfc3339(T0 + 90_000)));
+    }
+}

@@ -1268,3 +1268,54 @@ async fn the_set_list_shows_points_stake_status_result_and_start_newest_first_an
         .collect();
     assert_eq!(ids, [finished.as_str()]);
 }
+
+#[tokio::test]
+async fn operator_pairings_follow_the_stake_rules_of_accepted_sets() {
+    let app = spawn_app().await;
+    let mut w = World::new(0);
+    let (alpha, bravo) = (w.add(&app, "Alpha").await, w.add(&app, "Bravo").await);
+    let pair = async |stake: i64| {
+        let body = json!({"bots": ["Alpha", "Bravo"], "stake": stake, "options": options()});
+        app.post("/v1/operator/sets", Some("op-secret"), body).await
+    };
+
+    // Above the bots' max_stake (500 by default): 400 naming the stake, no set, no money moved.
+    let r = pair(501).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::BAD_REQUEST, "bad_request"),
+        "{:?}",
+        r.body
+    );
+    assert_eq!(r.body["error"]["details"]["field"], "stake");
+    assert_eq!(r.body["error"]["details"]["max"], 500);
+    assert_eq!(app.get("/v1/sets").await.body["sets"], json!([]));
+    w.check(&app).await;
+
+    // Within it: active at once, both stakes in escrow, twice, until the balances run out.
+    for _ in 0..2 {
+        let r = pair(500).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+        assert_eq!(r.body["status"], "active");
+        w.escrow(r.body["id"].as_str().expect("id"), alpha, bravo, 500);
+        w.check(&app).await;
+    }
+    assert_eq!(
+        [w.owner_of(alpha).balance, w.owner_of(bravo).balance],
+        [0, 0]
+    );
+    let r = pair(10).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::CONFLICT, "insufficient_balance"),
+        "{:?}",
+        r.body
+    );
+    assert_eq!(
+        app.get("/v1/sets").await.body["sets"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+    w.check(&app).await;
+}

@@ -202,10 +202,6 @@ struct Stats {
 /// Registers 4 players with 6 bots (two players own two bots each), plays [`SETS`] sets at
 /// once, then checks the invariants.
 async fn property(cluster: Cluster, seed: u64) {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter("warn")
-        .with_test_writer()
-        .try_init(); // TEMP
     eprintln!(
         "stakes property: seed {seed} on {} instance(s)",
         cluster.apps.len()

@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 use super::Arena;
-use crate::store::games;
+use crate::store::{Backend, games};
 
 #[derive(Default)]
 struct Queue {
@@ -91,12 +91,12 @@ pub async fn run(arena: Arc<Arena>) {
             if let Err(e) = heartbeat(&a).await {
                 tracing::warn!(error = %e, "heartbeat failed");
             }
-            if n % 600 == 0
+            if n.is_multiple_of(600)
                 && let Err(e) = prune_events(&a).await
             {
                 tracing::warn!(error = %e, "event pruning failed");
             }
-            if n % 2 == 0
+            if n.is_multiple_of(2)
                 && let Err(e) = sweep(&a, a.now_ms() + 5_000).await
             {
                 tracing::warn!(error = %e, "deadline sweep failed");
@@ -164,12 +164,27 @@ async fn heartbeat(arena: &Arena) -> Result<(), sqlx::Error> {
 pub async fn recover(arena: &Arena) -> Result<(), sqlx::Error> {
     let now = arena.now_ms();
     let mut tx = arena.store.begin_write().await?;
+    if arena.store.backend == Backend::Postgres {
+        // Instances starting together recover one after the other: the later one sees the
+        // earlier one's heartbeat and does not credit the downtime a second time.
+        sqlx::query("LOCK TABLE instances IN EXCLUSIVE MODE")
+            .execute(&mut *tx)
+            .await?;
+    }
     let (last,): (Option<i64>,) = sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances")
         .fetch_one(&mut *tx)
         .await?;
-    if let Some(last) = last {
-        let down_ms = now - last;
-        if down_ms > 3 * HEARTBEAT_EVERY.as_millis() as i64 {
+    if let Some(last) = last
+        && now - last > 3 * HEARTBEAT_EVERY.as_millis() as i64
+    {
+        // A turn that started after the last heartbeat shows the arena was still up then;
+        // shifting from before it would start that turn in the future.
+        let (newest_turn,): (Option<i64>,) =
+            sqlx::query_as("SELECT MAX(turn_started_ms) FROM games WHERE status = 'active'")
+                .fetch_one(&mut *tx)
+                .await?;
+        let down_ms = now - newest_turn.unwrap_or(last).clamp(last, now);
+        if down_ms > 0 {
             let n = games::shift_turns(&mut tx, down_ms).await?;
             tracing::info!(
                 down_ms,

@@ -356,6 +356,12 @@ impl Arena {
                 return Err(same_owner());
             }
             for b in [creator, opponent] {
+                if req.stake > b.max_stake {
+                    return Err(stake_error(
+                        format!("stake exceeds {}'s max_stake {}", b.name, b.max_stake),
+                        b.max_stake,
+                    ));
+                }
                 self.ensure_not_suspended(&mut tx, b).await?;
             }
         }

@@ -7,14 +7,12 @@
 //!   playouts per second. `random_playout` plays every move through the incremental engine and
 //!   leaves the exact final position; `playout_winner` is the fill-then-judge fast path.
 //! - `from_compact/19x19`: rebuilding a finished 19x19 game from its stored form.
-//! - `strong_move/11x11`: one house-bot move with the default budget.
+//! - `strong_move/{11x11,19x19}`: one house-bot move with `strong_budget_for(size)` playouts.
 
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use hex::{
-    Move, Position, STRONG_BUDGET, playout_winner, random_move, random_playout, strong_move,
-};
+use hex::{Position, playout_winner, random_move, random_playout, strong_budget_for, strong_move};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64;
 
@@ -74,20 +72,23 @@ fn bench_compact(c: &mut Criterion) {
 }
 
 fn bench_strong(c: &mut Criterion) {
-    let mut rng = Pcg64::from_seed([4; 32]);
-    let mut pos = Position::new(11).expect("size");
-    for _ in 0..10 {
-        if let Some(mv) = random_move(&pos, &mut rng) {
-            let _ = pos.play(mv);
-        }
-    }
     let mut group = c.benchmark_group("strong_move");
     group.sample_size(10);
-    group.bench_function("11x11", |b| {
-        b.iter(|| black_box(strong_move(&pos, &mut rng, STRONG_BUDGET)))
-    });
+    for size in [11u8, 19] {
+        let mut rng = Pcg64::from_seed([4; 32]);
+        let mut pos = Position::new(size).expect("size");
+        // a few stones in, with the opponent on move so no shortcut applies
+        for _ in 0..10 {
+            if let Some(mv) = random_move(&pos, &mut rng) {
+                let _ = pos.play(mv);
+            }
+        }
+        let budget = strong_budget_for(size);
+        group.bench_function(format!("{size}x{size}/budget_{budget}"), |b| {
+            b.iter(|| black_box(strong_move(&pos, &mut rng, budget)))
+        });
+    }
     group.finish();
-    let _ = Move::Swap;
 }
 
 criterion_group!(

@@ -8,7 +8,7 @@
 
 use rand_core::Rng;
 
-use crate::playout::{Filler, OWNER, PADDED_CELLS, below, empty_indices};
+use crate::playout::{Filler, PADDED_CELLS, below, empty_indices};
 use crate::position::EMPTY;
 use crate::{MAX_MOVES, Move, Outcome, Position, Seat};
 
@@ -139,8 +139,8 @@ pub fn strong_move(pos: &Position, rng: &mut impl Rng, budget: u32) -> Option<Mo
         .collect();
     match threats.len() {
         1 => place(threats[0]),
-        0 => place(search(pos, rng, budget.max(1), &empties)),
-        _ => place(search(pos, rng, budget.max(1), &threats)),
+        0 => search(pos, rng, budget.max(1), &empties).and_then(place),
+        _ => search(pos, rng, budget.max(1), &threats).and_then(place),
     }
 }
 
@@ -159,9 +159,9 @@ fn swap_is_worth_it(pos: &Position) -> bool {
 }
 
 /// Expand a node after this many visits.
-const EXPAND_AT: u32 = 3;
+const EXPAND_AT: f32 = 3.0;
 /// Upper bound on tree nodes (about 28 bytes each).
-const MAX_NODES: usize = 4_000_000;
+const MAX_NODES: usize = 1_000_000;
 /// RAVE weight decay: beta = amaf / (amaf + n + amaf * n * RAVE_BIAS).
 const RAVE_BIAS: f32 = 0.002;
 
@@ -173,10 +173,12 @@ struct Node {
     player: u8,
     n_children: u16,
     first_child: u32,
-    visits: u32,
-    wins: u32,
-    amaf_visits: u32,
-    amaf_wins: u32,
+    /// Statistics as `f32` (exact integers up to 2^24, far above any budget) so that the
+    /// selection loop needs no conversions.
+    visits: f32,
+    wins: f32,
+    amaf_visits: f32,
+    amaf_wins: f32,
 }
 
 impl Node {
@@ -186,10 +188,10 @@ impl Node {
             player,
             n_children: 0,
             first_child: 0,
-            visits: 0,
-            wins: 0,
-            amaf_visits: 0,
-            amaf_wins: 0,
+            visits: 0.0,
+            wins: 0.0,
+            amaf_visits: 0.0,
+            amaf_wins: 0.0,
         }
     }
 
@@ -206,43 +208,41 @@ fn expand(nodes: &mut Vec<Node>, at: usize, cells: &[u16], player: u8) {
     nodes[at].n_children = cells.len() as u16;
 }
 
+/// The child of `parent` with the highest RAVE value
+/// `(1 - beta) * wins / visits + beta * amaf_wins / amaf_visits`,
+/// `beta = amaf_visits / (amaf_visits + visits + amaf_visits * visits * RAVE_BIAS)`,
+/// which simplifies to one fraction `((1 + an * b) * w + aw) / (an + n + an * n * b)`;
+/// fractions are compared by cross-multiplying (no division). Untried children come first.
 fn select(nodes: &[Node], parent: usize) -> usize {
-    let mut best = nodes[parent].first_child as usize;
-    let mut best_value = f32::NEG_INFINITY;
-    for c in nodes[parent].children() {
-        let node = &nodes[c];
-        let n = node.visits as f32;
-        let an = node.amaf_visits as f32;
-        let value = if node.visits == 0 && node.amaf_visits == 0 {
-            1.5 // untried: look at it first
+    let range = nodes[parent].children();
+    let first = range.start;
+    let mut best = 0;
+    let (mut best_num, mut best_den) = (-1.0f32, 1.0f32);
+    for (k, node) in nodes[range].iter().enumerate() {
+        let (n, an) = (node.visits, node.amaf_visits);
+        let den = an + n + an * n * RAVE_BIAS;
+        let (num, den) = if den > 0.0 {
+            ((1.0 + an * RAVE_BIAS) * node.wins + node.amaf_wins, den)
         } else {
-            let q = if node.visits > 0 {
-                node.wins as f32 / n
-            } else {
-                0.0
-            };
-            let qa = if node.amaf_visits > 0 {
-                node.amaf_wins as f32 / an
-            } else {
-                0.0
-            };
-            let beta = an / (an + n + an * n * RAVE_BIAS);
-            (1.0 - beta) * q + beta * qa
+            (1.5, 1.0) // untried: look at it first
         };
-        if value > best_value {
-            best_value = value;
-            best = c;
+        if num * best_den > best_num * den {
+            best_num = num;
+            best_den = den;
+            best = k;
         }
     }
-    best
+    first + best
 }
 
 /// Monte Carlo tree search with RAVE from `pos`, root moves limited to `candidates` (padded
-/// indices of empty cells, not empty). Returns the most visited root move.
-fn search(pos: &Position, rng: &mut impl Rng, budget: u32, candidates: &[u16]) -> u16 {
+/// indices of empty cells). Returns the most visited root move, `None` without candidates.
+fn search(pos: &Position, rng: &mut impl Rng, budget: u32, candidates: &[u16]) -> Option<u16> {
+    if candidates.is_empty() {
+        return None;
+    }
     let me = pos.mover().number();
     let all_empties = empty_indices(pos);
-    let root_board = pos.board_slice();
     let mut filler = Filler::new(pos);
     let mut nodes: Vec<Node> = Vec::with_capacity(1 + candidates.len() * 64);
     nodes.push(Node::new(u16::MAX, me ^ 3));
@@ -252,7 +252,7 @@ fn search(pos: &Position, rng: &mut impl Rng, budget: u32, candidates: &[u16]) -
     let mut slot = [0u16; PADDED_CELLS];
 
     for _ in 0..budget {
-        filler.reset(root_board);
+        filler.reset();
         path.clear();
         path.push(0);
         let mut node = 0;
@@ -290,27 +290,30 @@ fn search(pos: &Position, rng: &mut impl Rng, budget: u32, candidates: &[u16]) -
         let winner = filler.fill_bridges_and_judge(rng, &mut leaf_empties, turn, &mut slot);
         for &p in &path {
             let n = &mut nodes[p];
-            n.visits += 1;
+            n.visits += 1.0;
             if n.player == winner {
-                n.wins += 1;
+                n.wins += 1.0;
             }
-            for c in n.children() {
-                let child = &mut nodes[c];
-                if filler.board[usize::from(child.cell)] & OWNER == child.player {
-                    child.amaf_visits += 1;
-                    if child.player == winner {
-                        child.amaf_wins += 1;
-                    }
-                }
+            // all children of a node were moves of the same player: the one not owning it
+            let player = n.player ^ 3;
+            let won = if player == winner { 1.0 } else { 0.0 };
+            let range = n.children();
+            for child in &mut nodes[range] {
+                // on the full board every child cell holds 1 or 2: equal owners differ by 0,
+                // different ones by 3 (arithmetic instead of a comparison keeps it branch-free)
+                let differs = (filler.board[usize::from(child.cell)] ^ player) & 1;
+                let hit = f32::from(differs ^ 1);
+                child.amaf_visits += hit;
+                child.amaf_wins += hit * won;
             }
         }
     }
 
-    let mut best = nodes[0].first_child as usize;
-    for c in nodes[0].children() {
-        if nodes[c].visits > nodes[best].visits {
-            best = c;
+    let mut best: Option<&Node> = None;
+    for child in &nodes[nodes[0].children()] {
+        if best.is_none_or(|b| child.visits > b.visits) {
+            best = Some(child);
         }
     }
-    nodes[best].cell
+    best.map(|b| b.cell)
 }

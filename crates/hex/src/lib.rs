@@ -17,6 +17,8 @@
 //! assert_eq!(pos.winning_path(), Some(vec![Cell::new(0, 1), Cell::new(1, 0)]));
 //! ```
 
+#![warn(missing_docs)]
+
 mod bots;
 mod cell;
 mod error;

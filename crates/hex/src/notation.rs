@@ -78,6 +78,16 @@ mod tests {
     }
 
     #[test]
+    fn display_and_from_str() {
+        assert_eq!(Cell::new(2, 4).to_string(), "e3");
+        assert_eq!("K11".parse::<Cell>(), Ok(Cell::new(10, 10)));
+        assert!(matches!(
+            "k 11".parse::<Cell>(),
+            Err(crate::SetupError::Malformed(_))
+        ));
+    }
+
+    #[test]
     fn rejects_junk() {
         for junk in [
             "", "a", "1", "11", "a0", "a01", "1a", " a1", "a1 ", "a-1", "a+1", "a1b", "é1", "a1.0",

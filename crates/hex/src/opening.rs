@@ -64,11 +64,10 @@ pub fn opening(seed: &[u8; 32], size: u8, stones_per_seat: u8) -> Result<Vec<Cel
                 (i % u64::from(size)) as u8,
             ));
         }
-        match Position::with_opening(size, &cells) {
-            Ok(_) => return Ok(cells),
-            Err(SetupError::Malformed(_)) => {} // connects: draw a new one
-            Err(e) => return Err(e),
+        if let (_, None) = Position::place_opening(size, &cells)? {
+            return Ok(cells);
         }
+        // the opening connects a seat's edges: draw a whole new one from the same stream
     }
     Err(SetupError::TooManyStones)
 }

@@ -22,22 +22,26 @@ pub(crate) fn below(rng: &mut impl Rng, n: u32) -> u32 {
     (m >> 32) as u32
 }
 
-/// Marks a cell visited during the final flood fill (owner bits stay readable under `OWNER`).
+/// Marks a cell visited during the final flood fill (the owner stays in the low bits).
 const SEEN: u8 = 0x80;
-/// Mask giving the owner of a cell of a judged board.
-pub(crate) const OWNER: u8 = 0x7f;
 
 /// Padded cells of the largest board (26 + 2 border cells per side, squared).
 pub(crate) const PADDED_CELLS: usize = 28 * 28;
 
+/// Padding cells beside an edge are stored as `EDGE_PADDING | owner of that edge`, so that
+/// `value & 3` reads them as that owner's stones in the bridge patterns, while they never equal
+/// a plain owner value (the judge's flood fill stays on the board). The four corner padding
+/// cells stay `BORDER`.
+const EDGE_PADDING: u8 = 0x40;
+
 /// Scratch space for fill-and-judge playouts (fixed arrays: no heap allocation).
 pub(crate) struct Filler {
     /// Padded board being filled (same layout as [`Position`]'s; only the first
-    /// `stride * stride` entries are used).
+    /// `stride * stride` entries are used). Padding is encoded as described at `EDGE_PADDING`.
     pub(crate) board: [u8; PADDED_CELLS],
+    /// The position's board in the same encoding, for [`Filler::reset`].
+    root: [u8; PADDED_CELLS],
     stack: [u16; PADDED_CELLS],
-    /// For padding cells next to an edge: the owner (1 or 2) whose edge it is, else 0.
-    edge_of: [u8; PADDED_CELLS],
     stride: usize,
     size: usize,
     /// Stone owner (1 or 2) that connects top-bottom.
@@ -46,31 +50,31 @@ pub(crate) struct Filler {
 
 impl Filler {
     pub(crate) fn new(pos: &Position) -> Filler {
-        let mut board = [BORDER; PADDED_CELLS];
+        let mut root = [BORDER; PADDED_CELLS];
         let src = pos.board_slice();
-        board[..src.len()].copy_from_slice(src);
+        root[..src.len()].copy_from_slice(src);
         let (w, n) = (pos.stride(), usize::from(pos.size()));
         let tb = pos.top_bottom_owner();
-        let mut edge_of = [0u8; PADDED_CELLS];
         for k in 1..=n {
-            edge_of[k] = tb; // above row 0
-            edge_of[(n + 1) * w + k] = tb; // below the last row
-            edge_of[k * w] = tb ^ 3; // left of column 0
-            edge_of[k * w + n + 1] = tb ^ 3; // right of the last column
+            root[k] = EDGE_PADDING | tb; // above row 0
+            root[(n + 1) * w + k] = EDGE_PADDING | tb; // below the last row
+            root[k * w] = EDGE_PADDING | (tb ^ 3); // left of column 0
+            root[k * w + n + 1] = EDGE_PADDING | (tb ^ 3); // right of the last column
         }
         Filler {
-            board,
+            board: root,
+            root,
             stack: [0; PADDED_CELLS],
-            edge_of,
-            stride: pos.stride(),
-            size: usize::from(pos.size()),
-            tb_owner: pos.top_bottom_owner(),
+            stride: w,
+            size: n,
+            tb_owner: tb,
         }
     }
 
-    /// Resets the board to `pos`'s stones (same size as at creation).
-    pub(crate) fn reset(&mut self, pos_board: &[u8]) {
-        self.board[..pos_board.len()].copy_from_slice(pos_board);
+    /// Puts the board back to the position it was created from.
+    pub(crate) fn reset(&mut self) {
+        let len = self.stride * self.stride;
+        self.board[..len].copy_from_slice(&self.root[..len]);
     }
 
     /// Puts a stone of `first` on `empties[0]` ... alternating owners, in a uniformly shuffled
@@ -96,8 +100,8 @@ impl Filler {
     /// Like [`fill_and_judge`](Self::fill_and_judge), but a move that intrudes into a bridge of
     /// the other owner (two of its stones, or one stone on the second line and its own edge,
     /// with two common empty neighbours) is answered at once in the other cell of the bridge;
-    /// all other moves are uniformly random. `slot` is scratch space. This keeps
-    /// playouts from losing obviously safe connections, which makes the search much sharper.
+    /// all other moves are uniformly random. `slot` is scratch space. This keeps playouts from
+    /// throwing away safe connections, which makes the search much sharper.
     pub(crate) fn fill_bridges_and_judge(
         &mut self,
         rng: &mut impl Rng,
@@ -125,18 +129,25 @@ impl Filler {
             slot[usize::from(b)] = k as u16;
             let x = usize::from(b);
             self.board[x] = owner;
-            // does this stone break into a bridge of the next mover?
+            // does this stone break into a bridge of the next mover? Bit t of `mine` / `empty`
+            // describes ring cell t; a bridge is mine(t), empty(t+1), mine(t+2).
             let defender = owner ^ 3;
-            reply = None;
             let cells = ring.map(|d| x.wrapping_add_signed(d));
-            for t in 0..6 {
-                let (p, y, q) = (cells[t], cells[(t + 1) % 6], cells[(t + 2) % 6]);
-                let mine = |c: usize| self.board[c] == defender || self.edge_of[c] == defender;
-                if self.board[y] == EMPTY && mine(p) && mine(q) {
-                    reply = Some(y);
-                    break;
-                }
+            let vals = cells.map(|c| self.board[c] & 3);
+            let mut mine = 0u8;
+            let mut empty = 0u8;
+            for (t, &v) in vals.iter().enumerate() {
+                mine |= u8::from(v == defender) << t;
+                empty |= u8::from(v == EMPTY) << t;
             }
+            let next_empty = (empty >> 1) | ((empty & 1) << 5);
+            let after_mine = (mine >> 2) | ((mine & 3) << 4);
+            let hits = mine & next_empty & after_mine;
+            reply = if hits == 0 {
+                None
+            } else {
+                Some(cells[(hits.trailing_zeros() as usize + 1) % 6])
+            };
             owner ^= 3;
         }
         self.judge()

@@ -2,7 +2,8 @@
 //!
 //! Storage: the board is a flat array with a one-cell border of sentinel cells around it, so the
 //! six neighbours of cell index `i` are `i - W`, `i - W + 1`, `i - 1`, `i + 1`, `i + W - 1`,
-//! `i + W` (`W = size + 2`) without bounds checks. Every stone belongs to a union-find group of
+//! `i + W` (`W = size + 2`) with no row or column tests, and a cell lies on an edge exactly when
+//! its neighbour beyond that edge is padding. Every stone belongs to a union-find group of
 //! same-owner stones; each group root carries a 4-bit mask of the board edges the group touches.
 //! A placement links the new stone with its same-owner neighbours and checks whether its group's
 //! mask covers the owner's current axis: no flood fill, no allocation.
@@ -95,6 +96,21 @@ impl Position {
     /// opening that already connects a seat's edges, [`SetupError::OffBoard`] and
     /// [`SetupError::Duplicate`] for bad cells.
     pub fn with_opening(size: u8, opening: &[Cell]) -> Result<Position, SetupError> {
+        match Position::place_opening(size, opening)? {
+            (pos, None) => Ok(pos),
+            (_, Some(seat)) => Err(SetupError::Malformed(format!(
+                "the opening already connects seat {}'s edges",
+                seat.number()
+            ))),
+        }
+    }
+
+    /// [`with_opening`](Position::with_opening) without the connection check: the position and
+    /// the seat whose edges the opening already joins, if any.
+    pub(crate) fn place_opening(
+        size: u8,
+        opening: &[Cell],
+    ) -> Result<(Position, Option<Seat>), SetupError> {
         let mut pos = Position::new(size)?;
         if opening.len() > usize::from(size) * usize::from(size) {
             return Err(SetupError::TooManyStones);
@@ -116,15 +132,9 @@ impl Position {
                 connected = Some(seat);
             }
         }
-        if let Some(seat) = connected {
-            return Err(SetupError::Malformed(format!(
-                "the opening already connects seat {}'s edges",
-                seat.number()
-            )));
-        }
-        // at most 676 stones: fits
+        // at most 26 * 26 = 676 stones: fits
         pos.opening_len = opening.len() as u16;
-        Ok(pos)
+        Ok((pos, connected))
     }
 
     /// Side length of the board.

@@ -1,8 +1,8 @@
 //! House-bot strategies: legality, determinism, tactics and strength.
 
 use hex::{
-    Cell, Move, Outcome, Position, Seat, opening, playout_winner, random_move, random_playout,
-    strong_move,
+    Cell, Move, Outcome, Position, STRONG_BUDGET, Seat, opening, playout_winner, random_move,
+    random_playout, strong_budget_for, strong_move,
 };
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64;
@@ -26,6 +26,8 @@ fn play_all(pos: &mut Position, cells: &[Cell]) {
 
 /// Playouts per move in the debug-mode tests (the house bot uses `STRONG_BUDGET`).
 const TEST_BUDGET: u32 = 300;
+/// Playouts per move in the 100-game match (kept small so the test is quick in debug builds).
+const MATCH_BUDGET: u32 = 100;
 
 #[test]
 fn random_move_is_legal_uniform_and_never_swaps() {
@@ -104,6 +106,25 @@ fn random_playout_winners_are_balanced_on_average() {
         .filter(|_| playout_winner(&empty, &mut r) == Some(Seat::One))
         .count();
     assert!((1900..2350).contains(&wins_one), "{wins_one}");
+}
+
+#[test]
+fn budgets_scale_with_the_board() {
+    assert_eq!(strong_budget_for(11), STRONG_BUDGET);
+    assert_eq!(strong_budget_for(9), 7469);
+    assert_eq!(strong_budget_for(13), 3579);
+    assert_eq!(strong_budget_for(19), 1675);
+    assert_eq!(strong_budget_for(26), 894);
+    assert_eq!(strong_budget_for(1), 10_000);
+    assert_eq!(strong_budget_for(0), 10_000);
+}
+
+#[test]
+fn strong_move_with_a_zero_budget_still_moves() {
+    let mut pos = Position::new(4).expect("size");
+    play_all(&mut pos, &[c(1, 1), c(2, 2)]);
+    let mv = strong_move(&pos, &mut rng(5), 0).expect("game on");
+    assert_eq!(pos.check(mv), Ok(()));
 }
 
 #[test]
@@ -258,9 +279,12 @@ fn strong_beats_random_95_of_100_on_9x9() {
     let mut strong_wins = 0;
     for game in 0..100u64 {
         let strong = if game % 2 == 0 { Seat::One } else { Seat::Two };
-        if match_game(game, 9, strong, TEST_BUDGET) == Some(strong) {
+        if match_game(game, 9, strong, MATCH_BUDGET) == Some(strong) {
             strong_wins += 1;
         }
     }
+    eprintln!(
+        "strong_move (budget {MATCH_BUDGET}) won {strong_wins} of 100 games against random_move"
+    );
     assert!(strong_wins >= 95, "strong won only {strong_wins} of 100");
 }
