@@ -222,6 +222,11 @@ async fn a_killed_server_restarts_with_every_move_and_does_not_charge_the_downti
         "the seat not on move keeps its time exactly"
     );
 
+    assert!(
+        ms(&after["clock"]["turn_started_at"]) <= ms(&after["clock"]["server_time"]),
+        "no turn resumes in the future: {after}"
+    );
+
     let first_after = state(&url, &first, 1).await;
     assert_eq!(first_after["status"], "active");
     assert_eq!(first_after["clock"]["first_move"], true);
