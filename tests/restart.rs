@@ -187,7 +187,9 @@ async fn a_killed_server_restarts_with_every_move_and_does_not_charge_the_downti
     assert_eq!(before["clock"]["first_move"], false);
     let killed = Instant::now();
     server.kill();
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // A quick restart: the last heartbeat is younger than the 3 s that tell a dead arena from
+    // a live peer, so the new process watches it age before it credits the downtime.
+    tokio::time::sleep(Duration::from_secs(1)).await;
     let server = Server::start(dir.path(), port).await;
     let down_ms = i64::try_from(killed.elapsed().as_millis()).expect("ms");
 
@@ -203,7 +205,7 @@ async fn a_killed_server_restarts_with_every_move_and_does_not_charge_the_downti
     // (the last heartbeat is up to 1 s before the kill: that second is not charged either).
     let shift = ms(&after["clock"]["deadline"]) - ms(&before["clock"]["deadline"]);
     assert!(
-        (3_000..=down_ms + 1_500).contains(&shift),
+        (1_000..=down_ms + 1_500).contains(&shift),
         "deadline moved {shift} ms, down {down_ms} ms"
     );
     let left = |s: &Value, seat: usize| s["clock"]["remaining_ms"][seat].as_i64().expect("ms");

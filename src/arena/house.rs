@@ -120,7 +120,9 @@ async fn act(arena: &Arena, bot: &BotRow, strategy: Strategy, rng: &mut Pcg64) -
         let mv: Option<Move> = match strategy {
             Strategy::Random => hex::random_move(&pos, &mut local),
             Strategy::Strong => tokio::task::spawn_blocking(move || {
-                hex::strong_move(&pos, &mut local, hex::STRONG_BUDGET)
+                // About the same thinking time on every board size.
+                let budget = hex::strong_budget_for(pos.size());
+                hex::strong_move(&pos, &mut local, budget)
             })
             .await
             .ok()

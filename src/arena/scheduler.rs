@@ -158,10 +158,37 @@ async fn heartbeat(arena: &Arena) -> Result<(), sqlx::Error> {
     Ok(())
 }
 
-/// At start-up: if no instance was alive in the last few seconds, the whole arena was down
-/// since the newest heartbeat, and every running turn is moved later by that downtime so no
-/// seat is charged for it (SPEC section 7). Then every pending deadline is loaded.
+/// A heartbeat younger than this may be a live instance's.
+const ALIVE_WITHIN_MS: i64 = 3 * HEARTBEAT_EVERY.as_millis() as i64;
+
+/// The newest heartbeat if no instance is alive (the arena is down since then), or None (no
+/// instance ever ran, or one is alive). A heartbeat too young to tell a live instance from a
+/// process that just died (a quick restart) is watched until it moves on (alive) or ages.
+async fn stale_heartbeat(arena: &Arena) -> Result<Option<i64>, sqlx::Error> {
+    // Real time bounds the watch even when the injected clock stands still.
+    let give_up = tokio::time::Instant::now() + Duration::from_millis(ALIVE_WITHIN_MS as u64 + 200);
+    let mut seen = None;
+    loop {
+        let (last,): (Option<i64>,) = sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances")
+            .fetch_one(&arena.store.pool)
+            .await?;
+        let Some(last) = last else { return Ok(None) };
+        if seen.is_some_and(|s| last > s) {
+            return Ok(None);
+        }
+        if arena.now_ms() - last > ALIVE_WITHIN_MS || tokio::time::Instant::now() >= give_up {
+            return Ok(Some(last));
+        }
+        seen = Some(last);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// At start-up: if no instance is alive, the whole arena was down since it was last seen
+/// working, and every running turn is moved later by that downtime so no seat is charged for
+/// it (SPEC section 7). Then every pending deadline is loaded.
 pub async fn recover(arena: &Arena) -> Result<(), sqlx::Error> {
+    let stale = stale_heartbeat(arena).await?;
     let now = arena.now_ms();
     let mut tx = arena.store.begin_write().await?;
     if arena.store.backend == Backend::Postgres {
@@ -174,16 +201,14 @@ pub async fn recover(arena: &Arena) -> Result<(), sqlx::Error> {
     let (last,): (Option<i64>,) = sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances")
         .fetch_one(&mut *tx)
         .await?;
-    if let Some(last) = last
-        && now - last > 3 * HEARTBEAT_EVERY.as_millis() as i64
-    {
+    if let Some(last) = last.filter(|l| Some(*l) == stale) {
         // A turn that started after the last heartbeat shows the arena was still up then;
         // shifting from before it would start that turn in the future.
         let (newest_turn,): (Option<i64>,) =
             sqlx::query_as("SELECT MAX(turn_started_ms) FROM games WHERE status = 'active'")
                 .fetch_one(&mut *tx)
                 .await?;
-        let down_ms = now - newest_turn.unwrap_or(last).clamp(last, now);
+        let down_ms = now - newest_turn.unwrap_or(last).max(last).min(now);
         if down_ms > 0 {
             let n = games::shift_turns(&mut tx, down_ms).await?;
             tracing::info!(
