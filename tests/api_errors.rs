@@ -114,7 +114,9 @@ async fn malformed_json_is_a_bad_request_and_changes_nothing() {
         .app
         .post_raw(&f.moves_url(1), Some(&f.bravo), b"[1, 2]".to_vec())
         .await;
-    assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
+    // Well-formed JSON that is not an object breaks move_schema: invalid_move, at the root.
+    assert_error(&r, StatusCode::BAD_REQUEST, "invalid_move");
+    assert_eq!(r.body["error"]["details"]["instance_path"], "");
     let r = f
         .app
         .post_raw("/v1/sets", Some(&f.alpha), b"{game: hex}".to_vec())

@@ -358,3 +358,66 @@ async fn the_snapshot_on_connect_holds_every_turn_even_with_a_crowded_lobby() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_bot_that_resumes_while_still_on_move_is_sent_that_turn_again() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("ResumeA").await;
+    let (_, _, bravo) = app.player_with_bot("ResumeB").await;
+    let set = app
+        .start_set(
+            &alpha,
+            &bravo,
+            json!({"options": {"size": 9, "random_stones": 0}}),
+        )
+        .await;
+    // Bravo sees its turn, then drops before moving and comes back with the last id it saw.
+    let mut s = EventStream::open(&app, "/v1/bots/me/events", Some(&bravo), None).await;
+    let (id, kind, data) = s.next_event().await;
+    assert_eq!(summary(&kind, &data), format!("your_turn {set} ply 0"));
+    drop(s);
+    let mut s = EventStream::open(
+        &app,
+        "/v1/bots/me/events",
+        Some(&bravo),
+        Some(&id.to_string()),
+    )
+    .await;
+    let (_, kind, data) = s.next_event().await;
+    assert_eq!(summary(&kind, &data), format!("your_turn {set} ply 0"));
+    // Nothing else is pending: no duplicate follows.
+    assert!(
+        s.next_item(Duration::from_millis(300))
+            .await
+            .is_none_or(|i| matches!(i, SseItem::Comment(_)))
+    );
+}
+
+#[tokio::test]
+async fn challenges_reach_only_the_bots_that_may_accept_them() {
+    let app = spawn_app().await;
+    let (_, owner, alpha) = app.player_with_bot("LobbyA").await;
+    let sibling = app.bot(&owner, "LobbySibling").await;
+    let (_, _, stranger) = app.player_with_bot("LobbyStranger").await;
+    let mut own = EventStream::open(&app, "/v1/bots/me/events", Some(&alpha), None).await;
+    let mut sib = EventStream::open(&app, "/v1/bots/me/events", Some(&sibling), None).await;
+    let mut other = EventStream::open(&app, "/v1/bots/me/events", Some(&stranger), None).await;
+    let set = open_challenge(&app, &alpha).await;
+    let (_, kind, data) = other.next_event().await;
+    assert_eq!(summary(&kind, &data), format!("challenge {set}"));
+    // Its creator and a bot of the same owner (a staked set) hear nothing of it.
+    for s in [&mut own, &mut sib] {
+        assert!(
+            s.next_item(Duration::from_millis(500))
+                .await
+                .is_none_or(|i| matches!(i, SseItem::Comment(_)))
+        );
+    }
+    // Nor on a fresh connection's snapshot.
+    let mut sib = EventStream::open(&app, "/v1/bots/me/events", Some(&sibling), None).await;
+    assert!(
+        sib.next_item(Duration::from_millis(500))
+            .await
+            .is_none_or(|i| matches!(i, SseItem::Comment(_)))
+    );
+}

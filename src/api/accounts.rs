@@ -64,7 +64,7 @@ async fn get_ledger(
     AuthPlayer(p): AuthPlayer,
     q: web::Query<LedgerQuery>,
 ) -> ApiResult<HttpResponse> {
-    let limit = q.limit.unwrap_or(50).clamp(1, 500);
+    let limit = super::page_limit(q.limit, 50, 500)?;
     let mut c = st.arena.store.pool.acquire().await?;
     let rows = ledger::of_player(&mut c, &p.id, q.before, limit).await?;
     let next = if rows.len() as i64 == limit {
@@ -132,7 +132,7 @@ async fn leaderboard(
     if q.game.as_deref().is_some_and(|g| g != "hex") {
         return Err(ApiError::not_found("the only game is 'hex'"));
     }
-    let limit = q.limit.unwrap_or(10).clamp(1, 100);
+    let limit = super::page_limit(q.limit, 10, 100)?;
     let mut c = st.arena.store.pool.acquire().await?;
     let rows: Vec<Value> = acc::bots_by_rating(&mut c, limit)
         .await?

@@ -53,7 +53,7 @@ impl Schemas {
             (Some(cell), None) => {
                 let rc: Option<Vec<u8>> = cell.as_array().map(|a| {
                     a.iter()
-                        .filter_map(|x| x.as_u64())
+                        .filter_map(integral)
                         .filter_map(|x| u8::try_from(x).ok())
                         .collect()
                 });
@@ -83,8 +83,22 @@ impl Schemas {
             ))
             .with_details(json!({"instance_path": path, "errors": errors}))
         })?;
-        serde_json::from_value(v.clone()).map_err(|e| ApiError::invalid_options(e.to_string()))
+        // The schema passed, so each present field is an integer in range (maybe written `11.0`).
+        let field = |name: &str, default: i64| v.get(name).and_then(integral).unwrap_or(default);
+        Ok(GameOptions {
+            size: field("size", 11),
+            random_stones: field("random_stones", 4),
+        })
     }
+}
+
+/// A JSON number that JSON Schema calls an integer: `7`, and also `7.0` or `7e0`.
+fn integral(v: &Value) -> Option<i64> {
+    v.as_i64().or_else(|| {
+        v.as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+            .map(|f| f as i64)
+    })
 }
 
 /// First error's instance path and all messages, if the value does not validate.

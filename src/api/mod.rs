@@ -22,6 +22,8 @@ use crate::store::accounts::{BotRow, PlayerRow};
 
 /// Largest accepted request body (SPEC section 10).
 pub const BODY_LIMIT: usize = 16 * 1024;
+/// Longest time a request body may take to arrive.
+pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Shared state of every handler.
 pub struct AppState {
@@ -61,9 +63,11 @@ fn bearer(req: &HttpRequest) -> Result<String, ApiError> {
     let s = h
         .to_str()
         .map_err(|_| ApiError::unauthorized("malformed Authorization header"))?;
+    // The scheme is case-insensitive (RFC 7235).
     let token = s
-        .strip_prefix("Bearer ")
-        .or_else(|| s.strip_prefix("bearer "))
+        .get(..7)
+        .filter(|scheme| scheme.eq_ignore_ascii_case("bearer "))
+        .and_then(|_| s.get(7..))
         .map(str::trim)
         .filter(|t| !t.is_empty() && t.len() <= 200)
         .ok_or_else(|| ApiError::unauthorized("expected Authorization: Bearer <token>"))?;
@@ -145,7 +149,8 @@ impl FromRequest for AuthOperator {
 }
 
 /// A JSON request body of at most [`BODY_LIMIT`] bytes; an empty body reads as `{}`.
-/// Errors: 413 `payload_too_large`, 400 `bad_request` (not JSON, or not an object).
+/// Errors: 413 `payload_too_large`, 400 `bad_request` (not JSON), 408 `request_timeout`.
+/// Handlers check the shape: [`only_fields`] (objects) or a schema (moves).
 pub struct JsonBody(pub Value);
 
 impl FromRequest for JsonBody {
@@ -163,14 +168,31 @@ impl FromRequest for JsonBody {
                 return Err(too_large());
             }
             let mut buf = Vec::new();
-            while let Some(chunk) = payload.next().await {
-                let chunk = chunk
-                    .map_err(|e| ApiError::bad_request(format!("could not read the body: {e}")))?;
-                if buf.len() + chunk.len() > BODY_LIMIT {
-                    return Err(too_large());
+            let read = async {
+                while let Some(chunk) = payload.next().await {
+                    let chunk = chunk.map_err(|e| {
+                        ApiError::bad_request(format!("could not read the body: {e}"))
+                    })?;
+                    if buf.len() + chunk.len() > BODY_LIMIT {
+                        return Err(too_large());
+                    }
+                    buf.extend_from_slice(&chunk);
                 }
-                buf.extend_from_slice(&chunk);
-            }
+                Ok(())
+            };
+            // A body that stalls must not hold a connection (and a worker's attention) forever.
+            tokio::time::timeout(BODY_TIMEOUT, read)
+                .await
+                .map_err(|_| {
+                    ApiError::new(
+                        actix_web::http::StatusCode::REQUEST_TIMEOUT,
+                        "request_timeout",
+                        format!(
+                            "the request body did not arrive within {} s",
+                            BODY_TIMEOUT.as_secs()
+                        ),
+                    )
+                })??;
             if buf.iter().all(u8::is_ascii_whitespace) {
                 return Ok(JsonBody(json!({})));
             }
@@ -178,9 +200,6 @@ impl FromRequest for JsonBody {
                 ApiError::bad_request(format!("malformed JSON: {e}"))
                     .with_details(json!({"line": e.line(), "column": e.column()}))
             })?;
-            if !v.is_object() {
-                return Err(ApiError::bad_request("the body must be a JSON object"));
-            }
             Ok(JsonBody(v))
         })
     }
@@ -228,11 +247,24 @@ pub fn opt_i64(body: &Value, field: &str) -> Result<Option<i64>, ApiError> {
     }
 }
 
+/// A list's `limit`: `default` when absent, at most `max`. Errors: 400 below 1.
+pub fn page_limit(limit: Option<i64>, default: i64, max: i64) -> Result<i64, ApiError> {
+    match limit {
+        None => Ok(default),
+        Some(n) if n >= 1 => Ok(n.min(max)),
+        Some(n) => Err(
+            ApiError::bad_request(format!("limit must be at least 1, not {n}"))
+                .with_details(json!({"field": "limit", "min": 1, "max": max})),
+        ),
+    }
+}
+
 /// Refuses fields a body does not know, so typos do not pass silently.
 pub fn only_fields(body: &Value, allowed: &[&str]) -> Result<(), ApiError> {
-    if let Some(o) = body.as_object()
-        && let Some(k) = o.keys().find(|k| !allowed.contains(&k.as_str()))
-    {
+    let Some(o) = body.as_object() else {
+        return Err(ApiError::bad_request("the body must be a JSON object"));
+    };
+    if let Some(k) = o.keys().find(|k| !allowed.contains(&k.as_str())) {
         return Err(ApiError::bad_request(format!("unknown field '{k}'"))
             .with_details(json!({"field": k, "allowed": allowed})));
     }

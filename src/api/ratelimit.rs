@@ -31,7 +31,8 @@ impl Limits {
     fn check(l: &DefaultKeyedRateLimiter<String>, key: &str, name: &str) -> Result<(), ApiError> {
         l.check_key(&key.to_string()).map_err(|not_until| {
             let wait = not_until.wait_time_from(DefaultClock::default().now());
-            ApiError::rate_limited(name, wait.as_secs().max(1))
+            // Rounded up: a client that waits exactly this long is let through.
+            ApiError::rate_limited(name, wait.as_millis().div_ceil(1000).max(1) as u64)
         })
     }
 

@@ -78,7 +78,13 @@ async fn list_sets(st: web::Data<AppState>, q: web::Query<ListQuery>) -> ApiResu
             "status '{s}' is not one of {STATUSES:?}"
         )));
     }
-    let limit = q.limit.unwrap_or(20).clamp(1, 100);
+    let limit = super::page_limit(q.limit, 20, 100)?;
+    if let Some(b) = q.before.as_deref().filter(|b| !b.starts_with("set_")) {
+        return Err(
+            ApiError::bad_request(format!("before must be a set id (set_...), not '{b}'"))
+                .with_details(serde_json::json!({"field": "before"})),
+        );
+    }
     let v = st
         .arena
         .list_sets(

@@ -60,13 +60,56 @@ impl Feed {
         }
     }
 
-    async fn after(&self, arena: &Arena, after: i64) -> Result<Vec<EventRow>, sqlx::Error> {
+    /// Stored events after `after`, each with whether this stream delivers it.
+    async fn after(&self, arena: &Arena, after: i64) -> Result<Vec<(EventRow, bool)>, sqlx::Error> {
         let mut c = arena.store.pool.acquire().await?;
         match self {
-            Feed::Bot(id) => events::for_bot_after(&mut c, id, after, 200).await,
-            Feed::Game(s, n) => events::for_game_after(&mut c, s, *n, after, 200).await,
+            Feed::Bot(id) => {
+                let rows = events::for_bot_after(&mut c, id, after, 200).await?;
+                let mut out = Vec::with_capacity(rows.len());
+                for r in rows {
+                    // Lobby challenges go to every stream; deliver those this bot may accept.
+                    let deliver = r.kind != "challenge" || may_accept(&mut c, id, &r).await?;
+                    out.push((r, deliver));
+                }
+                Ok(out)
+            }
+            Feed::Game(s, n) => {
+                let rows = events::for_game_after(&mut c, s, *n, after, 200).await?;
+                Ok(rows.into_iter().map(|r| (r, true)).collect())
+            }
         }
     }
+}
+
+/// Whether `bot_id` may accept the set of a `challenge` event: not its own, and not a staked
+/// set of a bot with the same owner.
+async fn may_accept(
+    c: &mut sqlx::AnyConnection,
+    bot_id: &str,
+    r: &EventRow,
+) -> Result<bool, sqlx::Error> {
+    let Some(set_id) = r.set_id.as_deref() else {
+        return Ok(true);
+    };
+    let row: Option<(String, String, i64)> = sqlx::query_as(
+        "SELECT s.creator_id, b.owner_id, s.practice FROM sets s JOIN bots b ON b.id = s.creator_id \
+         WHERE s.id = $1",
+    )
+    .bind(set_id)
+    .fetch_optional(&mut *c)
+    .await?;
+    let Some((creator_id, creator_owner, practice)) = row else {
+        return Ok(false);
+    };
+    if creator_id == bot_id {
+        return Ok(false);
+    }
+    let mine: Option<(String,)> = sqlx::query_as("SELECT owner_id FROM bots WHERE id = $1")
+        .bind(bot_id)
+        .fetch_optional(&mut *c)
+        .await?;
+    Ok(practice != 0 || mine.is_none_or(|(o,)| o != creator_owner))
 }
 
 /// Forwards stored events after `cursor` to `tx` until the client goes away.
@@ -76,9 +119,9 @@ async fn pump(arena: Arc<Arena>, feed: Feed, mut cursor: i64, tx: mpsc::Sender<s
         match feed.after(&arena, cursor).await {
             Ok(rows) => {
                 let full = rows.len() == 200;
-                for r in rows {
+                for (r, deliver) in rows {
                     cursor = r.id;
-                    if tx.send(data(r.id, &r.kind, r.payload)).await.is_err() {
+                    if deliver && tx.send(data(r.id, &r.kind, r.payload)).await.is_err() {
                         return;
                     }
                 }
@@ -115,11 +158,26 @@ async fn bot_events(
     let arena = st.arena.clone();
     let mut snapshot = vec![];
     let cursor = match last_event_id(&req) {
-        Some(id) => id,
+        Some(id) => {
+            // A turn the bot saw before it dropped, and still has to play, is not among the
+            // missed events: send it again so a restarted bot never loses on time.
+            let mut c = arena.store.pool.acquire().await?;
+            for (set_id, game_no) in games::all_on_move(&mut c, &bot.id).await? {
+                if !events::turn_after(&mut c, &bot.id, &set_id, game_no, id).await? {
+                    let state = arena.game_state(&set_id, game_no).await?;
+                    snapshot.push(data(id, "your_turn", json!({"state": state}).to_string()));
+                }
+            }
+            id
+        }
         None => {
             let mut c = arena.store.pool.acquire().await?;
             let cursor = events::last_id(&mut c).await?;
             for s in sets::open_for(&mut c, &bot.id).await? {
+                let creator = crate::store::accounts::bot_by_ref(&mut c, &s.creator_id).await?;
+                if s.practice == 0 && creator.is_some_and(|b| b.owner_id == bot.owner_id) {
+                    continue; // a staked set between bots of one owner cannot be accepted
+                }
                 let view = arena.set_view(&mut c, &s).await?;
                 snapshot.push(data(cursor, "challenge", json!({"set": view}).to_string()));
             }

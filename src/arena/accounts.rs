@@ -46,20 +46,24 @@ pub fn valid_bot_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// Player names: 1..=40 printable characters.
+/// Player names: 1..=40 characters, not all blank, without control characters or the invisible
+/// formatting ones (zero-width, bidirectional overrides) that could disguise a name.
 pub fn valid_player_name(name: &str) -> bool {
+    let invisible = |c: char| matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}');
     let n = name.chars().count();
-    (1..=40).contains(&n) && name.chars().all(|c| !c.is_control())
+    (1..=40).contains(&n)
+        && !name.trim().is_empty()
+        && name.chars().all(|c| !c.is_control() && !invisible(c))
 }
 
 impl Arena {
     /// Registers a player and grants the starting balance. Returns (player, token).
     pub async fn register_player(&self, name: &str, house: bool) -> ApiResult<(PlayerRow, String)> {
         if !valid_player_name(name) {
-            return Err(
-                ApiError::bad_request("name must be 1 to 40 printable characters")
-                    .with_details(json!({"field": "name"})),
-            );
+            return Err(ApiError::bad_request(
+                "name must be 1 to 40 visible characters, not all blank",
+            )
+            .with_details(json!({"field": "name"})));
         }
         let token = new_token("hxp_");
         let now = self.now_ms();

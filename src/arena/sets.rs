@@ -245,6 +245,7 @@ impl Arena {
         set.acceptor_id = Some(acceptor.id.clone());
         set.opening = Some(opening_json);
         set.started_ms = Some(now);
+        let mut first_game = None;
         // Game 1 seats the acceptor as seat 1; game 2 the creator.
         for (game_no, s1, s2) in [(1, acceptor, creator), (2, creator, acceptor)] {
             let active = game_no == 1;
@@ -273,13 +274,16 @@ impl Arena {
             if active {
                 fx.deadline(&g);
                 let names = [s1.name.clone(), s2.name.clone()];
-                let state = views::game_state(&set, &g, &[], &names, now)?;
-                fx.game_state_events(&g, &state);
+                first_game = Some((views::game_state(&set, &g, &[], &names, now)?, g));
             }
         }
         let view = self.set_view(tx, &set).await?;
         for b in [&creator.id, &acceptor.id] {
             fx.event(Some(b), &set.id, None, "set_started", json!({"set": view}));
+        }
+        // After `set_started`, so a bot hears of the set before its first turn in it.
+        if let Some((state, g)) = first_game {
+            fx.game_state_events(&g, &state);
         }
         fx.change(Change {
             set_id: set.id.clone(),

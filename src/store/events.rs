@@ -10,6 +10,7 @@ pub const LOBBY: &str = "*";
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct EventRow {
     pub id: i64,
+    pub set_id: Option<String>,
     pub kind: String,
     pub payload: String,
 }
@@ -46,7 +47,7 @@ pub async fn for_bot_after(
     limit: i64,
 ) -> sqlx::Result<Vec<EventRow>> {
     sqlx::query_as(
-        "SELECT id, kind, payload FROM events WHERE (bot_id = $1 OR bot_id = $2) AND id > $3 \
+        "SELECT id, set_id, kind, payload FROM events WHERE (bot_id = $1 OR bot_id = $2) AND id > $3 \
          ORDER BY id LIMIT $4",
     )
     .bind(bot_id)
@@ -66,7 +67,7 @@ pub async fn for_game_after(
     limit: i64,
 ) -> sqlx::Result<Vec<EventRow>> {
     sqlx::query_as(
-        "SELECT id, kind, payload FROM events WHERE set_id = $1 AND game_no = $2 AND bot_id IS NULL \
+        "SELECT id, set_id, kind, payload FROM events WHERE set_id = $1 AND game_no = $2 AND bot_id IS NULL \
          AND id > $3 ORDER BY id LIMIT $4",
     )
     .bind(set_id)
@@ -83,4 +84,25 @@ pub async fn last_id(c: &mut AnyConnection) -> sqlx::Result<i64> {
         .fetch_one(c)
         .await?;
     Ok(id.unwrap_or(0))
+}
+
+/// Whether a `your_turn` for this bot and game was stored after `after_id`.
+pub async fn turn_after(
+    c: &mut AnyConnection,
+    bot_id: &str,
+    set_id: &str,
+    game_no: i64,
+    after_id: i64,
+) -> sqlx::Result<bool> {
+    let row: Option<(i64,)> = sqlx::query_as(
+        "SELECT id FROM events WHERE bot_id = $1 AND set_id = $2 AND game_no = $3 \
+         AND kind = 'your_turn' AND id > $4 LIMIT 1",
+    )
+    .bind(bot_id)
+    .bind(set_id)
+    .bind(game_no)
+    .bind(after_id)
+    .fetch_optional(c)
+    .await?;
+    Ok(row.is_some())
 }
