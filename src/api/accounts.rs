@@ -141,7 +141,7 @@ async fn leaderboard(
         .map(|(i, b)| {
             json!({"rank": i + 1, "bot": b.name, "rating": b.rating.round() as i64, "sets": b.sets,
                    "w": b.wins, "d": b.draws, "l": b.losses, "won": b.won, "net": b.net,
-                   "owner": b.owner_id, "house": b.house != 0})
+                   "owner": b.owner_id, "owner_name": b.owner_name, "house": b.house != 0})
         })
         .collect();
     Ok(HttpResponse::Ok().json(json!({"game": "hex", "rows": rows})))

@@ -82,8 +82,8 @@ impl Feed {
     }
 }
 
-/// Whether `bot_id` may accept the set of a `challenge` event: not its own, and not a staked
-/// set of a bot with the same owner.
+/// Whether `bot_id` may accept the set of a `challenge` event: not its own, not a staked set
+/// of a bot with the same owner, and a stake within its `max_stake`.
 async fn may_accept(
     c: &mut sqlx::AnyConnection,
     bot_id: &str,
@@ -92,24 +92,27 @@ async fn may_accept(
     let Some(set_id) = r.set_id.as_deref() else {
         return Ok(true);
     };
-    let row: Option<(String, String, i64)> = sqlx::query_as(
-        "SELECT s.creator_id, b.owner_id, s.practice FROM sets s JOIN bots b ON b.id = s.creator_id \
-         WHERE s.id = $1",
+    let row: Option<(String, String, i64, i64)> = sqlx::query_as(
+        "SELECT s.creator_id, b.owner_id, s.practice, s.stake FROM sets s \
+         JOIN bots b ON b.id = s.creator_id WHERE s.id = $1",
     )
     .bind(set_id)
     .fetch_optional(&mut *c)
     .await?;
-    let Some((creator_id, creator_owner, practice)) = row else {
+    let Some((creator_id, creator_owner, practice, stake)) = row else {
         return Ok(false);
     };
     if creator_id == bot_id {
         return Ok(false);
     }
-    let mine: Option<(String,)> = sqlx::query_as("SELECT owner_id FROM bots WHERE id = $1")
-        .bind(bot_id)
-        .fetch_optional(&mut *c)
-        .await?;
-    Ok(practice != 0 || mine.is_none_or(|(o,)| o != creator_owner))
+    let mine: Option<(String, i64)> =
+        sqlx::query_as("SELECT owner_id, max_stake FROM bots WHERE id = $1")
+            .bind(bot_id)
+            .fetch_optional(&mut *c)
+            .await?;
+    Ok(mine.is_some_and(|(owner, max_stake)| {
+        practice != 0 || (owner != creator_owner && stake <= max_stake)
+    }))
 }
 
 /// Forwards stored events after `cursor` to `tx` until the client goes away.
@@ -175,7 +178,9 @@ async fn bot_events(
             let cursor = events::last_id(&mut c).await?;
             for s in sets::open_for(&mut c, &bot.id).await? {
                 let creator = crate::store::accounts::bot_by_ref(&mut c, &s.creator_id).await?;
-                if s.practice == 0 && creator.is_some_and(|b| b.owner_id == bot.owner_id) {
+                let unacceptable =
+                    creator.is_some_and(|b| b.owner_id == bot.owner_id) || s.stake > bot.max_stake;
+                if s.practice == 0 && unacceptable {
                     continue; // a staked set between bots of one owner cannot be accepted
                 }
                 let view = arena.set_view(&mut c, &s).await?;

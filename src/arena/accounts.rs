@@ -66,8 +66,8 @@ impl Arena {
             .with_details(json!({"field": "name"})));
         }
         let token = new_token("hxp_");
-        let now = self.now_ms();
         let mut tx = self.store.begin_write().await?;
+        let now = self.now_ms();
         // Six random characters can collide; retry with a new id a few times.
         let mut id = new_player_id();
         for _ in 0..5 {
@@ -225,8 +225,8 @@ impl Arena {
             return Err(ApiError::bad_request("amount must be 1 to 1e9")
                 .with_details(json!({"field": "amount", "min": 1, "max": 1_000_000_000})));
         }
-        let now = self.now_ms();
         let mut tx = self.store.begin_write().await?;
+        let now = self.now_ms();
         let p = acc::player_by_ref(&mut tx, player_ref)
             .await?
             .ok_or_else(|| ApiError::not_found(format!("no player '{player_ref}'")))?;

@@ -70,6 +70,24 @@ impl Effects {
         });
     }
 
+    /// `challenge_closed` to every bot's stream: a lobby set is no longer open (accepted or
+    /// cancelled), so bots that were offered it can forget it.
+    pub fn lobby_closed(&mut self, set_view: &Value) {
+        let set_id = set_view["id"].as_str().unwrap_or_default().to_string();
+        self.event(
+            Some(events::LOBBY),
+            &set_id,
+            None,
+            "challenge_closed",
+            json!({"set": set_view}),
+        );
+        self.change(Change {
+            set_id,
+            game_no: None,
+            bots: vec![events::LOBBY.to_string()],
+        });
+    }
+
     pub fn change(&mut self, c: Change) {
         self.changes.push(c);
     }
@@ -172,9 +190,10 @@ impl Arena {
         mv: Move,
         ply_hint: Option<i64>,
     ) -> ApiResult<Value> {
-        let now = self.now_ms();
         let mut tx = self.store.begin_write().await?;
         let (set, mut g) = load(&mut tx, set_id, game_no, self.store.for_update()).await?;
+        // Read under the game lock, so times follow the order in which changes commit.
+        let now = self.now_ms();
         let seat = seat_of(&g, &bot.id)?;
         if let Some(k) = ply_hint {
             if (1..=g.ply).contains(&k)
@@ -295,9 +314,10 @@ impl Arena {
     /// Resigns the game for `bot`'s seat: the other seat wins (`resignation`).
     #[tracing::instrument(skip(self, bot), fields(bot = %bot.name))]
     pub async fn resign(&self, bot: &BotRow, set_id: &str, game_no: i64) -> ApiResult<Value> {
-        let now = self.now_ms();
         let mut tx = self.store.begin_write().await?;
         let (set, mut g) = load(&mut tx, set_id, game_no, self.store.for_update()).await?;
+        // Read under the game lock, so times follow the order in which changes commit.
+        let now = self.now_ms();
         let seat = seat_of(&g, &bot.id)?;
         if g.status == "finished" {
             return Err(game_over(&g, self.bot_names(&mut tx, &g).await?));
@@ -329,9 +349,10 @@ impl Arena {
 
     /// Ends a game whose deadline passed (the scheduler calls this; a no-op otherwise).
     pub async fn expire(&self, set_id: &str, game_no: i64) -> ApiResult<bool> {
-        let now = self.now_ms();
         let mut tx = self.store.begin_write().await?;
         let (set, mut g) = load(&mut tx, set_id, game_no, self.store.for_update()).await?;
+        // Read under the game lock, so times follow the order in which changes commit.
+        let now = self.now_ms();
         let Some(seat) = seat_on_move(&g).filter(|_| g.status == "active") else {
             return Ok(false);
         };
@@ -681,8 +702,8 @@ impl Arena {
     /// unless the set is finished.
     #[doc(hidden)]
     pub async fn settle_again(&self, set_id: &str) -> ApiResult<()> {
-        let now = self.now_ms();
         let mut tx = self.store.begin_write().await?;
+        let now = self.now_ms();
         let set = sets::get(&mut tx, set_id, self.store.for_update())
             .await?
             .ok_or_else(|| ApiError::not_found(format!("no set '{set_id}'")))?;

@@ -105,8 +105,8 @@ impl Arena {
                 bot.max_stake,
             ));
         }
-        let now = self.now_ms();
         let mut tx = self.store.begin_write().await?;
+        let now = self.now_ms();
         self.ensure_not_suspended(&mut tx, bot).await?;
         let opponent = match &req.opponent {
             Some(name) => {
@@ -167,8 +167,8 @@ impl Arena {
     /// private to another bot, over max_stake), `same_owner`, `suspended`, 409 `set_not_open`,
     /// `insufficient_balance`.
     pub async fn accept_set(&self, bot: &BotRow, set_id: &str) -> ApiResult<Value> {
-        let now = self.now_ms();
         let mut tx = self.store.begin_write().await?;
+        let now = self.now_ms();
         let set = sets::get(&mut tx, set_id, self.store.for_update())
             .await?
             .ok_or_else(|| ApiError::not_found(format!("no set '{set_id}'")))?;
@@ -200,9 +200,13 @@ impl Arena {
             self.ensure_not_suspended(&mut tx, bot).await?;
         }
         let mut fx = Effects::default();
+        let lobby = set.opponent_id.is_none();
         let view = self
             .start_set(&mut tx, set, bot, &creator, now, &mut fx)
             .await?;
+        if lobby {
+            fx.lobby_closed(&view);
+        }
         fx.write(&mut tx, now).await?;
         tx.commit().await?;
         self.apply(fx);
@@ -295,8 +299,8 @@ impl Arena {
 
     /// Cancels (creator) or declines (named opponent) an open set.
     pub async fn close_set(&self, bot: &BotRow, set_id: &str, decline: bool) -> ApiResult<Value> {
-        let now = self.now_ms();
         let mut tx = self.store.begin_write().await?;
+        let now = self.now_ms();
         let set = sets::get(&mut tx, set_id, self.store.for_update())
             .await?
             .ok_or_else(|| ApiError::not_found(format!("no set '{set_id}'")))?;
@@ -335,6 +339,9 @@ impl Arena {
             game_no: None,
             bots: vec![set.creator_id.clone()],
         });
+        if set.opponent_id.is_none() {
+            fx.lobby_closed(&view);
+        }
         fx.write(&mut tx, now).await?;
         tx.commit().await?;
         self.apply(fx);
@@ -353,8 +360,8 @@ impl Arena {
         if creator.id == opponent.id {
             return Err(ApiError::bad_request("a bot cannot play itself"));
         }
-        let now = self.now_ms();
         let mut tx = self.store.begin_write().await?;
+        let now = self.now_ms();
         if !practice {
             if creator.owner_id == opponent.owner_id {
                 return Err(same_owner());
