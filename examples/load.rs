@@ -40,6 +40,13 @@ async fn register(http: &reqwest::Client, base: &str, name: &str) -> String {
 
 #[tokio::main]
 async fn main() {
+    // RUST_LOG=sqlx=debug shows each statement with its time.
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
     let args: Vec<String> = std::env::args().collect();
     let pairs: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(8);
     let sets: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(5);

@@ -62,7 +62,7 @@ async fn get_game(
         let state = st.arena.game_state(&set_id, game_no).await?;
         let ready = match q.after_ply {
             None => true,
-            Some(k) => state["ply"].as_i64().unwrap_or(0) > k || state["status"] == "finished",
+            Some(k) => state.ply > k || state.status == "finished",
         };
         if ready || wait_s == 0 || tokio::time::Instant::now() >= until {
             return Ok(HttpResponse::Ok().json(state));
@@ -133,8 +133,7 @@ async fn get_turn(
         if let Some((set_id, game_no)) = found {
             let state = st.arena.game_state(&set_id, game_no).await?;
             // The row may have moved on between the two reads; only answer a real turn.
-            let seat = state["to_move"].as_u64().unwrap_or(0);
-            if seat > 0 && state["seats"][(seat - 1) as usize]["bot"] == bot.name.as_str() {
+            if state.bot_on_move() == Some(bot.name.as_str()) {
                 return Ok(HttpResponse::Ok().json(state));
             }
         }
@@ -155,6 +154,7 @@ async fn get_sgf(
 ) -> ApiResult<HttpResponse> {
     let (set_id, game_no) = path.into_inner();
     let state = st.arena.game_state(&set_id, game_no).await?;
+    let state = serde_json::to_value(&state).map_err(ApiError::internal)?;
     let sgf = crate::arena::sgf::to_sgf(&state)
         .ok_or_else(|| ApiError::internal("state without board"))?;
     Ok(HttpResponse::Ok()

@@ -234,7 +234,8 @@ async fn game_events(
                 events::last_id(&mut c).await?
             };
             let state = arena.game_state(&set_id, game_no).await?;
-            let _ = tx.try_send(data(cursor, "state", state.to_string()));
+            let text = serde_json::to_string(&state).map_err(crate::error::ApiError::internal)?;
+            let _ = tx.try_send(data(cursor, "state", text));
             cursor
         }
     };

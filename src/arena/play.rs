@@ -10,7 +10,7 @@ use skillratings::elo::{EloConfig, EloRating, elo};
 
 use super::clock::TimeLoss;
 use super::scoring::{GameEnd, SetOutcome, Side, score_set};
-use super::views::{self, clock_of, position_of, seat_on_move, store_clock};
+use super::views::{self, GameState, clock_of, position_of, seat_on_move, store_clock};
 use super::{Arena, Change};
 use crate::error::{ApiError, ApiResult};
 use crate::store::accounts::{self as acc, BotRow};
@@ -101,9 +101,9 @@ impl Effects {
         self.deadlines.push((g.set_id.clone(), g.game_no, d));
     }
     /// The public `state` event of a game and, if someone is on move, its `your_turn`.
-    pub fn game_state_events(&mut self, g: &GameRow, state: &Value) {
+    pub fn game_state_events(&mut self, g: &GameRow, state: &GameState) {
         // Serialized once for both events: this is on every move's path.
-        let text = state.to_string();
+        let text = serde_json::to_string(state).unwrap_or_else(|_| "{}".into());
         let turn = g.to_move_id.as_deref().filter(|_| g.status == "active");
         if let Some(bot) = turn {
             self.event_json(None, &g.set_id, Some(g.game_no), "state", text.clone());
@@ -124,18 +124,18 @@ impl Effects {
             return Ok(());
         }
         tx.serialize_events().await?;
-        for e in &self.events {
-            events::insert(
-                tx,
-                e.bot.as_deref(),
-                &e.set_id,
-                e.game_no,
-                e.kind,
-                &e.payload,
-                now,
-            )
-            .await?;
-        }
+        let rows: Vec<events::NewEvent<'_>> = self
+            .events
+            .iter()
+            .map(|e| events::NewEvent {
+                bot_id: e.bot.as_deref(),
+                set_id: &e.set_id,
+                game_no: e.game_no,
+                kind: e.kind,
+                payload: &e.payload,
+            })
+            .collect();
+        events::insert_all(tx, &rows, now).await?;
         Ok(())
     }
 }
@@ -155,7 +155,7 @@ impl Arena {
     }
 
     /// A game's state as of now (public).
-    pub async fn game_state(&self, set_id: &str, game_no: i64) -> ApiResult<Value> {
+    pub async fn game_state(&self, set_id: &str, game_no: i64) -> ApiResult<GameState> {
         let mut c = self.store.pool.acquire().await?;
         let (set, g) = load(&mut c, set_id, game_no, "").await?;
         self.state_of(&mut c, &set, &g).await
@@ -166,7 +166,7 @@ impl Arena {
         c: &mut sqlx::AnyConnection,
         set: &SetRow,
         g: &GameRow,
-    ) -> ApiResult<Value> {
+    ) -> ApiResult<GameState> {
         let moves = self.moves_of(c, &g.set_id, g.game_no, g.version).await?;
         let names = [
             self.bot_name(c, &g.seat1_id).await?,
@@ -189,7 +189,7 @@ impl Arena {
         game_no: i64,
         mv: Move,
         ply_hint: Option<i64>,
-    ) -> ApiResult<Value> {
+    ) -> ApiResult<GameState> {
         let mut tx = self.store.begin_write().await?;
         let (set, mut g) = load(&mut tx, set_id, game_no, self.store.for_update()).await?;
         // Read under the game lock, so times follow the order in which changes commit.
@@ -313,7 +313,7 @@ impl Arena {
 
     /// Resigns the game for `bot`'s seat: the other seat wins (`resignation`).
     #[tracing::instrument(skip(self, bot), fields(bot = %bot.name))]
-    pub async fn resign(&self, bot: &BotRow, set_id: &str, game_no: i64) -> ApiResult<Value> {
+    pub async fn resign(&self, bot: &BotRow, set_id: &str, game_no: i64) -> ApiResult<GameState> {
         let mut tx = self.store.begin_write().await?;
         let (set, mut g) = load(&mut tx, set_id, game_no, self.store.for_update()).await?;
         // Read under the game lock, so times follow the order in which changes commit.
@@ -413,7 +413,7 @@ impl Arena {
         g: &GameRow,
         moves: &[MoveRow],
         now: i64,
-    ) -> ApiResult<Value> {
+    ) -> ApiResult<GameState> {
         let names = [
             self.bot_name(c, &g.seat1_id).await?,
             self.bot_name(c, &g.seat2_id).await?,
@@ -431,7 +431,7 @@ impl Arena {
         reason: &'static str,
         now: i64,
         fx: &mut Effects,
-    ) -> ApiResult<Value> {
+    ) -> ApiResult<GameState> {
         let moves = self.moves_of(tx, &g.set_id, g.game_no, g.version).await?;
         self.finish_game_with_moves(tx, set, g, winner, reason, now, fx, moves)
             .await
@@ -449,7 +449,7 @@ impl Arena {
         now: i64,
         fx: &mut Effects,
         moves: Arc<Vec<MoveRow>>,
-    ) -> ApiResult<Value> {
+    ) -> ApiResult<GameState> {
         let loser_on_time = seat_on_move(g).filter(|_| reason == TimeLoss::FirstMove.reason());
         if reason == TimeLoss::Clock.reason() {
             // The flag fell: the seat on move has 0 ms left. (A missed first move was never

@@ -2,6 +2,7 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use hex::{Cell, Move, Position, Seat};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::clock::Clock;
@@ -96,6 +97,120 @@ pub fn result_json(g: &GameRow, names: &[String; 2]) -> Value {
     json!({"winner": g.winner_seat, "winner_bot": winner_bot, "reason": g.reason})
 }
 
+/// A seat in a game state.
+#[derive(Debug, Clone, Serialize)]
+pub struct SeatView {
+    pub seat: u8,
+    pub bot: String,
+    pub color: &'static str,
+    /// `top-bottom` or `left-right`; they exchange after a swap.
+    pub edges: &'static str,
+}
+
+/// One played move: `cell` or `swap`, its `a1` name, ply, seat, time taken and when.
+#[derive(Debug, Clone, Serialize)]
+pub struct MoveView {
+    pub ply: i64,
+    pub seat: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cell: Option<[u8; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swap: Option<bool>,
+    pub name: String,
+    pub elapsed_ms: i64,
+    pub at: String,
+}
+
+/// A move body as a bot sends it: `{"cell": [r, c]}` or `{"swap": true}`.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(untagged)]
+pub enum MoveBody {
+    Cell { cell: [u8; 2] },
+    Swap { swap: bool },
+}
+
+impl From<Move> for MoveBody {
+    fn from(mv: Move) -> Self {
+        match mv {
+            Move::Place(c) => MoveBody::Cell {
+                cell: [c.row, c.col],
+            },
+            Move::Swap => MoveBody::Swap { swap: true },
+        }
+    }
+}
+
+/// The board: `cells[r][c]` is 0 (empty) or the seat owning the stone.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoardView {
+    pub size: i64,
+    pub cells: Vec<Vec<u8>>,
+    pub winning_path: Option<Vec<[u8; 2]>>,
+}
+
+/// Both clocks as of `server_time` (SPEC section 7); times RFC 3339 with milliseconds.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClockView {
+    pub remaining_ms: [i64; 2],
+    pub increment_ms: i64,
+    pub turn_started_at: Option<String>,
+    pub deadline: Option<String>,
+    /// Whether the seat on move has yet to make its first move (null when nobody is on move).
+    pub first_move: Option<bool>,
+    pub server_time: String,
+}
+
+/// The options of a set's games.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct OptionsView {
+    pub size: i64,
+    pub random_stones: i64,
+}
+
+/// The full game state of SPEC section 6. Built on every move, so it is a typed value that
+/// serializes straight to JSON rather than a tree of `serde_json::Value`s.
+#[derive(Debug, Clone, Serialize)]
+pub struct GameState {
+    pub set_id: String,
+    pub game_no: i64,
+    pub status: String,
+    pub options: OptionsView,
+    pub seats: [SeatView; 2],
+    pub to_move: Option<u8>,
+    pub ply: i64,
+    pub opening: Vec<[u8; 2]>,
+    pub moves: Vec<MoveView>,
+    pub board: BoardView,
+    pub legal_moves: Vec<MoveBody>,
+    pub clock: ClockView,
+    pub result: Value,
+}
+
+impl GameState {
+    /// The bot on move, if any.
+    pub fn bot_on_move(&self) -> Option<&str> {
+        let seat = usize::from(self.to_move?);
+        self.seats.get(seat.checked_sub(1)?).map(|s| s.bot.as_str())
+    }
+}
+
+/// A stored move as the API shows it.
+pub fn move_view(m: &MoveRow) -> MoveView {
+    let (cell, swap, name) = match move_of_row(m) {
+        Some(Move::Place(c)) => (Some([c.row, c.col]), None, hex::cell_name(c)),
+        _ => (None, Some(true), "swap".to_string()),
+    };
+    MoveView {
+        ply: m.ply,
+        seat: m.seat,
+        cell,
+        swap,
+        name,
+        elapsed_ms: m.elapsed_ms,
+        at: rfc3339(m.at_ms),
+    }
+}
+
 /// The full game state of SPEC section 6 as of `now_ms`. `names` are the bots of seats 1 and 2.
 pub fn game_state(
     set: &SetRow,
@@ -103,79 +218,57 @@ pub fn game_state(
     moves: &[MoveRow],
     names: &[String; 2],
     now_ms: i64,
-) -> ApiResult<Value> {
+) -> ApiResult<GameState> {
     let pos = position_of(g)?;
     let active = g.status == "active";
     let on_move = if active { seat_on_move(g) } else { None };
-    let seats: Vec<Value> = [Seat::One, Seat::Two]
-        .iter()
-        .zip(names.iter())
-        .map(|(&seat, name)| {
-            json!({
-                "seat": seat.number(),
-                "bot": name,
-                "color": if seat == Seat::One { "red" } else { "blue" },
-                "edges": pos.axis(seat).name(),
-            })
-        })
-        .collect();
-    let moves_json: Vec<Value> = moves
-        .iter()
-        .map(|m| {
-            let mut o = match move_of_row(m) {
-                Some(Move::Place(c)) => json!({"cell": [c.row, c.col], "name": hex::cell_name(c)}),
-                _ => json!({"swap": true, "name": "swap"}),
-            };
-            o["ply"] = json!(m.ply);
-            o["seat"] = json!(m.seat);
-            o["elapsed_ms"] = json!(m.elapsed_ms);
-            o["at"] = json!(rfc3339(m.at_ms));
-            o
-        })
-        .collect();
-    let legal: Vec<Value> = if active {
-        pos.legal_moves().into_iter().map(move_json).collect()
-    } else {
-        vec![]
+    let seat_view = |seat: Seat, name: &String| SeatView {
+        seat: seat.number(),
+        bot: name.clone(),
+        color: if seat == Seat::One { "red" } else { "blue" },
+        edges: pos.axis(seat).name(),
     };
     let clock = clock_of(g, set.increment_ms);
-    let remaining: Vec<i64> = [Seat::One, Seat::Two]
-        .iter()
-        .map(|&s| clock.remaining_at(s, on_move == Some(s), now_ms))
-        .collect();
-    let (deadline, first_move) = match on_move {
-        Some(s) => (
-            opt_time(clock.deadline_ms(s)),
-            json!(clock.first_move[usize::from(s.number() - 1)]),
-        ),
-        None => (Value::Null, Value::Null),
-    };
-    let winning_path = pos
-        .winning_path()
-        .map(|p| json!(p.iter().map(|c| [c.row, c.col]).collect::<Vec<_>>()))
-        .unwrap_or(Value::Null);
-    Ok(json!({
-        "set_id": set.id,
-        "game_no": g.game_no,
-        "status": g.status,
-        "options": {"size": set.size, "random_stones": set.random_stones},
-        "seats": seats,
-        "to_move": on_move.map(|s| s.number()),
-        "ply": g.ply,
-        "opening": opening_of(set),
-        "moves": moves_json,
-        "board": {"size": set.size, "cells": pos.cells(), "winning_path": winning_path},
-        "legal_moves": legal,
-        "clock": {
-            "remaining_ms": remaining,
-            "increment_ms": set.increment_ms,
-            "turn_started_at": if on_move.is_some() { opt_time(g.turn_started_ms) } else { Value::Null },
-            "deadline": deadline,
-            "first_move": first_move,
-            "server_time": rfc3339(now_ms),
+    let remaining =
+        [Seat::One, Seat::Two].map(|s| clock.remaining_at(s, on_move == Some(s), now_ms));
+    Ok(GameState {
+        set_id: set.id.clone(),
+        game_no: g.game_no,
+        status: g.status.clone(),
+        options: OptionsView {
+            size: set.size,
+            random_stones: set.random_stones,
         },
-        "result": result_json(g, names),
-    }))
+        seats: [
+            seat_view(Seat::One, &names[0]),
+            seat_view(Seat::Two, &names[1]),
+        ],
+        to_move: on_move.map(|s| s.number()),
+        ply: g.ply,
+        opening: opening_of(set),
+        moves: moves.iter().map(move_view).collect(),
+        board: BoardView {
+            size: set.size,
+            cells: pos.cells(),
+            winning_path: pos
+                .winning_path()
+                .map(|p| p.iter().map(|c| [c.row, c.col]).collect()),
+        },
+        legal_moves: if active {
+            pos.legal_moves().into_iter().map(MoveBody::from).collect()
+        } else {
+            vec![]
+        },
+        clock: ClockView {
+            remaining_ms: remaining,
+            increment_ms: set.increment_ms,
+            turn_started_at: on_move.and(g.turn_started_ms).map(rfc3339),
+            deadline: on_move.and_then(|s| clock.deadline_ms(s)).map(rfc3339),
+            first_move: on_move.map(|s| clock.first_move[usize::from(s.number() - 1)]),
+            server_time: rfc3339(now_ms),
+        },
+        result: result_json(g, names),
+    })
 }
 
 /// Points as numbers (halves allowed), from doubled points.
