@@ -304,6 +304,8 @@ impl World {
                 "rank": i + 1, "bot": b.name, "rating": b.rating.round() as i64, "sets": b.sets,
                 "w": b.w, "d": b.d, "l": b.l, "won": b.won, "net": b.net,
                 "owner": self.owners[b.owner].id, "house": false,
+                // The harness names each bot's owner after it (common::player_with_bot).
+                "owner_name": format!("owner of {}", b.name),
             });
             assert_eq!(*row, want);
             keys.push((b.rating, b.sets));

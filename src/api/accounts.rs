@@ -90,7 +90,7 @@ async fn create_bot(
     let name =
         opt_str(&body, "name")?.ok_or_else(|| ApiError::bad_request("'name' is required"))?;
     let max_stake = opt_i64(&body, "max_stake")?;
-    st.limits.check_register(&p.id)?;
+    st.limits.check_create_bot(&p.id)?;
     let (b, token) = st.arena.create_bot(&p, name, max_stake, false).await?;
     Ok(HttpResponse::Created().json(json!({
         "id": b.id, "name": b.name, "owner": b.owner_id, "max_stake": b.max_stake, "token": token,

@@ -43,11 +43,8 @@ impl Schemas {
     /// Errors: 400 `invalid_move` with the schema error's instance path.
     pub fn parse_move(&self, body: &Value) -> Result<Move, ApiError> {
         schema_errors(&self.move_v, body).map_err(|(path, errors)| {
-            ApiError::invalid_move(format!(
-                "move does not match move_schema at '{path}': {}",
-                errors[0]
-            ))
-            .with_details(json!({"instance_path": path, "errors": errors}))
+            ApiError::invalid_move(format!("move does not match move_schema: {}", errors[0]))
+                .with_details(json!({"instance_path": path, "errors": errors}))
         })?;
         match (body.get("cell"), body.get("swap")) {
             (Some(cell), None) => {
@@ -78,7 +75,7 @@ impl Schemas {
         };
         schema_errors(&self.options_v, v).map_err(|(path, errors)| {
             ApiError::invalid_options(format!(
-                "options do not match options_schema at '{path}': {}",
+                "options do not match options_schema: {}",
                 errors[0]
             ))
             .with_details(json!({"instance_path": path, "errors": errors}))
@@ -93,7 +90,7 @@ impl Schemas {
 }
 
 /// A JSON number that JSON Schema calls an integer: `7`, and also `7.0` or `7e0`.
-fn integral(v: &Value) -> Option<i64> {
+pub fn integral(v: &Value) -> Option<i64> {
     v.as_i64().or_else(|| {
         v.as_f64()
             .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)

@@ -240,7 +240,7 @@ pub fn opt_str<'a>(body: &'a Value, field: &str) -> Result<Option<&'a str>, ApiE
 pub fn opt_i64(body: &Value, field: &str) -> Result<Option<i64>, ApiError> {
     match body.get(field) {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => v.as_i64().map(Some).ok_or_else(|| {
+        Some(v) => contract::integral(v).map(Some).ok_or_else(|| {
             ApiError::bad_request(format!("'{field}' must be an integer"))
                 .with_details(json!({"field": field}))
         }),

@@ -11,6 +11,7 @@ use crate::error::ApiError;
 /// The arena's limiters.
 pub struct Limits {
     register: DefaultKeyedRateLimiter<String>,
+    create_bot: DefaultKeyedRateLimiter<String>,
     create_set: DefaultKeyedRateLimiter<String>,
 }
 
@@ -24,6 +25,7 @@ impl Limits {
     pub fn new(register_per_min: u32, sets_per_min: u32) -> Limits {
         Limits {
             register: RateLimiter::keyed(quota(register_per_min)),
+            create_bot: RateLimiter::keyed(quota(register_per_min)),
             create_set: RateLimiter::keyed(quota(sets_per_min)),
         }
     }
@@ -39,6 +41,11 @@ impl Limits {
     /// 429 `rate_limited` (`details.limit` = "register") when over the limit.
     pub fn check_register(&self, key: &str) -> Result<(), ApiError> {
         Self::check(&self.register, key, "register")
+    }
+
+    /// 429 `rate_limited` (`details.limit` = "create_bot") when a player creates bots too fast.
+    pub fn check_create_bot(&self, key: &str) -> Result<(), ApiError> {
+        Self::check(&self.create_bot, key, "create_bot")
     }
 
     /// 429 `rate_limited` (`details.limit` = "create_set") when over the limit.

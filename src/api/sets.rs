@@ -25,10 +25,14 @@ fn new_set(st: &AppState, body: &Value, opponent: Option<String>) -> ApiResult<N
     let options = st.schemas.parse_options(body.get("options"))?;
     let clock: ClockRequest = match body.get("clock") {
         None | Some(Value::Null) => ClockRequest::default(),
-        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
-            ApiError::bad_request(format!("bad clock: {e}"))
-                .with_details(serde_json::json!({"field": "clock"}))
-        })?,
+        Some(v) => {
+            only_fields(v, &["initial_s", "increment_s"])
+                .map_err(|e| e.with_details(serde_json::json!({"field": "clock"})))?;
+            ClockRequest {
+                initial_s: opt_i64(v, "initial_s")?,
+                increment_s: opt_i64(v, "increment_s")?,
+            }
+        }
     };
     let (initial_ms, increment_ms) = clock.resolve()?;
     let stake = opt_i64(body, "stake")?.unwrap_or(STAKE_DEFAULT);

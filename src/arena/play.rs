@@ -380,10 +380,9 @@ impl Arena {
         Ok(true)
     }
 
+    /// 409 `not_your_turn` unless `seat` is on move (the caller has ruled out finished games).
     fn ensure_on_move(&self, g: &GameRow, seat: Seat) -> ApiResult<()> {
         match g.status.as_str() {
-            "finished" => Err(ApiError::conflict("game_over", "the game is over")
-                .with_details(json!({"result": {"winner": g.winner_seat, "reason": g.reason}}))),
             "active" if seat_on_move(g) == Some(seat) => Ok(()),
             "active" => Err(
                 ApiError::conflict("not_your_turn", "the other seat is on move").with_details(

@@ -120,6 +120,13 @@ impl Arena {
                 if o.owner_id == bot.owner_id {
                     return Err(same_owner());
                 }
+                if req.stake > o.max_stake {
+                    // It could never be accepted; say so now rather than leave it open.
+                    return Err(stake_error(
+                        format!("stake exceeds {}'s max_stake {}", o.name, o.max_stake),
+                        o.max_stake,
+                    ));
+                }
                 Some(o)
             }
             None => None,
@@ -471,7 +478,7 @@ impl Arena {
         let bot_id = match bot {
             Some(b) => match acc::bot_by_ref(&mut c, b).await? {
                 Some(row) => Some(row.id),
-                None => return Ok(json!({"sets": [], "next_before": null})),
+                None => return Err(ApiError::not_found(format!("no bot '{b}'"))),
             },
             None => None,
         };

@@ -159,7 +159,7 @@ pub async fn list(
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {SET_COLS} FROM sets \
          WHERE ($1 IS NULL OR status = $1) \
-           AND ($2 IS NULL OR creator_id = $2 OR acceptor_id = $2) \
+           AND ($2 IS NULL OR creator_id = $2 OR acceptor_id = $2 OR opponent_id = $2) \
            AND ($3 IS NULL OR id < $3) \
          ORDER BY id DESC LIMIT $4"
     )))
