@@ -1,42 +1,17 @@
 //! The arena on PostgreSQL with two instances sharing one database (SPEC sections 12, 13).
 //! Needs the PostgreSQL of the CI machine (127.0.0.1:5432, trust auth); override the admin URL
-//! with HEXARENA_TEST_PG. Each test creates and drops its own database.
+//! with HEXARENA_TEST_PG. Each test creates its own database (named hx_<ulid>, left behind).
 
 mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Spawn, TestApp, seat_tokens, spawn_with};
+use common::{Spawn, TestApp, fresh_pg_db, seat_tokens, spawn_with};
 use reqwest::StatusCode;
 use serde_json::json;
-use sqlx::Connection;
-
-fn admin_url() -> String {
-    std::env::var("HEXARENA_TEST_PG")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
-}
-
-/// A fresh database; returns its URL.
-async fn fresh_db() -> String {
-    sqlx::any::install_default_drivers();
-    let admin = admin_url();
-    let mut c = sqlx::AnyConnection::connect(&admin)
-        .await
-        .expect("PostgreSQL reachable (see HEXARENA_TEST_PG)");
-    let name = format!("hx_{}", ulid::Ulid::generate().to_string().to_lowercase());
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&mut c)
-        .await
-        .expect("create database");
-    let base = admin
-        .rsplit_once('/')
-        .map_or(admin.as_str(), |(b, _)| b)
-        .to_string();
-    format!("{base}/{name}")
-}
 
 async fn two_instances() -> (TestApp, TestApp) {
-    let url = fresh_db().await;
+    let url = fresh_pg_db().await;
     let a = spawn_with(Spawn {
         database_url: Some(url.clone()),
         ..Spawn::default()
@@ -196,7 +171,7 @@ async fn instances_starting_together_after_an_outage_credit_the_downtime_once() 
     use std::sync::Arc;
 
     const T0: i64 = 1_800_000_000_000;
-    let url = fresh_db().await;
+    let url = fresh_pg_db().await;
     // The instance that ran before the outage: its fake clock stays at T0, so its last
     // heartbeat says T0 as if it had died then.
     let old = spawn_with(Spawn {

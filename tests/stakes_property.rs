@@ -3,8 +3,8 @@
 //! random resignations, finishing in whatever order the races give. Afterwards no PTS was
 //! made or lost, every balance is the sum of its ledger postings, every finished set was settled
 //! exactly once, and every bot's statistics and Elo rating are what replaying the settled sets
-//! in settlement order gives. Runs on SQLite, and on two instances sharing PostgreSQL when one
-//! is reachable (HEXARENA_TEST_PG, as in tests/postgres.rs).
+//! in settlement order gives. Runs on SQLite, and on two instances sharing PostgreSQL
+//! (HEXARENA_TEST_PG, as in tests/postgres.rs).
 //!
 //! The seed is printed; set HEXARENA_PROPERTY_SEED to replay the same choices.
 
@@ -17,7 +17,6 @@ use std::time::Duration;
 use common::{Spawn, TestApp, spawn_with};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use sqlx::Connection;
 
 const FEE_BPS: i64 = 250;
 const START: i64 = 1000;
@@ -591,23 +590,7 @@ async fn concurrent_random_staked_sets_conserve_money_and_settle_each_set_exactl
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_random_staked_sets_on_two_instances_sharing_postgres_conserve_money_and_ratings()
  {
-    sqlx::any::install_default_drivers();
-    let admin = std::env::var("HEXARENA_TEST_PG")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
-    let Ok(mut c) = sqlx::AnyConnection::connect(&admin).await else {
-        eprintln!("skipped: no PostgreSQL at {admin} (set HEXARENA_TEST_PG)");
-        return;
-    };
-    let name = format!("hx_{}", ulid::Ulid::generate().to_string().to_lowercase());
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&mut c)
-        .await
-        .expect("create database");
-    let base = admin
-        .rsplit_once('/')
-        .map_or(admin.as_str(), |(b, _)| b)
-        .to_string();
-    let url = format!("{base}/{name}");
+    let url = common::fresh_pg_db().await;
     let spawn = || Spawn {
         fee_bps: FEE_BPS,
         database_url: Some(url.clone()),

@@ -219,21 +219,8 @@ impl Arena {
         let mut clock = clock_of(&g, set.increment_ms);
         if let Some(loss) = clock.loss_at(seat, now) {
             // Lost on time before this move arrived: record the loss, then refuse the move.
-            let mut fx = Effects::default();
-            self.finish_game(
-                &mut tx,
-                &set,
-                &mut g,
-                Some(seat.other()),
-                loss.reason(),
-                now,
-                &mut fx,
-            )
-            .await?;
             let names = self.bot_names(&mut tx, &g).await?;
-            fx.write(&mut tx, now).await?;
-            tx.commit().await?;
-            self.apply(fx);
+            self.lose_on_time(tx, &set, &mut g, seat, loss, now).await?;
             return Err(game_over(&g, names));
         }
         let mut pos = position_of(&g)?;
@@ -362,11 +349,26 @@ impl Arena {
             self.scheduler.set(set_id, game_no, g.deadline_ms);
             return Ok(false);
         };
+        self.lose_on_time(tx, &set, &mut g, seat, loss, now).await?;
+        tracing::info!(set_id, game_no, reason = loss.reason(), "game lost on time");
+        Ok(true)
+    }
+
+    /// Ends `g` as lost on time by `seat` and commits `tx` (a move's or the scheduler's).
+    async fn lose_on_time(
+        &self,
+        mut tx: WriteTx,
+        set: &SetRow,
+        g: &mut GameRow,
+        seat: Seat,
+        loss: TimeLoss,
+        now: i64,
+    ) -> ApiResult<()> {
         let mut fx = Effects::default();
         self.finish_game(
             &mut tx,
-            &set,
-            &mut g,
+            set,
+            g,
             Some(seat.other()),
             loss.reason(),
             now,
@@ -376,8 +378,7 @@ impl Arena {
         fx.write(&mut tx, now).await?;
         tx.commit().await?;
         self.apply(fx);
-        tracing::info!(set_id, game_no, reason = loss.reason(), "game lost on time");
-        Ok(true)
+        Ok(())
     }
 
     /// 409 `not_your_turn` unless `seat` is on move (the caller has ruled out finished games).

@@ -281,3 +281,26 @@ pub fn testdata(file: &str) -> Vec<Value> {
         .map(|l| serde_json::from_str(l).expect("json line"))
         .collect()
 }
+
+/// A fresh, empty PostgreSQL database for one test; returns its URL. Uses the CI machine's
+/// server (127.0.0.1:5432, trust auth) unless HEXARENA_TEST_PG names another admin URL.
+/// Panics when PostgreSQL is unreachable: CI always has it (see .ci/run).
+pub async fn fresh_pg_db() -> String {
+    use sqlx::Connection;
+    sqlx::any::install_default_drivers();
+    let admin = std::env::var("HEXARENA_TEST_PG")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let mut c = sqlx::AnyConnection::connect(&admin)
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL at {admin} (set HEXARENA_TEST_PG): {e}"));
+    let name = format!("hx_{}", ulid::Ulid::generate().to_string().to_lowercase());
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut c)
+        .await
+        .expect("create database");
+    let base = admin
+        .rsplit_once('/')
+        .map_or(admin.as_str(), |(b, _)| b)
+        .to_string();
+    format!("{base}/{name}")
+}
