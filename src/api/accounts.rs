@@ -40,6 +40,7 @@ async fn create_player(
         .json(json!({"id": p.id, "name": p.name, "token": token, "balance": p.balance})))
 }
 
+#[tracing::instrument(skip_all, fields(player = %p.id))]
 async fn get_me(st: web::Data<AppState>, AuthPlayer(p): AuthPlayer) -> ApiResult<HttpResponse> {
     let mut c = st.arena.store.pool.acquire().await?;
     let escrow = ledger::escrow_of_player(&mut c, &p.id).await?;
@@ -59,6 +60,7 @@ struct LedgerQuery {
     before: Option<i64>,
 }
 
+#[tracing::instrument(skip_all, fields(player = %p.id))]
 async fn get_ledger(
     st: web::Data<AppState>,
     AuthPlayer(p): AuthPlayer,
@@ -106,11 +108,13 @@ async fn list_bots(st: web::Data<AppState>) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(json!({"bots": out})))
 }
 
+#[tracing::instrument(skip_all, fields(bot = %b.name))]
 async fn get_bot_me(st: web::Data<AppState>, AuthBot(b): AuthBot) -> ApiResult<HttpResponse> {
     let mut c = st.arena.store.pool.acquire().await?;
     Ok(HttpResponse::Ok().json(st.arena.bot_profile(&mut c, &b).await?))
 }
 
+#[tracing::instrument(skip(st), fields(bot = %path))]
 async fn get_bot(st: web::Data<AppState>, path: web::Path<String>) -> ApiResult<HttpResponse> {
     let mut c = st.arena.store.pool.acquire().await?;
     let b = acc::bot_by_ref(&mut c, &path)
@@ -147,6 +151,7 @@ async fn leaderboard(
     Ok(HttpResponse::Ok().json(json!({"game": "hex", "rows": rows})))
 }
 
+#[tracing::instrument(skip_all, fields(operator = true))]
 async fn grant(
     st: web::Data<AppState>,
     _op: AuthOperator,

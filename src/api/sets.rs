@@ -75,6 +75,7 @@ struct ListQuery {
     before: Option<String>,
 }
 
+#[tracing::instrument(skip_all)]
 async fn list_sets(st: web::Data<AppState>, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
     const STATUSES: [&str; 5] = ["open", "active", "finished", "cancelled", "declined"];
     if let Some(s) = q.status.as_deref().filter(|s| !STATUSES.contains(s)) {
@@ -157,6 +158,7 @@ async fn create_practice(
     Ok(HttpResponse::Created().json(set))
 }
 
+#[tracing::instrument(skip_all, fields(operator = true))]
 async fn create_pairing(
     st: web::Data<AppState>,
     _op: AuthOperator,

@@ -153,6 +153,7 @@ async fn pump(arena: Arc<Arena>, feed: Feed, mut cursor: i64, tx: mpsc::Sender<s
 /// `GET /v1/bots/me/events`: `challenge`, `set_started`, `your_turn`, `game_finished`,
 /// `set_finished`. A new connection first gets `your_turn` for every game on move and
 /// `challenge` for every set it may accept; a reconnection with `Last-Event-ID` gets the missed events.
+#[tracing::instrument(skip_all, fields(bot = %bot.name))]
 async fn bot_events(
     st: web::Data<AppState>,
     AuthBot(bot): AuthBot,
@@ -215,6 +216,7 @@ async fn bot_events(
 
 /// `GET /v1/sets/{id}/games/{n}/events` (public): `state` with the whole game state, first on
 /// connect and then on every change.
+#[tracing::instrument(skip(st, req), fields(set_id = %path.0, game_no = path.1))]
 async fn game_events(
     st: web::Data<AppState>,
     path: web::Path<(String, i64)>,
