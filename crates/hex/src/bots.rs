@@ -8,7 +8,7 @@
 
 use rand_core::Rng;
 
-use crate::playout::{Filler, PADDED_CELLS, below, empty_indices};
+use crate::playout::{Filler, PADDED_CELLS, below, empty_indices, fill_empty_indices};
 use crate::position::EMPTY;
 use crate::{MAX_MOVES, Move, Outcome, Position, Seat};
 
@@ -47,13 +47,7 @@ pub fn random_playout(pos: &mut Position, rng: &mut impl Rng) -> Option<Outcome>
         return pos.outcome();
     }
     let mut empties = [0u16; PADDED_CELLS];
-    let mut m = 0;
-    for (i, &v) in pos.board_slice().iter().enumerate() {
-        if v == EMPTY {
-            empties[m] = i as u16;
-            m += 1;
-        }
-    }
+    let m = fill_empty_indices(pos, &mut empties);
     // the same forward Fisher-Yates order as `playout_winner`, so both agree on the winner
     // for equally seeded RNGs
     let mut k = 0;
@@ -78,13 +72,7 @@ pub fn playout_winner(pos: &Position, rng: &mut impl Rng) -> Option<Seat> {
         return pos.outcome().and_then(Outcome::winner);
     }
     let mut empties = [0u16; PADDED_CELLS];
-    let mut m = 0;
-    for (i, &v) in pos.board_slice().iter().enumerate() {
-        if v == EMPTY {
-            empties[m] = i as u16;
-            m += 1;
-        }
-    }
+    let m = fill_empty_indices(pos, &mut empties);
     if usize::from(pos.ply()) + m >= usize::from(MAX_MOVES) {
         let mut copy = pos.clone();
         return random_playout(&mut copy, rng).and_then(Outcome::winner);

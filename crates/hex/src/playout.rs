@@ -186,6 +186,19 @@ impl Filler {
 }
 
 /// Padded indices of the empty cells of `pos`, in row-major order.
+/// Writes the board indexes of the empty cells into `out`, in board order; returns how many.
+/// The playouts' allocation-free form of [`empty_indices`].
+pub(crate) fn fill_empty_indices(pos: &Position, out: &mut [u16; PADDED_CELLS]) -> usize {
+    let mut m = 0;
+    for (i, &v) in pos.board_slice().iter().enumerate() {
+        if v == EMPTY {
+            out[m] = i as u16;
+            m += 1;
+        }
+    }
+    m
+}
+
 pub(crate) fn empty_indices(pos: &Position) -> Vec<u16> {
     pos.board_slice()
         .iter()
