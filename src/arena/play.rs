@@ -118,6 +118,19 @@ impl Effects {
             self.event_json(None, &g.set_id, Some(g.game_no), "state", text);
         }
     }
+    /// After a game row changed: its deadline, its move list at the new version, and a wake-up
+    /// for both seats.
+    fn game_changed(&mut self, g: &GameRow, moves: Arc<Vec<MoveRow>>) {
+        self.deadline(g);
+        self.moves
+            .push((g.set_id.clone(), g.game_no, g.version, moves));
+        self.change(Change {
+            set_id: g.set_id.clone(),
+            game_no: Some(g.game_no),
+            bots: vec![g.seat1_id.clone(), g.seat2_id.clone()],
+        });
+    }
+
     /// Stores the events in the transaction, last thing before its commit.
     pub async fn write(&self, tx: &mut WriteTx, now: i64) -> ApiResult<()> {
         if self.events.is_empty() {
@@ -281,14 +294,7 @@ impl Arena {
                 }
                 let state = self.state_with(&mut tx, &set, &g, &moves, now).await?;
                 fx.game_state_events(&g, &state);
-                fx.deadline(&g);
-                fx.moves
-                    .push((g.set_id.clone(), g.game_no, g.version, moves));
-                fx.change(Change {
-                    set_id: g.set_id.clone(),
-                    game_no: Some(g.game_no),
-                    bots: vec![g.seat1_id.clone(), g.seat2_id.clone()],
-                });
+                fx.game_changed(&g, moves);
                 state
             }
         };
@@ -488,14 +494,7 @@ impl Arena {
                 json!({"state": state}),
             );
         }
-        fx.deadline(g);
-        fx.moves
-            .push((g.set_id.clone(), g.game_no, g.version, moves));
-        fx.change(Change {
-            set_id: g.set_id.clone(),
-            game_no: Some(g.game_no),
-            bots: vec![g.seat1_id.clone(), g.seat2_id.clone()],
-        });
+        fx.game_changed(g, moves);
         if g.game_no == 1 {
             self.start_game_two(tx, set, g, now, fx).await?;
         } else {
