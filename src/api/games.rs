@@ -1,15 +1,17 @@
 //! Game state, moves, resignation, long-polls and SGF export (SPEC sections 6 and 9b).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::{HttpResponse, web};
 use serde::Deserialize;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::{AppState, AuthBot, JsonBody};
-use crate::arena::Change;
+use crate::arena::live::Snapshot;
+use crate::arena::{Arena, Change};
 use crate::error::{ApiError, ApiResult};
-use crate::store::games;
+use crate::store::{Backend, games};
 
 /// Longest long-poll (SPEC section 6).
 pub const MAX_WAIT_S: u64 = 60;
@@ -28,26 +30,39 @@ struct GameQuery {
     wait_s: Option<u64>,
 }
 
-/// Waits for a change that `relevant` accepts, or the deadline; lagging counts as a change.
-/// With several instances sharing PostgreSQL, changes made elsewhere are not broadcast here,
-/// so the caller re-checks the database at least every second.
-async fn wait_change(
-    rx: &mut tokio::sync::broadcast::Receiver<Change>,
+/// A game state as the JSON body of a 200.
+fn state_response(body: String) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(body)
+}
+
+/// The next wake-up `relevant` accepts (Some), or None at the deadline. Lagging behind the
+/// broadcast counts as a wake-up without a state. On PostgreSQL, changes made by other
+/// instances are not broadcast here, so a wait there also ends after a second to re-check.
+async fn next_change(
+    arena: &Arena,
+    rx: &mut broadcast::Receiver<Arc<Change>>,
     until: tokio::time::Instant,
     relevant: impl Fn(&Change) -> bool,
-) -> bool {
-    let recheck = tokio::time::Instant::now() + Duration::from_secs(1);
+) -> Option<Option<Arc<Change>>> {
+    let until = if arena.store.backend == Backend::Postgres {
+        until.min(tokio::time::Instant::now() + Duration::from_secs(1))
+    } else {
+        until
+    };
     loop {
-        match tokio::time::timeout_at(until.min(recheck), rx.recv()).await {
-            Ok(Ok(c)) if relevant(&c) => return true,
+        match tokio::time::timeout_at(until, rx.recv()).await {
+            Ok(Ok(c)) if relevant(&c) => return Some(Some(c)),
             Ok(Ok(_)) => continue,
-            Ok(Err(RecvError::Lagged(_))) => return true,
-            Ok(Err(RecvError::Closed)) => return false,
-            Err(_) => return tokio::time::Instant::now() < until,
+            Ok(Err(RecvError::Lagged(_))) => return Some(None),
+            Ok(Err(RecvError::Closed)) | Err(_) => return None,
         }
     }
 }
 
+/// `GET /v1/sets/{id}/games/{n}`: the state, from memory. With `after_ply=K&wait_s=S`, waits
+/// until `ply > K` or the game ends; the waiter is woken with the new state and reads nothing.
 #[tracing::instrument(skip(st, q), fields(set_id = %path.0, game_no = path.1))]
 async fn get_game(
     st: web::Data<AppState>,
@@ -55,27 +70,30 @@ async fn get_game(
     q: web::Query<GameQuery>,
 ) -> ApiResult<HttpResponse> {
     let (set_id, game_no) = path.into_inner();
+    let arena = &st.arena;
     let wait_s = q.wait_s.unwrap_or(0).min(MAX_WAIT_S);
-    let mut rx = st.arena.changes.subscribe();
+    let mut rx = arena.changes.subscribe();
     let until = tokio::time::Instant::now() + Duration::from_secs(wait_s);
-    loop {
-        let state = st.arena.game_state(&set_id, game_no).await?;
-        let ready = match q.after_ply {
-            None => true,
-            Some(k) => state.ply > k || state.status == "finished",
-        };
-        if ready || wait_s == 0 || tokio::time::Instant::now() >= until {
-            return Ok(HttpResponse::Ok().json(state));
-        }
-        let (s, n) = (set_id.clone(), game_no);
-        if !wait_change(&mut rx, until, move |c| {
-            c.set_id == s && c.game_no.is_none_or(|g| g == n)
+    let mut state = arena.game_snapshot(&set_id, game_no).await?;
+    let ready = |s: &Snapshot| q.after_ply.is_none_or(|k| s.ply > k || s.finished());
+    while !ready(&state) && wait_s > 0 {
+        let Some(change) = next_change(arena, &mut rx, until, |c| {
+            c.set_id == set_id && c.game_no.is_none_or(|g| g == game_no)
         })
         .await
-        {
-            return Ok(HttpResponse::Ok().json(st.arena.game_state(&set_id, game_no).await?));
-        }
+        else {
+            if tokio::time::Instant::now() < until {
+                state = arena.game_snapshot(&set_id, game_no).await?; // re-check (PostgreSQL)
+                continue;
+            }
+            break;
+        };
+        state = match change.as_ref().and_then(|c| c.state.clone()) {
+            Some(s) if s.game_no == game_no && s.version > state.version => s,
+            _ => arena.game_snapshot(&set_id, game_no).await?,
+        };
     }
+    Ok(state_response(state.body_at(arena.now_ms())))
 }
 
 #[derive(Deserialize)]
@@ -97,7 +115,7 @@ async fn post_move(
         .arena
         .play_move(&bot, &set_id, game_no, mv, q.ply)
         .await?;
-    Ok(HttpResponse::Ok().json(state))
+    Ok(state_response(state.body()))
 }
 
 #[tracing::instrument(skip(st, bot), fields(set_id = %path.0, game_no = path.1, bot = %bot.name))]
@@ -107,7 +125,8 @@ async fn resign(
     path: web::Path<(String, i64)>,
 ) -> ApiResult<HttpResponse> {
     let (set_id, game_no) = path.into_inner();
-    Ok(HttpResponse::Ok().json(st.arena.resign(&bot, &set_id, game_no).await?))
+    let state = st.arena.resign(&bot, &set_id, game_no).await?;
+    Ok(state_response(state.body()))
 }
 
 #[derive(Deserialize)]
@@ -115,34 +134,46 @@ struct TurnQuery {
     wait_s: Option<u64>,
 }
 
-/// The oldest game in which the bot is on move (200), or 204 after `wait_s`.
+/// The oldest game in which the bot is on move (200), or 204 after `wait_s`. Once waiting, the
+/// bot is answered with the state that woke it, without reading the database.
 #[tracing::instrument(skip(st, bot, q), fields(bot = %bot.name))]
 async fn get_turn(
     st: web::Data<AppState>,
     AuthBot(bot): AuthBot,
     q: web::Query<TurnQuery>,
 ) -> ApiResult<HttpResponse> {
+    let arena = &st.arena;
     let wait_s = q.wait_s.unwrap_or(0).min(MAX_WAIT_S);
     let until = tokio::time::Instant::now() + Duration::from_secs(wait_s);
-    let mut rx = st.arena.changes.subscribe();
+    let mut rx = arena.changes.subscribe();
+    let mine = |s: &Snapshot| s.on_move.as_ref().is_some_and(|(id, _)| *id == bot.id);
     loop {
         let found = {
-            let mut c = st.arena.store.pool.acquire().await?;
+            let mut c = arena.store.pool.acquire().await?;
             games::oldest_on_move(&mut c, &bot.id).await?
         };
         if let Some((set_id, game_no)) = found {
-            let state = st.arena.game_state(&set_id, game_no).await?;
+            let state = arena.game_snapshot(&set_id, game_no).await?;
             // The row may have moved on between the two reads; only answer a real turn.
-            if state.bot_on_move() == Some(bot.name.as_str()) {
-                return Ok(HttpResponse::Ok().json(state));
+            if mine(&state) {
+                return Ok(state_response(state.body_at(arena.now_ms())));
             }
         }
-        if tokio::time::Instant::now() >= until {
-            return Ok(HttpResponse::NoContent().finish());
-        }
-        let id = bot.id.clone();
-        if !wait_change(&mut rx, until, move |c| c.bots.contains(&id)).await {
-            return Ok(HttpResponse::NoContent().finish());
+        loop {
+            if tokio::time::Instant::now() >= until {
+                return Ok(HttpResponse::NoContent().finish());
+            }
+            let id = bot.id.clone();
+            match next_change(arena, &mut rx, until, move |c| c.bots.contains(&id)).await {
+                Some(Some(c)) => match &c.state {
+                    Some(s) if mine(s) => {
+                        return Ok(state_response(s.body_at(arena.now_ms())));
+                    }
+                    Some(_) => continue, // a change in one of its games that is not its turn
+                    None => break,
+                },
+                Some(None) | None => break,
+            }
         }
     }
 }
@@ -153,8 +184,8 @@ async fn get_sgf(
     path: web::Path<(String, i64)>,
 ) -> ApiResult<HttpResponse> {
     let (set_id, game_no) = path.into_inner();
-    let state = st.arena.game_state(&set_id, game_no).await?;
-    let state = serde_json::to_value(&state).map_err(ApiError::internal)?;
+    let body = st.arena.game_state_body(&set_id, game_no).await?;
+    let state: serde_json::Value = serde_json::from_str(&body).map_err(ApiError::internal)?;
     let sgf = crate::arena::sgf::to_sgf(&state)
         .ok_or_else(|| ApiError::internal("state without board"))?;
     Ok(HttpResponse::Ok()

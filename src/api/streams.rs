@@ -12,15 +12,20 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 
 use super::{AppState, AuthBot};
+use crate::arena::live::Snapshot;
+use crate::arena::play::StateMarker;
 use crate::arena::{Arena, Change};
 use crate::error::ApiResult;
 use crate::store::events::{self, EventRow, LOBBY};
-use crate::store::{games, sets};
+use crate::store::{Backend, games, sets};
 
 /// A comment line at least this often keeps idle connections open.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(8);
-/// Re-check the database this often even without a local change (other instances).
+/// On PostgreSQL, re-check the database this often even without a local change (other
+/// instances' commits are not broadcast here).
 const RECHECK: Duration = Duration::from_secs(1);
+/// On SQLite nothing commits outside this process: no re-check.
+const KEEP_FOREVER: Duration = Duration::from_secs(24 * 3600);
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/v1/bots/me/events", web::get().to(bot_events))
@@ -53,6 +58,7 @@ enum Feed {
 }
 
 impl Feed {
+    /// Whether a change may concern this stream (PostgreSQL: then read the database).
     fn relevant(&self, c: &Change) -> bool {
         match self {
             Feed::Bot(id) => c.bots.iter().any(|b| b == id || b == LOBBY),
@@ -60,91 +66,180 @@ impl Feed {
         }
     }
 
-    /// Stored events after `after`, each with whether this stream delivers it.
-    async fn after(&self, arena: &Arena, after: i64) -> Result<Vec<(EventRow, bool)>, sqlx::Error> {
-        let mut c = arena.store.pool.acquire().await?;
+    /// Whether this stream carries an event with this audience, set, game and kind.
+    fn wants(&self, bot: Option<&str>, set_id: Option<&str>, game_no: Option<i64>, kind: &str) -> bool {
         match self {
-            Feed::Bot(id) => {
-                let rows = events::for_bot_after(&mut c, id, after, 200).await?;
-                let mut out = Vec::with_capacity(rows.len());
-                for r in rows {
-                    // Lobby challenges go to every stream; deliver those this bot may accept.
-                    let deliver = r.kind != "challenge" || may_accept(&mut c, id, &r).await?;
-                    out.push((r, deliver));
-                }
-                Ok(out)
-            }
+            Feed::Bot(id) => bot.is_some_and(|b| b == id || b == LOBBY),
             Feed::Game(s, n) => {
-                let rows = events::for_game_after(&mut c, s, *n, after, 200).await?;
-                Ok(rows.into_iter().map(|r| (r, true)).collect())
+                kind == "state" && set_id == Some(s.as_str()) && game_no == Some(*n)
             }
         }
     }
+
+    /// Stored events after `after` (at most a page of 200), read from the database.
+    async fn after(&self, arena: &Arena, after: i64) -> Result<Vec<EventRow>, sqlx::Error> {
+        let mut c = arena.store.pool.acquire().await?;
+        match self {
+            Feed::Bot(id) => events::for_bot_after(&mut c, id, after, PAGE).await,
+            Feed::Game(s, n) => events::for_game_after(&mut c, s, *n, after, PAGE).await,
+        }
+    }
+
+    /// The SSE event for a stored event this stream carries, with the game state rendered
+    /// from `state` when given (a live event), else from memory or the stored moves.
+    async fn render(
+        &self,
+        arena: &Arena,
+        id: i64,
+        kind: &str,
+        set_id: Option<&str>,
+        game_no: Option<i64>,
+        payload: &str,
+        state: Option<&Snapshot>,
+    ) -> Option<sse::Event> {
+        let marker = StateMarker::parse(payload);
+        let (Some(m), Some(set_id), Some(game_no)) = (marker, set_id, game_no) else {
+            // Events about sets, and game events stored whole before the small format.
+            if kind == "challenge"
+                && let Feed::Bot(bot) = self
+                && !may_accept(arena, bot, set_id).await
+            {
+                return None;
+            }
+            return Some(data(id, kind, payload.to_string()));
+        };
+        let body = match state {
+            Some(s) => s.body(),
+            None => match arena.state_body_at(set_id, game_no, m).await {
+                Ok(b) => b,
+                Err(e) => {
+                    tracing::warn!(error = %e, set_id, game_no, "stream state could not be rebuilt");
+                    return None;
+                }
+            },
+        };
+        Some(match (self, kind) {
+            (Feed::Game(..), _) => data(id, "state", body),
+            (Feed::Bot(_), "state") => data(id, "your_turn", format!("{{\"state\":{body}}}")),
+            (Feed::Bot(_), _) => data(id, kind, format!("{{\"state\":{body}}}")),
+        })
+    }
 }
+
+/// Events read from the database per query.
+const PAGE: i64 = 200;
 
 /// Whether `bot_id` may accept the set of a `challenge` event: not its own, not a staked set
 /// of a bot with the same owner, and a stake within its `max_stake`.
-async fn may_accept(
-    c: &mut sqlx::AnyConnection,
-    bot_id: &str,
-    r: &EventRow,
-) -> Result<bool, sqlx::Error> {
-    let Some(set_id) = r.set_id.as_deref() else {
-        return Ok(true);
+async fn may_accept(arena: &Arena, bot_id: &str, set_id: Option<&str>) -> bool {
+    let Some(set_id) = set_id else {
+        return true;
     };
-    let row: Option<(String, String, i64, i64)> = sqlx::query_as(
-        "SELECT s.creator_id, b.owner_id, s.practice, s.stake FROM sets s \
-         JOIN bots b ON b.id = s.creator_id WHERE s.id = $1",
-    )
-    .bind(set_id)
-    .fetch_optional(&mut *c)
-    .await?;
-    let Some((creator_id, creator_owner, practice, stake)) = row else {
-        return Ok(false);
+    let check = async {
+        let mut c = arena.store.pool.acquire().await?;
+        let row: Option<(String, String, i64, i64)> = sqlx::query_as(
+            "SELECT s.creator_id, b.owner_id, s.practice, s.stake FROM sets s \
+             JOIN bots b ON b.id = s.creator_id WHERE s.id = $1",
+        )
+        .bind(set_id)
+        .fetch_optional(&mut *c)
+        .await?;
+        let Some((creator_id, creator_owner, practice, stake)) = row else {
+            return Ok(false);
+        };
+        if creator_id == bot_id {
+            return Ok(false);
+        }
+        let mine: Option<(String, i64)> =
+            sqlx::query_as("SELECT owner_id, max_stake FROM bots WHERE id = $1")
+                .bind(bot_id)
+                .fetch_optional(&mut *c)
+                .await?;
+        Ok::<bool, sqlx::Error>(mine.is_some_and(|(owner, max_stake)| {
+            practice != 0 || (owner != creator_owner && stake <= max_stake)
+        }))
     };
-    if creator_id == bot_id {
-        return Ok(false);
-    }
-    let mine: Option<(String, i64)> =
-        sqlx::query_as("SELECT owner_id, max_stake FROM bots WHERE id = $1")
-            .bind(bot_id)
-            .fetch_optional(&mut *c)
-            .await?;
-    Ok(mine.is_some_and(|(owner, max_stake)| {
-        practice != 0 || (owner != creator_owner && stake <= max_stake)
-    }))
+    check.await.unwrap_or(false)
 }
 
-/// Forwards stored events after `cursor` to `tx` until the client goes away.
+/// Forwards events after `cursor` to `tx` until the client goes away: first what the database
+/// holds after the cursor, then live events as they are committed. On SQLite every commit is
+/// broadcast in id order with its events and rendered states, so a stream that keeps up
+/// never reads the database; lagging behind sends it back to the database. On PostgreSQL
+/// (other instances' commits are not broadcast here) a relevant wake-up, or a second without
+/// one, reads the database.
 async fn pump(arena: Arc<Arena>, feed: Feed, mut cursor: i64, tx: mpsc::Sender<sse::Event>) {
     let mut rx = arena.changes.subscribe();
+    let from_memory = arena.store.backend == Backend::Sqlite;
     loop {
-        match feed.after(&arena, cursor).await {
-            Ok(rows) => {
-                let full = rows.len() == 200;
-                for (r, deliver) in rows {
-                    cursor = r.id;
-                    if deliver && tx.send(data(r.id, &r.kind, r.payload)).await.is_err() {
-                        return;
-                    }
+        // Catch up from the database.
+        loop {
+            let rows = match feed.after(&arena, cursor).await {
+                Ok(rows) => rows,
+                Err(e) => {
+                    tracing::warn!(error = %e, "event stream read failed");
+                    break;
                 }
-                if full {
+            };
+            let full = rows.len() as i64 == PAGE;
+            for r in rows {
+                cursor = r.id;
+                let ev = feed
+                    .render(&arena, r.id, &r.kind, r.set_id.as_deref(), r.game_no, &r.payload, None)
+                    .await;
+                if let Some(ev) = ev
+                    && tx.send(ev).await.is_err()
+                {
+                    return;
+                }
+            }
+            if !full {
+                break;
+            }
+        }
+        // Then live.
+        loop {
+            let recheck = tokio::time::sleep(if from_memory { KEEP_FOREVER } else { RECHECK });
+            let change = tokio::select! {
+                _ = tx.closed() => return,
+                _ = recheck => break,
+                c = rx.recv() => c,
+            };
+            let change = match change {
+                Ok(c) => c,
+                Err(RecvError::Lagged(_)) => break,
+                Err(RecvError::Closed) => return,
+            };
+            if !from_memory {
+                if feed.relevant(&change) {
+                    break;
+                }
+                continue;
+            }
+            for ev in &change.events {
+                if ev.id <= cursor {
                     continue;
                 }
-            }
-            Err(e) => tracing::warn!(error = %e, "event stream read failed"),
-        }
-        let deadline = tokio::time::Instant::now() + RECHECK;
-        loop {
-            if tx.is_closed() {
-                return;
-            }
-            match tokio::time::timeout_at(deadline, rx.recv()).await {
-                Ok(Ok(c)) if feed.relevant(&c) => break,
-                Ok(Ok(_)) => continue,
-                Ok(Err(RecvError::Lagged(_))) => break,
-                Ok(Err(RecvError::Closed)) => return,
-                Err(_) => break,
+                cursor = ev.id;
+                if !feed.wants(ev.bot.as_deref(), Some(&ev.set_id), ev.game_no, ev.kind) {
+                    continue;
+                }
+                let out = feed
+                    .render(
+                        &arena,
+                        ev.id,
+                        ev.kind,
+                        Some(&ev.set_id),
+                        ev.game_no,
+                        &ev.payload,
+                        ev.state.as_deref(),
+                    )
+                    .await;
+                if let Some(out) = out
+                    && tx.send(out).await.is_err()
+                {
+                    return;
+                }
             }
         }
     }
@@ -168,8 +263,8 @@ async fn bot_events(
             let mut c = arena.store.pool.acquire().await?;
             for (set_id, game_no) in games::all_on_move(&mut c, &bot.id).await? {
                 if !events::turn_after(&mut c, &bot.id, &set_id, game_no, id).await? {
-                    let state = arena.game_state(&set_id, game_no).await?;
-                    snapshot.push(data(id, "your_turn", json!({"state": state}).to_string()));
+                    let state = arena.game_state_body(&set_id, game_no).await?;
+                    snapshot.push(data(id, "your_turn", format!("{{\"state\":{state}}}")));
                 }
             }
             id
@@ -193,12 +288,8 @@ async fn bot_events(
                 games::all_on_move(&mut c, &bot.id).await?
             };
             for (set_id, game_no) in on_move {
-                let state = arena.game_state(&set_id, game_no).await?;
-                snapshot.push(data(
-                    cursor,
-                    "your_turn",
-                    json!({"state": state}).to_string(),
-                ));
+                let state = arena.game_state_body(&set_id, game_no).await?;
+                snapshot.push(data(cursor, "your_turn", format!("{{\"state\":{state}}}")));
             }
             cursor
         }
@@ -227,7 +318,7 @@ async fn game_events(
     let (tx, rx) = mpsc::channel(64);
     let cursor = match last_event_id(&req) {
         Some(id) => {
-            arena.game_state(&set_id, game_no).await?; // 404 for unknown games
+            arena.game_snapshot(&set_id, game_no).await?; // 404 for unknown games
             id
         }
         None => {
@@ -235,8 +326,7 @@ async fn game_events(
                 let mut c = arena.store.pool.acquire().await?;
                 events::last_id(&mut c).await?
             };
-            let state = arena.game_state(&set_id, game_no).await?;
-            let text = serde_json::to_string(&state).map_err(crate::error::ApiError::internal)?;
+            let text = arena.game_state_body(&set_id, game_no).await?;
             let _ = tx.try_send(data(cursor, "state", text));
             cursor
         }

@@ -145,9 +145,19 @@ impl Arena {
     }
 
     /// The bot a bearer token belongs to.
+    /// Only the bot's immutable columns (id, name, owner, `max_stake`, house) may be relied on:
+    /// the row is remembered per token, so a move costs no query to authenticate.
     pub async fn bot_by_token(&self, token: &str) -> ApiResult<Option<BotRow>> {
+        let hash = token_hash(token);
+        if let Some(bot) = self.cached_bot_token(&hash) {
+            return Ok(Some(bot));
+        }
         let mut c = self.store.pool.acquire().await?;
-        Ok(acc::bot_by_token(&mut c, &token_hash(token)).await?)
+        let bot = acc::bot_by_token(&mut c, &hash).await?;
+        if let Some(b) = &bot {
+            self.remember_bot_token(hash, b.clone());
+        }
+        Ok(bot)
     }
 
     /// Strikes of a bot in the last 24 h, oldest first, and when its suspension ends (if suspended).

@@ -5,7 +5,10 @@
 
 pub mod accounts;
 pub mod clock;
+pub mod commit;
+pub mod game;
 pub mod house;
+pub mod live;
 pub mod play;
 pub mod scheduler;
 pub mod scoring;
@@ -19,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
 
 use crate::error::{ApiError, ApiResult};
-use crate::store::{Store, accounts as acc, games::MoveRow};
+use crate::store::{Store, accounts as acc};
 use clock::TimeSource;
 use scheduler::Scheduler;
 
@@ -35,47 +38,80 @@ pub struct ArenaConfig {
 }
 
 /// Something changed: wakes long-polls and streams of this set's game and of these bots.
-#[derive(Debug, Clone)]
+/// Broadcast as an `Arc`, so a wake-up costs every waiter a pointer, not a copy.
+#[derive(Debug, Default)]
 pub struct Change {
     pub set_id: String,
     pub game_no: Option<i64>,
     pub bots: Vec<String>,
+    /// The game's state after the change, rendered once (None for set-level changes).
+    pub state: Option<Arc<live::Snapshot>>,
+    /// The stream events the change stored, in id order. On SQLite every change is broadcast
+    /// in commit order, so a stream that saw every change has seen every event.
+    pub events: Vec<LiveEvent>,
+}
+
+/// A stored stream event as held in memory: its row plus, for game states, the rendering.
+#[derive(Debug, Clone)]
+pub struct LiveEvent {
+    pub id: i64,
+    /// Audience: a bot id, [`crate::store::events::LOBBY`], or None (the game's public stream).
+    pub bot: Option<String>,
+    pub set_id: String,
+    pub game_no: Option<i64>,
+    pub kind: &'static str,
+    /// The stored payload (for game states, the small `{"ply": K}` marker).
+    pub payload: Arc<str>,
+    pub state: Option<Arc<live::Snapshot>>,
 }
 
 /// A game: (set_id, game_no).
 pub type GameKey = (String, i64);
-
-/// A game's move list as of a game-row version.
-type CachedMoves = (i64, Arc<Vec<MoveRow>>);
 
 /// The arena: shared by every handler, the scheduler and the house bots.
 pub struct Arena {
     pub store: Store,
     pub time: Arc<dyn TimeSource>,
     pub config: ArenaConfig,
-    pub changes: broadcast::Sender<Change>,
-    pub scheduler: Scheduler,
+    pub changes: broadcast::Sender<Arc<Change>>,
+    pub scheduler: Arc<Scheduler>,
+    /// Games held in memory (see [`live`]).
+    pub live: live::Live,
+    /// Stores moves (group commit on SQLite).
+    pub writer: commit::Writer,
     /// Bot id -> name (names never change).
     names: Mutex<HashMap<String, String>>,
-    /// (set_id, game_no) -> (game version, moves): spares reading the move list on every move.
-    moves_cache: Mutex<HashMap<GameKey, CachedMoves>>,
+    /// Token hash -> bot, for authentication without a query. A bot's id, name, owner and
+    /// `max_stake` never change; other columns must be read fresh.
+    bot_tokens: Mutex<HashMap<String, acc::BotRow>>,
     /// This process's id in the `instances` table.
     pub instance_id: String,
 }
 
-const MOVES_CACHE_MAX: usize = 20_000;
+/// Most token hashes remembered (a bound against a flood of distinct valid tokens).
+const TOKENS_MAX: usize = 100_000;
 
 impl Arena {
     pub fn new(store: Store, time: Arc<dyn TimeSource>, config: ArenaConfig) -> Arc<Arena> {
         let (changes, _) = broadcast::channel(4096);
+        let scheduler = Arc::new(Scheduler::default());
+        let writer = commit::Writer::start(
+            store.clone(),
+            commit::Sinks {
+                scheduler: scheduler.clone(),
+                changes: changes.clone(),
+            },
+        );
         Arc::new(Arena {
             store,
             time,
             config,
             changes,
-            scheduler: Scheduler::default(),
+            scheduler,
+            live: live::Live::default(),
+            writer,
             names: Mutex::new(HashMap::new()),
-            moves_cache: Mutex::new(HashMap::new()),
+            bot_tokens: Mutex::new(HashMap::new()),
             instance_id: format!("inst_{}", ulid::Ulid::generate()),
         })
     }
@@ -87,7 +123,22 @@ impl Arena {
 
     /// Wakes waiters; nobody listening is fine.
     pub fn publish(&self, change: Change) {
-        let _ = self.changes.send(change);
+        let _ = self.changes.send(Arc::new(change));
+    }
+
+    /// The bot a token hash authenticates, remembered after the first lookup.
+    pub fn cached_bot_token(&self, hash: &str) -> Option<acc::BotRow> {
+        self.bot_tokens.lock().ok()?.get(hash).cloned()
+    }
+
+    /// Remembers the bot of a token hash.
+    pub fn remember_bot_token(&self, hash: String, bot: acc::BotRow) {
+        if let Ok(mut m) = self.bot_tokens.lock() {
+            if m.len() >= TOKENS_MAX {
+                m.clear();
+            }
+            m.insert(hash, bot);
+        }
     }
 
     /// A bot's name by id, cached.
@@ -106,38 +157,5 @@ impl Arena {
             m.insert(bot.id.clone(), bot.name.clone());
         }
         Ok(bot.name)
-    }
-
-    /// Moves of a game at `version`, from the cache when it is current.
-    pub async fn moves_of(
-        &self,
-        conn: &mut sqlx::AnyConnection,
-        set_id: &str,
-        game_no: i64,
-        version: i64,
-    ) -> ApiResult<Arc<Vec<MoveRow>>> {
-        let key = (set_id.to_string(), game_no);
-        if let Some((v, moves)) = self
-            .moves_cache
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&key).cloned())
-            && v == version
-        {
-            return Ok(moves);
-        }
-        let moves = Arc::new(crate::store::games::moves(conn, set_id, game_no).await?);
-        self.cache_moves(set_id, game_no, version, moves.clone());
-        Ok(moves)
-    }
-
-    /// Stores the move list of a game at `version`.
-    pub fn cache_moves(&self, set_id: &str, game_no: i64, version: i64, moves: Arc<Vec<MoveRow>>) {
-        if let Ok(mut m) = self.moves_cache.lock() {
-            if m.len() >= MOVES_CACHE_MAX {
-                m.clear();
-            }
-            m.insert((set_id.to_string(), game_no), (version, moves));
-        }
     }
 }

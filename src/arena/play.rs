@@ -1,32 +1,75 @@
 //! Moves, resignations and timeouts; the end of games and sets with settlement and ratings
-//! (SPEC sections 6, 7, 8). Every change is one transaction on the locked game row.
+//! (SPEC sections 6, 7, 8).
+//!
+//! A command runs on the game held in memory ([`super::live`]) under that game's turn lock:
+//! the pure aggregate ([`super::game::Game`]) decides, then the change is stored. A move that
+//! does not end the game is one small write (the move, the game row, one event) through the
+//! group-commit writer; a move that ends a game, a resignation or a timeout is one transaction
+//! that also starts game 2 or ends the set. Every write checks the game row's version, so a
+//! command computed on a stale copy is never stored: the copy is reloaded and the command runs
+//! again on the row as it is.
 
 use std::sync::Arc;
 
 use hex::{Move, Seat};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use skillratings::Outcomes;
 use skillratings::elo::{EloConfig, EloRating, elo};
 
-use super::clock::TimeLoss;
+use super::commit::MoveCommit;
+use super::game::{Game, GameError, Transition};
+use super::live::{self, LiveGame, MovesFrom, Slot, Snapshot};
 use super::scoring::{GameEnd, SetOutcome, Side, score_set};
-use super::views::{self, GameState, clock_of, position_of, seat_on_move, store_clock};
-use super::{Arena, Change};
+use super::views;
+use super::{Arena, Change, LiveEvent};
 use crate::error::{ApiError, ApiResult};
 use crate::store::accounts::{self as acc, BotRow};
-use crate::store::games::{self, GameRow, MoveRow};
+use crate::store::games::{self, GameRow, MoveRow, MoveWrite};
 use crate::store::ledger::{self, Posting};
 use crate::store::sets::{self, SetRow};
-use crate::store::{WriteTx, events};
+use crate::store::{Backend, WriteTx, events};
 
-/// What a transaction causes besides its rows: events to store, waiters to wake, deadlines.
+/// How many times a command is recomputed after finding its copy of the game stale.
+const STALE_RETRIES: usize = 3;
+
+/// The stored body of a game-state event: which ply, and whether it is the final state. The
+/// state itself is rendered from memory, or rebuilt from the stored moves on a resume.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct StateMarker {
+    pub ply: i64,
+    #[serde(default, rename = "final", skip_serializing_if = "std::ops::Not::not")]
+    pub is_final: bool,
+}
+
+impl StateMarker {
+    fn of(s: &Snapshot) -> String {
+        serde_json::to_string(&StateMarker {
+            ply: s.ply,
+            is_final: s.finished(),
+        })
+        .unwrap_or_default()
+    }
+
+    /// The marker in a stored payload; None for any other payload.
+    pub fn parse(payload: &str) -> Option<StateMarker> {
+        serde_json::from_str(payload).ok()
+    }
+}
+
+/// What a transaction causes besides its rows: events to store, waiters to wake, deadlines,
+/// games whose copies in memory are now stale.
 #[derive(Default, Debug)]
 pub struct Effects {
     events: Vec<PendingEvent>,
+    written: Vec<LiveEvent>,
     changes: Vec<Change>,
     deadlines: Vec<(String, i64, Option<i64>)>,
-    /// (set_id, game_no, version, moves) to cache after commit.
-    moves: Vec<(String, i64, i64, Arc<Vec<MoveRow>>)>,
+    /// (set_id, game_no, version) committed by this transaction.
+    games: Vec<(String, i64, i64)>,
+    /// Sets that ended: their games leave memory.
+    sets_done: Vec<String>,
 }
 
 /// An event to store: audience bot (None = the game's public stream), set, game, kind, JSON.
@@ -37,6 +80,7 @@ struct PendingEvent {
     game_no: Option<i64>,
     kind: &'static str,
     payload: String,
+    state: Option<Arc<Snapshot>>,
 }
 
 impl Effects {
@@ -49,24 +93,13 @@ impl Effects {
         kind: &'static str,
         payload: Value,
     ) {
-        self.event_json(bot, set_id, game_no, kind, payload.to_string());
-    }
-
-    /// As [`Effects::event`], with the payload already serialized.
-    fn event_json(
-        &mut self,
-        bot: Option<&str>,
-        set_id: &str,
-        game_no: Option<i64>,
-        kind: &'static str,
-        payload: String,
-    ) {
         self.events.push(PendingEvent {
             bot: bot.map(str::to_string),
             set_id: set_id.to_string(),
             game_no,
             kind,
-            payload,
+            payload: payload.to_string(),
+            state: None,
         });
     }
 
@@ -85,12 +118,14 @@ impl Effects {
             set_id,
             game_no: None,
             bots: vec![events::LOBBY.to_string()],
+            ..Change::default()
         });
     }
 
     pub fn change(&mut self, c: Change) {
         self.changes.push(c);
     }
+
     /// Schedules (or clears) the deadline of a game as now stored in `g`.
     pub fn deadline(&mut self, g: &GameRow) {
         let d = if g.status == "active" {
@@ -100,39 +135,43 @@ impl Effects {
         };
         self.deadlines.push((g.set_id.clone(), g.game_no, d));
     }
-    /// The public `state` event of a game and, if someone is on move, its `your_turn`.
-    pub fn game_state_events(&mut self, g: &GameRow, state: &GameState) {
-        // Serialized once for both events: this is on every move's path.
-        let text = serde_json::to_string(state).unwrap_or_else(|_| "{}".into());
-        let turn = g.to_move_id.as_deref().filter(|_| g.status == "active");
-        if let Some(bot) = turn {
-            self.event_json(None, &g.set_id, Some(g.game_no), "state", text.clone());
-            self.event_json(
-                Some(bot),
-                &g.set_id,
-                Some(g.game_no),
-                "your_turn",
-                format!("{{\"state\":{text}}}"),
-            );
-        } else {
-            self.event_json(None, &g.set_id, Some(g.game_no), "state", text);
+
+    /// A game's new state: its `state` event (which is also the `your_turn` of the bot on
+    /// move), its deadline, a wake-up for both seats, and its copy in memory replaced.
+    pub fn game_state(&mut self, g: &GameRow, state: Arc<Snapshot>) {
+        self.events.push(PendingEvent {
+            bot: state.on_move.as_ref().map(|(id, _)| id.clone()),
+            set_id: g.set_id.clone(),
+            game_no: Some(g.game_no),
+            kind: "state",
+            payload: StateMarker::of(&state),
+            state: Some(state.clone()),
+        });
+        if state.finished() {
+            for b in [&g.seat1_id, &g.seat2_id] {
+                self.events.push(PendingEvent {
+                    bot: Some(b.clone()),
+                    set_id: g.set_id.clone(),
+                    game_no: Some(g.game_no),
+                    kind: "game_finished",
+                    payload: StateMarker::of(&state),
+                    state: Some(state.clone()),
+                });
+            }
         }
-    }
-    /// After a game row changed: its deadline, its move list at the new version, and a wake-up
-    /// for both seats.
-    fn game_changed(&mut self, g: &GameRow, moves: Arc<Vec<MoveRow>>) {
         self.deadline(g);
-        self.moves
-            .push((g.set_id.clone(), g.game_no, g.version, moves));
+        self.games.push((g.set_id.clone(), g.game_no, g.version));
         self.change(Change {
             set_id: g.set_id.clone(),
             game_no: Some(g.game_no),
             bots: vec![g.seat1_id.clone(), g.seat2_id.clone()],
+            state: Some(state),
+            ..Change::default()
         });
     }
 
     /// Stores the events in the transaction, last thing before its commit.
-    pub async fn write(&self, tx: &mut WriteTx, now: i64) -> ApiResult<()> {
+    pub async fn write(&mut self, tx: &mut WriteTx, now: i64) -> ApiResult<()> {
         if self.events.is_empty() {
             return Ok(());
         }
@@ -148,44 +187,148 @@ impl Effects {
                 payload: &e.payload,
             })
             .collect();
-        events::insert_all(tx, &rows, now).await?;
+        let ids = events::insert_all(tx, &rows, now).await?;
+        self.written = self
+            .events
+            .drain(..)
+            .zip(ids)
+            .map(|(e, id)| LiveEvent {
+                id,
+                bot: e.bot,
+                set_id: e.set_id,
+                game_no: e.game_no,
+                kind: e.kind,
+                payload: Arc::from(e.payload.as_str()),
+                state: e.state,
+            })
+            .collect();
+        Ok(())
+    }
+
+    /// Stores the events, commits, and applies the effects in memory in commit order.
+    pub async fn commit(mut self, mut tx: WriteTx, arena: &Arena, now: i64) -> ApiResult<()> {
+        self.write(&mut tx, now).await?;
+        tx.commit_then(|| arena.apply(self)).await?;
         Ok(())
     }
 }
 
 impl Arena {
-    /// After commit: refresh caches, reschedule deadlines, wake waiters.
-    pub fn apply(&self, fx: Effects) {
-        for (set_id, game_no, version, moves) in fx.moves {
-            self.cache_moves(&set_id, game_no, version, moves);
+    /// After commit: drop stale copies, reschedule deadlines, wake waiters (the stored events
+    /// travel with the first wake-up, in id order).
+    pub fn apply(&self, mut fx: Effects) {
+        for (set_id, game_no, version) in &fx.games {
+            if let Some(slot) = self.live.existing(set_id, *game_no) {
+                slot.invalidate(*version);
+            }
+        }
+        for set_id in &fx.sets_done {
+            self.live.forget_set(set_id);
         }
         for (set_id, game_no, d) in fx.deadlines {
             self.scheduler.set(&set_id, game_no, d);
+        }
+        if !fx.written.is_empty() {
+            let events = std::mem::take(&mut fx.written);
+            match fx.changes.first_mut() {
+                Some(c) => c.events = events,
+                None => fx.changes.push(Change {
+                    events,
+                    ..Change::default()
+                }),
+            }
         }
         for c in fx.changes {
             self.publish(c);
         }
     }
 
-    /// A game's state as of now (public).
-    pub async fn game_state(&self, set_id: &str, game_no: i64) -> ApiResult<GameState> {
-        let mut c = self.store.pool.acquire().await?;
-        let (set, g) = load(&mut c, set_id, game_no, "").await?;
-        self.state_of(&mut c, &set, &g).await
+    /// The game as held in memory, loaded from its row when not held (or, on PostgreSQL, when
+    /// another instance changed it). Errors: 404 for an unknown game.
+    pub async fn live_game(
+        &self,
+        set_id: &str,
+        game_no: i64,
+    ) -> ApiResult<(Arc<Slot>, Arc<LiveGame>)> {
+        let slot = self
+            .live
+            .slot(set_id, game_no)
+            .ok_or_else(|| not_found(set_id, game_no))?;
+        if let Some(l) = slot.current() {
+            if self.store.backend == Backend::Sqlite {
+                return Ok((slot, l));
+            }
+            // Several instances may share PostgreSQL: check the copy against the row.
+            let mut c = self.store.pool.acquire().await?;
+            if games::version_of(&mut c, set_id, game_no).await? == Some(l.game.version) {
+                return Ok((slot, l));
+            }
+            slot.clear();
+        }
+        let l = self.load_live(&slot, set_id, game_no).await?;
+        Ok((slot, l))
     }
 
-    async fn state_of(
+    async fn load_live(&self, slot: &Slot, set_id: &str, game_no: i64) -> ApiResult<Arc<LiveGame>> {
+        let mut c = self.store.pool.acquire().await?;
+        let (set, g) = load(&mut c, set_id, game_no, "").await?;
+        let moves = games::moves(&mut c, set_id, game_no).await?;
+        let names = self.bot_names(&mut c, &g).await?;
+        drop(c);
+        let game = Game::from_row(&g, set.increment_ms)?;
+        let at = g
+            .turn_started_ms
+            .or(g.finished_ms)
+            .unwrap_or_else(|| self.now_ms());
+        let snapshot = Arc::new(live::render(
+            &set,
+            &game,
+            &names,
+            MovesFrom::Rows(&moves),
+            at,
+        ));
+        let l = Arc::new(LiveGame {
+            game,
+            set: Arc::new(set),
+            names,
+            snapshot,
+        });
+        slot.install(l.clone());
+        Ok(l)
+    }
+
+    /// A game's state (public), rendered once per change and shared.
+    pub async fn game_snapshot(&self, set_id: &str, game_no: i64) -> ApiResult<Arc<Snapshot>> {
+        Ok(self.live_game(set_id, game_no).await?.1.snapshot.clone())
+    }
+
+    /// A game's state as of now, as JSON text (SPEC section 6).
+    pub async fn game_state_body(&self, set_id: &str, game_no: i64) -> ApiResult<String> {
+        Ok(self
+            .game_snapshot(set_id, game_no)
+            .await?
+            .body_at(self.now_ms()))
+    }
+
+    /// The state a stored game-state event stands for: the current one when it is that ply,
+    /// otherwise rebuilt from the stored moves up to `m.ply` (a stream resumed from an old id).
+    pub async fn state_body_at(
         &self,
-        c: &mut sqlx::AnyConnection,
-        set: &SetRow,
-        g: &GameRow,
-    ) -> ApiResult<GameState> {
-        let moves = self.moves_of(c, &g.set_id, g.game_no, g.version).await?;
-        let names = [
-            self.bot_name(c, &g.seat1_id).await?,
-            self.bot_name(c, &g.seat2_id).await?,
-        ];
-        views::game_state(set, g, &moves, &names, self.now_ms())
+        set_id: &str,
+        game_no: i64,
+        m: StateMarker,
+    ) -> ApiResult<String> {
+        let (_, l) = self.live_game(set_id, game_no).await?;
+        if (l.game.ply == m.ply && l.snapshot.finished() == m.is_final) || m.is_final {
+            return Ok(l.snapshot.body());
+        }
+        let mut c = self.store.pool.acquire().await?;
+        let moves = games::moves(&mut c, set_id, game_no).await?;
+        drop(c);
+        let k = usize::try_from(m.ply).unwrap_or(0).min(moves.len());
+        let game = game_at(&l, &moves[..k])?;
+        let at = game.clock.turn_started_ms.unwrap_or(l.snapshot.at_ms);
+        Ok(live::render(&l.set, &game, &l.names, MovesFrom::Rows(&moves[..k]), at).body())
     }
 
     /// Plays `mv` for `bot` in a game. `ply_hint` is the number the move will have
@@ -193,7 +336,7 @@ impl Arena {
     ///
     /// Errors: 404; 403 `not_your_seat`; 409 `not_your_turn`, `stale_ply`, `game_over` (also when
     /// the clock ran out: the game is then lost on time); 422 `occupied`, `off_board`,
-    /// `swap_not_allowed`.
+    /// `swap_not_allowed`; 503 when the game kept changing under the command.
     #[tracing::instrument(skip(self, bot), fields(bot = %bot.name))]
     pub async fn play_move(
         &self,
@@ -202,205 +345,209 @@ impl Arena {
         game_no: i64,
         mv: Move,
         ply_hint: Option<i64>,
-    ) -> ApiResult<GameState> {
-        let mut tx = self.store.begin_write().await?;
-        let (set, mut g) = load(&mut tx, set_id, game_no, self.store.for_update()).await?;
-        // Read under the game lock, so times follow the order in which changes commit.
-        let now = self.now_ms();
-        let seat = seat_of(&g, &bot.id)?;
-        if let Some(k) = ply_hint {
-            if (1..=g.ply).contains(&k)
-                && let Some(m) = games::move_at(&mut tx, set_id, game_no, k).await?
-                && m.bot_id == bot.id
-                && views::move_of_row(&m) == Some(mv)
-            {
-                return self.state_of(&mut tx, &set, &g).await;
-            }
-            if k != g.ply + 1 && g.status == "active" {
-                return Err(ApiError::conflict(
-                    "stale_ply",
-                    format!("this move would be ply {}, not {k}", g.ply + 1),
-                )
-                .with_details(json!({"expected_ply": g.ply + 1, "ply": g.ply})));
-            }
-        }
-        if g.status == "finished" {
-            // The same `game_over` body (with `winner_bot`) however the game ended.
-            return Err(game_over(&g, self.bot_names(&mut tx, &g).await?));
-        }
-        self.ensure_on_move(&g, seat)?;
-        let mut clock = clock_of(&g, set.increment_ms);
-        if let Some(loss) = clock.loss_at(seat, now) {
-            // Lost on time before this move arrived: record the loss, then refuse the move.
-            let names = self.bot_names(&mut tx, &g).await?;
-            self.lose_on_time(tx, &set, &mut g, seat, loss, now).await?;
-            return Err(game_over(&g, names));
-        }
-        let mut pos = position_of(&g)?;
-        let outcome = pos.play(mv).map_err(|e| {
-            ApiError::new(
-                actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
-                e.code(),
-                e.to_string(),
-            )
-            .with_details(json!({"move": views::move_json(mv)}))
-        })?;
-        let elapsed = clock
-            .charge_move(seat, now)
-            .map_err(|_| ApiError::internal("clock refused a checked move"))?;
-        let mut fx = Effects::default();
-        let row = MoveRow {
-            ply: g.ply + 1,
-            seat: i64::from(seat.number()),
-            bot_id: bot.id.clone(),
-            cell_row: match mv {
-                Move::Place(c) => Some(i64::from(c.row)),
-                Move::Swap => None,
-            },
-            cell_col: match mv {
-                Move::Place(c) => Some(i64::from(c.col)),
-                Move::Swap => None,
-            },
-            swap: i64::from(mv == Move::Swap),
-            elapsed_ms: elapsed,
-            at_ms: now,
-        };
-        // Read the list before inserting: a cold cache would otherwise read the new row too.
-        let mut moves = (*self.moves_of(&mut tx, set_id, game_no, g.version).await?).clone();
-        games::insert_move(&mut tx, set_id, game_no, &row).await?;
-        moves.push(row);
-        let moves = Arc::new(moves);
-        g.board = pos.to_compact();
-        g.ply += 1;
-        store_clock(&mut g, &clock);
-        let state = match outcome {
-            Some(o) => {
-                let (winner, reason) = match o.winner() {
-                    Some(w) => (Some(w), "connection"),
-                    None => (None, "move_cap"),
-                };
-                self.finish_game_with_moves(
-                    &mut tx, &set, &mut g, winner, reason, now, &mut fx, moves,
-                )
-                .await?
-            }
-            None => {
-                let next = seat.other();
-                g.to_move_id = Some(seat_id(&g, next).to_string());
-                g.deadline_ms = clock.deadline_ms(next);
-                g.version += 1;
-                if !games::update(&mut tx, &g).await? {
-                    return Err(ApiError::unavailable("game changed concurrently"));
+    ) -> ApiResult<Arc<Snapshot>> {
+        let slot = self
+            .live
+            .slot(set_id, game_no)
+            .ok_or_else(|| not_found(set_id, game_no))?;
+        let _turn = slot.turn.lock().await;
+        for _ in 0..STALE_RETRIES {
+            let (_, l) = self.live_game(set_id, game_no).await?;
+            // Read under the game's turn lock, so times follow the order of the commands.
+            let now = self.now_ms();
+            let seat = l.game.seat_of(&bot.id)?;
+            if let Some(k) = ply_hint {
+                if (1..=l.game.ply).contains(&k) {
+                    let mut c = self.store.pool.acquire().await?;
+                    if let Some(m) = games::move_at(&mut c, set_id, game_no, k).await?
+                        && m.bot_id == bot.id
+                        && views::move_of_row(&m) == Some(mv)
+                    {
+                        return Ok(l.snapshot.clone());
+                    }
                 }
-                let state = self.state_with(&mut tx, &set, &g, &moves, now).await?;
-                fx.game_state_events(&g, &state);
-                fx.game_changed(&g, moves);
-                state
+                if k != l.game.ply + 1 && l.game.to_move().is_some() {
+                    return Err(GameError::StalePly {
+                        expected: l.game.ply + 1,
+                        ply: l.game.ply,
+                        given: k,
+                    }
+                    .into());
+                }
             }
+            let t = match l.game.play(seat, mv, now) {
+                Ok(t) => t,
+                Err(GameError::GameOver) => return Err(game_over(&l)),
+                Err(e) => return Err(e.into()),
+            };
+            let stored = if t.ended.is_some() {
+                self.commit_ending(&slot, &l, t.clone(), now).await?
+            } else {
+                self.commit_move(&slot, &l, &t).await?
+            };
+            let Some(snapshot) = stored else {
+                slot.clear(); // stale copy: reload from the row and decide again
+                continue;
+            };
+            if t.is_late_move_loss() {
+                let (_, l) = self.live_game(set_id, game_no).await?;
+                return Err(game_over(&l));
+            }
+            return Ok(snapshot);
+        }
+        Err(ApiError::unavailable("game changed concurrently; retry"))
+    }
+
+    /// The fast path: a move that does not end the game. None when the row had moved on.
+    async fn commit_move(
+        &self,
+        slot: &Arc<Slot>,
+        l: &LiveGame,
+        t: &Transition,
+    ) -> ApiResult<Option<Arc<Snapshot>>> {
+        let Some(p) = t.played else {
+            return Err(ApiError::internal("a move transition without a move"));
         };
+        let row = live::move_row(&t.game, &p);
+        let snapshot = Arc::new(live::render(
+            &l.set,
+            &t.game,
+            &l.names,
+            MovesFrom::Append(&l.snapshot, std::slice::from_ref(&row)),
+            p.at_ms,
+        ));
+        let write = MoveWrite {
+            game: t.game.to_row(),
+            mv: row,
+            event_bot: snapshot.on_move.as_ref().map(|(id, _)| id.clone()),
+            event_payload: StateMarker::of(&snapshot),
+        };
+        let live = Arc::new(LiveGame {
+            game: t.game.clone(),
+            set: l.set.clone(),
+            names: l.names.clone(),
+            snapshot: snapshot.clone(),
+        });
+        let committed = self
+            .writer
+            .commit(MoveCommit {
+                write,
+                slot: slot.clone(),
+                live,
+            })
+            .await?;
+        Ok(committed.map(|_| snapshot))
+    }
+
+    /// The slow path: a transition that ends the game, with game 2's start or the set's end,
+    /// in one transaction. None when the row had moved on.
+    async fn commit_ending(
+        &self,
+        slot: &Arc<Slot>,
+        l: &LiveGame,
+        t: Transition,
+        now: i64,
+    ) -> ApiResult<Option<Arc<Snapshot>>> {
+        let mut tx = self.store.begin_write().await?;
+        let g = t.game.to_row();
+        if !games::update(&mut tx, &g).await? {
+            return Ok(None);
+        }
+        let mut rows = vec![];
+        if let Some(p) = t.played {
+            let row = live::move_row(&t.game, &p);
+            games::insert_move(&mut tx, &g.set_id, g.game_no, &row).await?;
+            rows.push(row);
+        }
+        let set = &l.set;
+        if let (Some(s), 0) = (t.ended.and_then(|e| e.strike), set.practice) {
+            acc::insert_strike(&mut tx, t.game.bot_of(s), &set.id, g.game_no, now).await?;
+        }
+        let snapshot = Arc::new(live::render(
+            set,
+            &t.game,
+            &l.names,
+            MovesFrom::Append(&l.snapshot, &rows),
+            now,
+        ));
+        let mut fx = Effects::default();
+        fx.game_state(&g, snapshot.clone());
+        if g.game_no == 1 {
+            self.start_game_two(&mut tx, set, &g, now, &mut fx).await?;
+        } else {
+            self.finish_set(&mut tx, set, now, &mut fx).await?;
+        }
+        let live = Arc::new(LiveGame {
+            game: t.game,
+            set: l.set.clone(),
+            names: l.names.clone(),
+            snapshot: snapshot.clone(),
+        });
         fx.write(&mut tx, now).await?;
-        tx.commit().await?;
-        self.apply(fx);
-        Ok(state)
+        tx.commit_then(|| {
+            self.apply(fx);
+            slot.install(live);
+        })
+        .await?;
+        Ok(Some(snapshot))
     }
 
     /// Resigns the game for `bot`'s seat: the other seat wins (`resignation`).
+    ///
+    /// Errors: 404; 403 `not_your_seat`; 409 `not_your_turn` (game 2 before it starts),
+    /// `game_over`.
     #[tracing::instrument(skip(self, bot), fields(bot = %bot.name))]
-    pub async fn resign(&self, bot: &BotRow, set_id: &str, game_no: i64) -> ApiResult<GameState> {
-        let mut tx = self.store.begin_write().await?;
-        let (set, mut g) = load(&mut tx, set_id, game_no, self.store.for_update()).await?;
-        // Read under the game lock, so times follow the order in which changes commit.
-        let now = self.now_ms();
-        let seat = seat_of(&g, &bot.id)?;
-        if g.status == "finished" {
-            return Err(game_over(&g, self.bot_names(&mut tx, &g).await?));
+    pub async fn resign(
+        &self,
+        bot: &BotRow,
+        set_id: &str,
+        game_no: i64,
+    ) -> ApiResult<Arc<Snapshot>> {
+        let slot = self
+            .live
+            .slot(set_id, game_no)
+            .ok_or_else(|| not_found(set_id, game_no))?;
+        let _turn = slot.turn.lock().await;
+        for _ in 0..STALE_RETRIES {
+            let (_, l) = self.live_game(set_id, game_no).await?;
+            let now = self.now_ms();
+            let seat = l.game.seat_of(&bot.id)?;
+            let t = match l.game.resign(seat, now) {
+                Ok(t) => t,
+                Err(GameError::GameOver) => return Err(game_over(&l)),
+                Err(e) => return Err(e.into()),
+            };
+            match self.commit_ending(&slot, &l, t, now).await? {
+                Some(s) => return Ok(s),
+                None => slot.clear(),
+            }
         }
-        if g.status != "active" {
-            return Err(ApiError::conflict(
-                "not_your_turn",
-                "this game has not started yet",
-            ));
-        }
-        let mut fx = Effects::default();
-        let on_move = seat_on_move(&g);
-        let mut clock = clock_of(&g, set.increment_ms);
-        // A resignation after the flag fell is a loss on time, which is what the clock says.
-        let (winner, reason) = match on_move.and_then(|s| clock.loss_at(s, now).map(|l| (s, l))) {
-            Some((loser, loss)) => (loser.other(), loss.reason()),
-            None => (seat.other(), "resignation"),
-        };
-        clock.stop(on_move, now);
-        store_clock(&mut g, &clock);
-        let state = self
-            .finish_game(&mut tx, &set, &mut g, Some(winner), reason, now, &mut fx)
-            .await?;
-        fx.write(&mut tx, now).await?;
-        tx.commit().await?;
-        self.apply(fx);
-        Ok(state)
+        Err(ApiError::unavailable("game changed concurrently; retry"))
     }
 
     /// Ends a game whose deadline passed (the scheduler calls this; a no-op otherwise).
     pub async fn expire(&self, set_id: &str, game_no: i64) -> ApiResult<bool> {
-        let mut tx = self.store.begin_write().await?;
-        let (set, mut g) = load(&mut tx, set_id, game_no, self.store.for_update()).await?;
-        // Read under the game lock, so times follow the order in which changes commit.
-        let now = self.now_ms();
-        let Some(seat) = seat_on_move(&g).filter(|_| g.status == "active") else {
-            return Ok(false);
-        };
-        let clock = clock_of(&g, set.increment_ms);
-        let Some(loss) = clock.loss_at(seat, now) else {
-            // Not due (a move came in, or the turn was shifted): reschedule what the row says.
-            self.scheduler.set(set_id, game_no, g.deadline_ms);
-            return Ok(false);
-        };
-        self.lose_on_time(tx, &set, &mut g, seat, loss, now).await?;
-        tracing::info!(set_id, game_no, reason = loss.reason(), "game lost on time");
-        Ok(true)
-    }
-
-    /// Ends `g` as lost on time by `seat` and commits `tx` (a move's or the scheduler's).
-    async fn lose_on_time(
-        &self,
-        mut tx: WriteTx,
-        set: &SetRow,
-        g: &mut GameRow,
-        seat: Seat,
-        loss: TimeLoss,
-        now: i64,
-    ) -> ApiResult<()> {
-        let mut fx = Effects::default();
-        self.finish_game(
-            &mut tx,
-            set,
-            g,
-            Some(seat.other()),
-            loss.reason(),
-            now,
-            &mut fx,
-        )
-        .await?;
-        fx.write(&mut tx, now).await?;
-        tx.commit().await?;
-        self.apply(fx);
-        Ok(())
-    }
-
-    /// 409 `not_your_turn` unless `seat` is on move (the caller has ruled out finished games).
-    fn ensure_on_move(&self, g: &GameRow, seat: Seat) -> ApiResult<()> {
-        match g.status.as_str() {
-            "active" if seat_on_move(g) == Some(seat) => Ok(()),
-            "active" => Err(
-                ApiError::conflict("not_your_turn", "the other seat is on move").with_details(
-                    json!({"to_move": seat_on_move(g).map(|s| s.number()), "ply": g.ply}),
-                ),
-            ),
-            _ => Err(ApiError::conflict(
-                "not_your_turn",
-                "this game has not started yet",
-            )),
+        let slot = self
+            .live
+            .slot(set_id, game_no)
+            .ok_or_else(|| not_found(set_id, game_no))?;
+        let _turn = slot.turn.lock().await;
+        for _ in 0..STALE_RETRIES {
+            let (_, l) = self.live_game(set_id, game_no).await?;
+            let now = self.now_ms();
+            let Some(t) = l.game.expire(now) else {
+                // Not due (a move came in, or the turn was shifted): reschedule what it says.
+                self.scheduler.set(set_id, game_no, l.game.deadline_ms());
+                return Ok(false);
+            };
+            let reason = t.ended.map(|e| e.reason.as_str()).unwrap_or_default();
+            if self.commit_ending(&slot, &l, t, now).await?.is_some() {
+                tracing::info!(set_id, game_no, reason, "game lost on time");
+                return Ok(true);
+            }
+            slot.clear();
         }
+        Err(ApiError::unavailable("game changed concurrently; retry"))
     }
 
     /// The bots of seats 1 and 2, read on `c` (the caller's transaction: an in-memory SQLite
@@ -412,97 +559,6 @@ impl Arena {
         ])
     }
 
-    async fn state_with(
-        &self,
-        c: &mut sqlx::AnyConnection,
-        set: &SetRow,
-        g: &GameRow,
-        moves: &[MoveRow],
-        now: i64,
-    ) -> ApiResult<GameState> {
-        let names = [
-            self.bot_name(c, &g.seat1_id).await?,
-            self.bot_name(c, &g.seat2_id).await?,
-        ];
-        views::game_state(set, g, moves, &names, now)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    async fn finish_game(
-        &self,
-        tx: &mut sqlx::AnyConnection,
-        set: &SetRow,
-        g: &mut GameRow,
-        winner: Option<Seat>,
-        reason: &'static str,
-        now: i64,
-        fx: &mut Effects,
-    ) -> ApiResult<GameState> {
-        let moves = self.moves_of(tx, &g.set_id, g.game_no, g.version).await?;
-        self.finish_game_with_moves(tx, set, g, winner, reason, now, fx, moves)
-            .await
-    }
-
-    /// Ends game `g` (already holding its final board and clocks), then starts game 2 or ends the set.
-    #[allow(clippy::too_many_arguments)]
-    async fn finish_game_with_moves(
-        &self,
-        tx: &mut sqlx::AnyConnection,
-        set: &SetRow,
-        g: &mut GameRow,
-        winner: Option<Seat>,
-        reason: &'static str,
-        now: i64,
-        fx: &mut Effects,
-        moves: Arc<Vec<MoveRow>>,
-    ) -> ApiResult<GameState> {
-        let loser_on_time = seat_on_move(g).filter(|_| reason == TimeLoss::FirstMove.reason());
-        if reason == TimeLoss::Clock.reason() {
-            // The flag fell: the seat on move has 0 ms left. (A missed first move was never
-            // charged, so its clock keeps what it had.)
-            if let Some(s) = seat_on_move(g) {
-                let mut c = clock_of(g, set.increment_ms);
-                c.remaining_ms[usize::from(s.number() - 1)] = 0;
-                c.turn_started_ms = None;
-                store_clock(g, &c);
-            }
-        }
-        let mut c = clock_of(g, set.increment_ms);
-        c.turn_started_ms = None;
-        store_clock(g, &c);
-        g.status = "finished".into();
-        g.winner_seat = winner.map(|w| i64::from(w.number()));
-        g.reason = Some(reason.into());
-        g.to_move_id = None;
-        g.deadline_ms = None;
-        g.finished_ms = Some(now);
-        g.version += 1;
-        if !games::update(tx, g).await? {
-            return Err(ApiError::unavailable("game changed concurrently"));
-        }
-        if let (Some(s), 0) = (loser_on_time, set.practice) {
-            acc::insert_strike(tx, seat_id(g, s), &set.id, g.game_no, now).await?;
-        }
-        let state = self.state_with(tx, set, g, &moves, now).await?;
-        fx.game_state_events(g, &state);
-        for b in [&g.seat1_id, &g.seat2_id] {
-            fx.event(
-                Some(b),
-                &g.set_id,
-                Some(g.game_no),
-                "game_finished",
-                json!({"state": state}),
-            );
-        }
-        fx.game_changed(g, moves);
-        if g.game_no == 1 {
-            self.start_game_two(tx, set, g, now, fx).await?;
-        } else {
-            self.finish_set(tx, set, now, fx).await?;
-        }
-        Ok(state)
-    }
-
     async fn start_game_two(
         &self,
         tx: &mut sqlx::AnyConnection,
@@ -511,30 +567,20 @@ impl Arena {
         now: i64,
         fx: &mut Effects,
     ) -> ApiResult<()> {
-        let mut g = games::get(tx, &set.id, 2, self.store.for_update())
+        let g = games::get(tx, &set.id, 2, self.store.for_update())
             .await?
             .ok_or_else(|| ApiError::internal("game 2 missing"))?;
-        if g.status != "pending" {
+        let Some(game) = Game::from_row(&g, set.increment_ms)?.start(now) else {
             return Ok(());
-        }
-        g.status = "active".into();
-        g.to_move_id = Some(g.seat1_id.clone());
-        g.turn_started_ms = Some(now);
-        g.deadline_ms = Some(now + super::clock::FIRST_MOVE_MS);
-        g.started_ms = Some(now);
-        g.version += 1;
-        if !games::update(tx, &g).await? {
+        };
+        let row = game.to_row();
+        if !games::update(tx, &row).await? {
             return Err(ApiError::unavailable("game changed concurrently"));
         }
         sets::set_points(tx, &set.id, game_points(g1)).await?;
-        let state = self.state_with(tx, set, &g, &[], now).await?;
-        fx.game_state_events(&g, &state);
-        fx.deadline(&g);
-        fx.change(Change {
-            set_id: set.id.clone(),
-            game_no: Some(2),
-            bots: vec![g.seat1_id.clone(), g.seat2_id.clone()],
-        });
+        let names = self.bot_names(tx, &row).await?;
+        let snapshot = live::render(set, &game, &names, MovesFrom::Rows(&[]), now);
+        fx.game_state(&row, Arc::new(snapshot));
         Ok(())
     }
 
@@ -612,7 +658,9 @@ impl Arena {
             set_id: set.id.clone(),
             game_no: None,
             bots: vec![creator.id.clone(), acceptor.id.clone()],
+            ..Change::default()
         });
+        fx.sets_done.push(set.id.clone());
         Ok(())
     }
 
@@ -733,10 +781,7 @@ impl Arena {
             self.settle(&mut tx, &set, &creator, &acceptor, outcome, now)
                 .await?;
         }
-        fx.write(&mut tx, now).await?;
-        tx.commit().await?;
-        self.apply(fx);
-        Ok(())
+        fx.commit(tx, self, now).await
     }
 }
 
@@ -782,27 +827,51 @@ async fn load(
     Ok((set, g))
 }
 
-fn seat_of(g: &GameRow, bot_id: &str) -> ApiResult<Seat> {
-    if g.seat1_id == bot_id {
-        Ok(Seat::One)
-    } else if g.seat2_id == bot_id {
-        Ok(Seat::Two)
-    } else {
-        Err(ApiError::forbidden_code(
-            "not_your_seat",
-            "your bot has no seat in this game",
-        ))
+/// The game of `l` as it stood after `moves` (a prefix of its stored moves): the position
+/// replayed from the opening, the clocks charged move by move, the next seat on move.
+fn game_at(l: &LiveGame, moves: &[MoveRow]) -> ApiResult<Game> {
+    let set = &l.set;
+    let size = u8::try_from(set.size).map_err(ApiError::internal)?;
+    let opening: Vec<hex::Cell> = views::opening_of(set)
+        .into_iter()
+        .map(hex::Cell::from)
+        .collect();
+    let mut position = hex::Position::with_opening(size, &opening)
+        .map_err(|e| ApiError::internal(format!("opening: {e}")))?;
+    let mut clock = super::clock::Clock::new(set.initial_ms, set.increment_ms);
+    clock.turn_started_ms = l.game.started_ms;
+    for m in moves {
+        let mv = views::move_of_row(m).ok_or_else(|| ApiError::internal("bad stored move"))?;
+        position
+            .play(mv)
+            .map_err(|e| ApiError::internal(format!("stored move refused: {e}")))?;
+        let i = usize::try_from(m.seat - 1).unwrap_or(0).min(1);
+        if clock.first_move[i] {
+            clock.first_move[i] = false;
+        } else {
+            clock.remaining_ms[i] += clock.increment_ms - m.elapsed_ms;
+        }
+        clock.turn_started_ms = Some(m.at_ms);
     }
+    let to_move = position
+        .to_move()
+        .ok_or_else(|| ApiError::internal("no seat on move in a past position"))?;
+    Ok(Game {
+        status: super::game::Status::Active { to_move },
+        position,
+        clock,
+        ply: i64::try_from(moves.len()).unwrap_or(0),
+        finished_ms: None,
+        ..l.game.clone()
+    })
 }
 
-fn seat_id(g: &GameRow, seat: Seat) -> &str {
-    match seat {
-        Seat::One => &g.seat1_id,
-        Seat::Two => &g.seat2_id,
-    }
+fn not_found(set_id: &str, game_no: i64) -> ApiError {
+    ApiError::not_found(format!("no game {game_no} in set '{set_id}'"))
 }
 
-fn game_over(g: &GameRow, names: [String; 2]) -> ApiError {
+/// 409 `game_over` with the result (the same body however the game ended).
+fn game_over(l: &LiveGame) -> ApiError {
     ApiError::conflict("game_over", "the game is over")
-        .with_details(json!({"result": views::result_json(g, &names)}))
+        .with_details(json!({"result": live::result_json(l.game.status, &l.names)}))
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 use super::Arena;
-use crate::store::{Backend, games};
+use crate::store::{Backend, events, games};
 
 #[derive(Default)]
 struct Queue {
@@ -91,7 +91,7 @@ pub async fn run(arena: Arc<Arena>) {
             if let Err(e) = heartbeat(&a).await {
                 tracing::warn!(error = %e, "heartbeat failed");
             }
-            if n.is_multiple_of(600)
+            if n.is_multiple_of(60)
                 && let Err(e) = prune_events(&a).await
             {
                 tracing::warn!(error = %e, "event pruning failed");
@@ -137,12 +137,14 @@ pub async fn sweep(arena: &Arena, until_ms: i64) -> Result<usize, sqlx::Error> {
 
 /// Stream events are kept this long for `Last-Event-ID` resumes; the games themselves stay.
 pub const EVENTS_KEPT_MS: i64 = 24 * 3600 * 1000;
+/// The per-move events of a finished set are kept this long after it ends.
+pub const FINISHED_EVENTS_KEPT_MS: i64 = 10 * 60 * 1000;
 
 async fn prune_events(arena: &Arena) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM events WHERE at_ms < $1")
-        .bind(arena.now_ms() - EVENTS_KEPT_MS)
-        .execute(&arena.store.pool)
-        .await?;
+    let now = arena.now_ms();
+    let mut c = arena.store.pool.acquire().await?;
+    let n = events::prune(&mut c, now - EVENTS_KEPT_MS, now - FINISHED_EVENTS_KEPT_MS).await?;
+    tracing::debug!(deleted = n, "events pruned");
     Ok(())
 }
 

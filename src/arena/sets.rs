@@ -163,10 +163,9 @@ impl Arena {
             set_id: set.id.clone(),
             game_no: None,
             bots: vec![audience.to_string()],
+            ..Change::default()
         });
-        fx.write(&mut tx, now).await?;
-        tx.commit().await?;
-        self.apply(fx);
+        fx.commit(tx, self, now).await?;
         Ok(view)
     }
 
@@ -214,9 +213,7 @@ impl Arena {
         if lobby {
             fx.lobby_closed(&view);
         }
-        fx.write(&mut tx, now).await?;
-        tx.commit().await?;
-        self.apply(fx);
+        fx.commit(tx, self, now).await?;
         Ok(view)
     }
 
@@ -283,9 +280,16 @@ impl Arena {
             };
             games::insert(tx, &g).await?;
             if active {
-                fx.deadline(&g);
                 let names = [s1.name.clone(), s2.name.clone()];
-                first_game = Some((views::game_state(&set, &g, &[], &names, now)?, g));
+                let game = super::game::Game::from_row(&g, set.increment_ms)?;
+                let state = super::live::render(
+                    &set,
+                    &game,
+                    &names,
+                    super::live::MovesFrom::Rows(&[]),
+                    now,
+                );
+                first_game = Some((std::sync::Arc::new(state), g));
             }
         }
         let view = self.set_view(tx, &set).await?;
@@ -294,13 +298,8 @@ impl Arena {
         }
         // After `set_started`, so a bot hears of the set before its first turn in it.
         if let Some((state, g)) = first_game {
-            fx.game_state_events(&g, &state);
+            fx.game_state(&g, state);
         }
-        fx.change(Change {
-            set_id: set.id.clone(),
-            game_no: Some(1),
-            bots: vec![creator.id.clone(), acceptor.id.clone()],
-        });
         Ok(view)
     }
 
@@ -345,13 +344,12 @@ impl Arena {
             set_id: set.id.clone(),
             game_no: None,
             bots: vec![set.creator_id.clone()],
+            ..Change::default()
         });
         if set.opponent_id.is_none() {
             fx.lobby_closed(&view);
         }
-        fx.write(&mut tx, now).await?;
-        tx.commit().await?;
-        self.apply(fx);
+        fx.commit(tx, self, now).await?;
         Ok(view)
     }
 
@@ -390,9 +388,7 @@ impl Arena {
         let view = self
             .start_set(&mut tx, set, opponent, creator, now, &mut fx)
             .await?;
-        fx.write(&mut tx, now).await?;
-        tx.commit().await?;
-        self.apply(fx);
+        fx.commit(tx, self, now).await?;
         Ok(view)
     }
 

@@ -11,6 +11,7 @@ pub const LOBBY: &str = "*";
 pub struct EventRow {
     pub id: i64,
     pub set_id: Option<String>,
+    pub game_no: Option<i64>,
     pub kind: String,
     pub payload: String,
 }
@@ -25,46 +26,34 @@ pub struct NewEvent<'a> {
     pub payload: &'a str,
 }
 
-/// Appends events in one statement (a move writes two; one round trip is cheaper).
+/// Appends events in one statement and returns their ids in the order of `rows` (ids are
+/// assigned in row order inside the writer's transaction, so the returned ids, sorted, match).
 pub async fn insert_all(
     c: &mut AnyConnection,
     rows: &[NewEvent<'_>],
     now_ms: i64,
-) -> sqlx::Result<()> {
+) -> sqlx::Result<Vec<i64>> {
     if rows.is_empty() {
-        return Ok(());
+        return Ok(vec![]);
     }
-    let values: Vec<String> = (0..rows.len())
-        .map(|i| {
-            let p = i * 6;
-            format!(
-                "(${}, ${}, ${}, ${}, ${}, ${})",
-                p + 1,
-                p + 2,
-                p + 3,
-                p + 4,
-                p + 5,
-                p + 6
-            )
-        })
-        .collect();
-    // Only placeholders are formatted in; every value is bound.
-    let sql = format!(
-        "INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms) VALUES {}",
-        values.join(", ")
+    let mut q = sqlx::QueryBuilder::<sqlx::Any>::new(
+        "INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms) ",
     );
-    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-    for r in rows {
-        q = q
-            .bind(r.bot_id)
-            .bind(r.set_id)
-            .bind(r.game_no)
-            .bind(r.kind)
-            .bind(r.payload)
-            .bind(now_ms);
-    }
-    q.execute(c).await?;
-    Ok(())
+    q.push_values(rows, |mut b, r| {
+        b.push_bind(r.bot_id)
+            .push_bind(r.set_id)
+            .push_bind(r.game_no)
+            .push_bind(r.kind)
+            .push_bind(r.payload)
+            .push_bind(now_ms);
+    });
+    q.push(" RETURNING id");
+    let mut ids: Vec<i64> = q
+        .build_query_scalar::<i64>()
+        .fetch_all(c)
+        .await?;
+    ids.sort_unstable();
+    Ok(ids)
 }
 
 /// Events of a bot's stream (its own and the lobby's) after `after_id`.
@@ -75,7 +64,7 @@ pub async fn for_bot_after(
     limit: i64,
 ) -> sqlx::Result<Vec<EventRow>> {
     sqlx::query_as(
-        "SELECT id, set_id, kind, payload FROM events WHERE (bot_id = $1 OR bot_id = $2) AND id > $3 \
+        "SELECT id, set_id, game_no, kind, payload FROM events WHERE (bot_id = $1 OR bot_id = $2) AND id > $3 \
          ORDER BY id LIMIT $4",
     )
     .bind(bot_id)
@@ -86,7 +75,7 @@ pub async fn for_bot_after(
     .await
 }
 
-/// Public events of one game after `after_id`.
+/// Public events of one game after `after_id`: its `state` rows, whoever they also wake.
 pub async fn for_game_after(
     c: &mut AnyConnection,
     set_id: &str,
@@ -95,8 +84,8 @@ pub async fn for_game_after(
     limit: i64,
 ) -> sqlx::Result<Vec<EventRow>> {
     sqlx::query_as(
-        "SELECT id, set_id, kind, payload FROM events WHERE set_id = $1 AND game_no = $2 AND bot_id IS NULL \
-         AND id > $3 ORDER BY id LIMIT $4",
+        "SELECT id, set_id, game_no, kind, payload FROM events WHERE set_id = $1 AND game_no = $2 \
+         AND kind = 'state' AND id > $3 ORDER BY id LIMIT $4",
     )
     .bind(set_id)
     .bind(game_no)
@@ -124,7 +113,7 @@ pub async fn turn_after(
 ) -> sqlx::Result<bool> {
     let row: Option<(i64,)> = sqlx::query_as(
         "SELECT id FROM events WHERE bot_id = $1 AND set_id = $2 AND game_no = $3 \
-         AND kind = 'your_turn' AND id > $4 LIMIT 1",
+         AND kind IN ('state', 'your_turn') AND id > $4 LIMIT 1",
     )
     .bind(bot_id)
     .bind(set_id)
@@ -133,4 +122,29 @@ pub async fn turn_after(
     .fetch_optional(c)
     .await?;
     Ok(row.is_some())
+}
+
+/// Deletes what streams no longer need: every event older than `before_ms`, and the per-move
+/// game-state events of sets finished before `finished_before_ms` (their games are read from
+/// the moves table; live games keep every event, so their `Last-Event-ID` resumes hold).
+/// Returns the rows deleted.
+pub async fn prune(
+    c: &mut AnyConnection,
+    before_ms: i64,
+    finished_before_ms: i64,
+) -> sqlx::Result<u64> {
+    let old = sqlx::query("DELETE FROM events WHERE at_ms < $1")
+        .bind(before_ms)
+        .execute(&mut *c)
+        .await?
+        .rows_affected();
+    let done = sqlx::query(
+        "DELETE FROM events WHERE kind IN ('state', 'your_turn', 'game_finished') AND set_id IN \
+         (SELECT id FROM sets WHERE status = 'finished' AND finished_ms < $1)",
+    )
+    .bind(finished_before_ms)
+    .execute(&mut *c)
+    .await?
+    .rows_affected();
+    Ok(old + done)
 }

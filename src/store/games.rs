@@ -89,6 +89,21 @@ pub async fn get(
     .await
 }
 
+/// A game's version (None for an unknown game): what a copy in memory is checked against.
+pub async fn version_of(
+    c: &mut AnyConnection,
+    set_id: &str,
+    game_no: i64,
+) -> sqlx::Result<Option<i64>> {
+    let v: Option<(i64,)> =
+        sqlx::query_as("SELECT version FROM games WHERE set_id = $1 AND game_no = $2")
+            .bind(set_id)
+            .bind(game_no)
+            .fetch_optional(c)
+            .await?;
+    Ok(v.map(|v| v.0))
+}
+
 /// Both games of a set, game 1 first.
 pub async fn of_set(c: &mut AnyConnection, set_id: &str) -> sqlx::Result<Vec<GameRow>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
@@ -239,4 +254,72 @@ pub async fn shift_turns(c: &mut AnyConnection, shift_ms: i64) -> sqlx::Result<u
     .execute(c)
     .await?;
     Ok(r.rows_affected())
+}
+
+/// One move to store on the fast path: the game row after it (`version` one above the row's
+/// current one), the move, and the game's `state` event for the streams (`event_bot` is the
+/// bot now on move; `event_payload` the small event body).
+#[derive(Debug, Clone)]
+pub struct MoveWrite {
+    pub game: GameRow,
+    pub mv: MoveRow,
+    pub event_bot: Option<String>,
+    pub event_payload: String,
+}
+
+/// Stores a batch of moves in the caller's transaction: each game row is updated only if it is
+/// still at the version the move was computed from; the moves and events of those are then
+/// inserted, one statement each for the whole batch. Returns, per write, its event id, or None
+/// when the row had moved on (another writer got there first: nothing of it is written).
+pub async fn write_moves(
+    c: &mut AnyConnection,
+    writes: &[MoveWrite],
+    now_ms: i64,
+) -> sqlx::Result<Vec<Option<i64>>> {
+    let mut fresh = Vec::with_capacity(writes.len());
+    for w in writes {
+        fresh.push(update(&mut *c, &w.game).await?);
+    }
+    let kept: Vec<&MoveWrite> = writes
+        .iter()
+        .zip(&fresh)
+        .filter_map(|(w, ok)| ok.then_some(w))
+        .collect();
+    if kept.is_empty() {
+        return Ok(vec![None; writes.len()]);
+    }
+    let mut q = sqlx::QueryBuilder::<sqlx::Any>::new(
+        "INSERT INTO moves (set_id, game_no, ply, seat, bot_id, cell_row, cell_col, swap, \
+         elapsed_ms, at_ms) ",
+    );
+    q.push_values(&kept, |mut b, w| {
+        b.push_bind(&w.game.set_id)
+            .push_bind(w.game.game_no)
+            .push_bind(w.mv.ply)
+            .push_bind(w.mv.seat)
+            .push_bind(&w.mv.bot_id)
+            .push_bind(w.mv.cell_row)
+            .push_bind(w.mv.cell_col)
+            .push_bind(w.mv.swap)
+            .push_bind(w.mv.elapsed_ms)
+            .push_bind(w.mv.at_ms);
+    });
+    q.build().execute(&mut *c).await?;
+    let events: Vec<super::events::NewEvent<'_>> = kept
+        .iter()
+        .map(|w| super::events::NewEvent {
+            bot_id: w.event_bot.as_deref(),
+            set_id: &w.game.set_id,
+            game_no: Some(w.game.game_no),
+            kind: "state",
+            payload: &w.event_payload,
+        })
+        .collect();
+    let mut ids = super::events::insert_all(c, &events, now_ms)
+        .await?
+        .into_iter();
+    Ok(fresh
+        .into_iter()
+        .map(|ok| if ok { ids.next() } else { None })
+        .collect())
 }

@@ -59,6 +59,16 @@ impl WriteTx {
     pub async fn commit(self) -> Result<(), sqlx::Error> {
         self.tx.commit().await
     }
+
+    /// Commits, then runs `after` (in-memory effects: caches, wake-ups) before the SQLite write
+    /// queue is let go, so effects happen in commit order. `after` does not run on failure.
+    pub async fn commit_then(self, after: impl FnOnce()) -> Result<(), sqlx::Error> {
+        let WriteTx { tx, _queue, .. } = self;
+        tx.commit().await?;
+        after();
+        drop(_queue);
+        Ok(())
+    }
 }
 
 impl std::ops::Deref for WriteTx {

@@ -1,0 +1,347 @@
+//! Games held in memory (SPEC section 12: a cache over the database, which stays the source of
+//! truth). Each game has a slot with the current aggregate and its state rendered once per
+//! change ([`Snapshot`]); moves, long-polls and streams share that rendering through an `Arc`.
+//!
+//! A slot is filled from the game row and replaced only after a commit. Every write checks the
+//! row's `version`, so a slot that another instance made stale is never written from: the write
+//! fails, the slot is reloaded from the row and the command runs again on it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use hex::{Move, Seat};
+use serde::Serialize;
+
+use super::clock::Clock;
+use super::game::{Game, Status};
+use super::views::{self, BoardView, ClockView, MoveBody, OptionsView, SeatView};
+use crate::store::games::MoveRow;
+use crate::store::sets::SetRow;
+
+/// One game's state (SPEC section 6) rendered as JSON once, with the clock left out: the clock
+/// is rendered per answer, as of the moment it is sent (`server_time`).
+#[derive(Debug)]
+pub struct Snapshot {
+    pub set_id: String,
+    pub game_no: i64,
+    pub version: i64,
+    pub ply: i64,
+    pub status: Status,
+    /// Bot id and name of the seat on move (None unless active).
+    pub on_move: Option<(String, String)>,
+    /// When this state came to be (ms since the epoch): events carry the clock as of then.
+    pub at_ms: i64,
+    clock: Clock,
+    to_move: Option<Seat>,
+    /// `{"set_id": ..., "legal_moves": [...]` without the closing brace.
+    head: String,
+    /// Byte range of the moves inside `head` (`{...},{...}`), reused by the next rendering.
+    moves: (usize, usize),
+    /// `,"result": ...}`.
+    tail: String,
+}
+
+#[derive(Serialize)]
+struct Head<'a> {
+    set_id: &'a str,
+    game_no: i64,
+    status: &'static str,
+    options: OptionsView,
+    seats: [SeatView; 2],
+    to_move: Option<u8>,
+    ply: i64,
+    opening: &'a [[u8; 2]],
+}
+
+impl Snapshot {
+    /// The state as of `now_ms`: the shared rendering plus the clock at that moment.
+    pub fn body_at(&self, now_ms: i64) -> String {
+        let remaining = [Seat::One, Seat::Two]
+            .map(|s| self.clock.remaining_at(s, self.to_move == Some(s), now_ms));
+        let clock = ClockView {
+            remaining_ms: remaining,
+            increment_ms: self.clock.increment_ms,
+            turn_started_at: self
+                .to_move
+                .and(self.clock.turn_started_ms)
+                .map(views::rfc3339),
+            deadline: self
+                .to_move
+                .and_then(|s| self.clock.deadline_ms(s))
+                .map(views::rfc3339),
+            first_move: self
+                .to_move
+                .map(|s| self.clock.first_move[usize::from(s.number() - 1)]),
+            server_time: views::rfc3339(now_ms),
+        };
+        let clock = serde_json::to_string(&clock).unwrap_or_else(|_| "null".into());
+        let mut out = String::with_capacity(self.head.len() + clock.len() + self.tail.len() + 12);
+        out.push_str(&self.head);
+        out.push_str(",\"clock\":");
+        out.push_str(&clock);
+        out.push_str(&self.tail);
+        out
+    }
+
+    /// The state as it was when it came to be (what a stream event carries).
+    pub fn body(&self) -> String {
+        self.body_at(self.at_ms)
+    }
+
+    /// Whether the game is over in this state.
+    pub fn finished(&self) -> bool {
+        matches!(self.status, Status::Finished { .. })
+    }
+
+    /// Bytes held by this rendering (for the memory figures).
+    pub fn heap_bytes(&self) -> usize {
+        self.head.capacity() + self.tail.capacity() + self.set_id.capacity()
+    }
+}
+
+/// Where the moves of a rendering come from.
+pub enum MovesFrom<'a> {
+    /// Every stored move, rendered afresh.
+    Rows(&'a [MoveRow]),
+    /// The previous rendering's moves plus the ones just played.
+    Append(&'a Snapshot, &'a [MoveRow]),
+}
+
+/// Renders `game` (of `set`, with seat bots `names`) as of `at_ms`.
+pub fn render(
+    set: &SetRow,
+    game: &Game,
+    names: &[String; 2],
+    moves: MovesFrom<'_>,
+    at_ms: i64,
+) -> Snapshot {
+    let pos = &game.position;
+    let to_move = game.to_move();
+    let seat_view = |seat: Seat| SeatView {
+        seat: seat.number(),
+        bot: names[usize::from(seat.number() - 1)].clone(),
+        color: if seat == Seat::One { "red" } else { "blue" },
+        edges: pos.axis(seat).name(),
+    };
+    let opening = views::opening_of(set);
+    let head = Head {
+        set_id: &set.id,
+        game_no: game.game_no,
+        status: game.status.as_str(),
+        options: OptionsView {
+            size: set.size,
+            random_stones: set.random_stones,
+        },
+        seats: [seat_view(Seat::One), seat_view(Seat::Two)],
+        to_move: to_move.map(Seat::number),
+        ply: game.ply,
+        opening: &opening,
+    };
+    let mut text = serde_json::to_string(&head).unwrap_or_else(|_| "{".into());
+    text.pop(); // the closing brace: more fields follow
+    text.push_str(",\"moves\":[");
+    let start = text.len();
+    let push_rows = |text: &mut String, rows: &[MoveRow]| {
+        for m in rows {
+            if text.len() > start {
+                text.push(',');
+            }
+            text.push_str(&serde_json::to_string(&views::move_view(m)).unwrap_or_default());
+        }
+    };
+    match moves {
+        MovesFrom::Rows(rows) => push_rows(&mut text, rows),
+        MovesFrom::Append(prev, rows) => {
+            text.push_str(prev.head.get(prev.moves.0..prev.moves.1).unwrap_or(""));
+            push_rows(&mut text, rows);
+        }
+    }
+    let end = text.len();
+    text.push_str("],\"board\":");
+    let board = BoardView {
+        size: set.size,
+        cells: pos.cells(),
+        winning_path: pos
+            .winning_path()
+            .map(|p| p.iter().map(|c| [c.row, c.col]).collect()),
+    };
+    text.push_str(&serde_json::to_string(&board).unwrap_or_else(|_| "null".into()));
+    text.push_str(",\"legal_moves\":");
+    let legal: Vec<MoveBody> = if to_move.is_some() {
+        pos.legal_moves().into_iter().map(MoveBody::from).collect()
+    } else {
+        vec![]
+    };
+    text.push_str(&serde_json::to_string(&legal).unwrap_or_else(|_| "[]".into()));
+    let tail = format!(",\"result\":{}}}", result_json(game.status, names));
+    Snapshot {
+        set_id: set.id.clone(),
+        game_no: game.game_no,
+        version: game.version,
+        ply: game.ply,
+        status: game.status,
+        on_move: to_move.map(|s| {
+            let i = usize::from(s.number() - 1);
+            (game.seats[i].clone(), names[i].clone())
+        }),
+        at_ms,
+        clock: game.clock,
+        to_move,
+        head: text,
+        moves: (start, end),
+        tail,
+    }
+}
+
+/// The `result` object (SPEC 6) of a finished game, or null.
+pub fn result_json(status: Status, names: &[String; 2]) -> serde_json::Value {
+    match status {
+        Status::Finished { winner, reason } => serde_json::json!({
+            "winner": winner.map(Seat::number),
+            "winner_bot": winner.map(|w| names[usize::from(w.number() - 1)].as_str()),
+            "reason": reason.as_str(),
+        }),
+        _ => serde_json::Value::Null,
+    }
+}
+
+/// The stored row of a move just played.
+pub fn move_row(game: &Game, p: &super::game::Played) -> MoveRow {
+    let (cell_row, cell_col) = match p.mv {
+        Move::Place(c) => (Some(i64::from(c.row)), Some(i64::from(c.col))),
+        Move::Swap => (None, None),
+    };
+    MoveRow {
+        ply: p.ply,
+        seat: i64::from(p.seat.number()),
+        bot_id: game.bot_of(p.seat).to_string(),
+        cell_row,
+        cell_col,
+        swap: i64::from(p.mv == Move::Swap),
+        elapsed_ms: p.elapsed_ms,
+        at_ms: p.at_ms,
+    }
+}
+
+/// A game in memory: the aggregate, what its rendering needs, and the rendering.
+#[derive(Debug)]
+pub struct LiveGame {
+    pub game: Game,
+    pub set: Arc<SetRow>,
+    pub names: [String; 2],
+    pub snapshot: Arc<Snapshot>,
+}
+
+/// One game's place in memory. `turn` serializes the commands on this game within this
+/// process, so each reads the state the previous one left (and its time in that order).
+#[derive(Default)]
+pub struct Slot {
+    pub turn: tokio::sync::Mutex<()>,
+    state: Mutex<SlotState>,
+}
+
+#[derive(Default)]
+struct SlotState {
+    live: Option<Arc<LiveGame>>,
+    /// The newest version known committed: nothing older may be installed.
+    floor: i64,
+}
+
+impl Slot {
+    /// The game as held, if any.
+    pub fn current(&self) -> Option<Arc<LiveGame>> {
+        self.state.lock().ok()?.live.clone()
+    }
+
+    /// Holds `live` unless a newer version is already known.
+    pub fn install(&self, live: Arc<LiveGame>) {
+        if let Ok(mut s) = self.state.lock()
+            && live.game.version >= s.floor
+        {
+            s.floor = live.game.version;
+            s.live = Some(live);
+        }
+    }
+
+    /// Forgets the held game if it is older than `version` (a change committed elsewhere).
+    pub fn invalidate(&self, version: i64) {
+        if let Ok(mut s) = self.state.lock() {
+            s.floor = s.floor.max(version);
+            if s.live.as_ref().is_some_and(|l| l.game.version < version) {
+                s.live = None;
+            }
+        }
+    }
+
+    /// Forgets the held game whatever its version (its row changed behind this process).
+    pub fn clear(&self) {
+        if let Ok(mut s) = self.state.lock() {
+            s.live = None;
+        }
+    }
+}
+
+/// Every game slot of this process, by set id (games 1 and 2).
+#[derive(Default)]
+pub struct Live {
+    sets: Mutex<HashMap<String, [Arc<Slot>; 2]>>,
+}
+
+/// Above this many sets held, finished ones are let go when a new one comes in.
+const MAX_SETS: usize = 50_000;
+
+impl Live {
+    /// The slot of a game (`game_no` 1 or 2), created empty if new; None for other numbers.
+    pub fn slot(&self, set_id: &str, game_no: i64) -> Option<Arc<Slot>> {
+        let i = usize::try_from(game_no.checked_sub(1)?).ok().filter(|i| *i < 2)?;
+        let mut sets = self.sets.lock().ok()?;
+        if let Some(slots) = sets.get(set_id) {
+            return Some(slots[i].clone());
+        }
+        if sets.len() >= MAX_SETS {
+            sets.retain(|_, slots| {
+                slots.iter().any(|s| {
+                    s.current()
+                        .is_some_and(|l| !matches!(l.game.status, Status::Finished { .. }))
+                })
+            });
+        }
+        let slots = [Arc::new(Slot::default()), Arc::new(Slot::default())];
+        let slot = slots[i].clone();
+        sets.insert(set_id.to_string(), slots);
+        Some(slot)
+    }
+
+    /// The slot of a game if this process holds one.
+    pub fn existing(&self, set_id: &str, game_no: i64) -> Option<Arc<Slot>> {
+        let i = usize::try_from(game_no.checked_sub(1)?).ok().filter(|i| *i < 2)?;
+        self.sets.lock().ok()?.get(set_id).map(|s| s[i].clone())
+    }
+
+    /// Lets a finished set go (its games are read from the database from now on).
+    pub fn forget_set(&self, set_id: &str) {
+        if let Ok(mut sets) = self.sets.lock() {
+            sets.remove(set_id);
+        }
+    }
+
+    /// Games held and active; bytes held by their renderings.
+    pub fn stats(&self) -> (usize, usize) {
+        let Ok(sets) = self.sets.lock() else {
+            return (0, 0);
+        };
+        let mut active = 0;
+        let mut bytes = 0;
+        for slots in sets.values() {
+            for s in slots {
+                if let Some(l) = s.current() {
+                    bytes += l.snapshot.heap_bytes();
+                    if l.game.to_move().is_some() {
+                        active += 1;
+                    }
+                }
+            }
+        }
+        (active, bytes)
+    }
+}
