@@ -71,6 +71,10 @@ pub struct ServeConfig {
     /// Sets (and practice sets) a bot may create per minute.
     #[arg(long, env = "ARENA_SETS_PER_MIN", default_value_t = 60)]
     pub sets_per_min: u32,
+    /// SQLite's `synchronous` setting: `normal` (a 2xx survives a killed process; the last
+    /// commits may be lost to a power cut) or `full` (a 2xx also survives a power cut).
+    #[arg(long, env = "ARENA_SQLITE_SYNCHRONOUS", default_value = "normal", value_parser = ["normal", "full"])]
+    pub sqlite_synchronous: String,
 }
 
 impl Default for ServeConfig {
@@ -85,6 +89,7 @@ impl Default for ServeConfig {
             demo: false,
             register_per_min: 30,
             sets_per_min: 60,
+            sqlite_synchronous: "normal".into(),
         }
     }
 }

@@ -32,7 +32,8 @@ pub struct Running {
 /// Connects the database, registers the house bots, starts the scheduler and binds the HTTP
 /// server (not yet awaited). `time` is injected for tests; production passes [`SystemTime`].
 pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Result<Running> {
-    let store = store::Store::connect(&cfg.database_url).await?;
+    let store =
+        store::Store::connect_with(&cfg.database_url, cfg.sqlite_synchronous == "full").await?;
     let config = ArenaConfig {
         starting_balance: cfg.starting_balance.max(0),
         fee_bps: cfg.fee_bps.clamp(0, 10_000),

@@ -275,3 +275,114 @@ async fn a_killed_server_restarts_with_every_move_and_does_not_charge_the_downti
     }
     drop(server);
 }
+
+/// Plays random legal moves in one game as fast as the server answers, alternating the two
+/// bots' tokens by the seat on move, until a request fails (the server was killed). Returns
+/// every acknowledged move: (ply, the move's JSON).
+async fn play_until_killed(
+    url: String,
+    set_id: String,
+    tokens: [(String, String); 2],
+) -> Vec<(i64, Value)> {
+    let http = reqwest::Client::new();
+    let mut acked = vec![];
+    let Ok(r) = http
+        .get(format!("{url}/v1/sets/{set_id}/games/1"))
+        .send()
+        .await
+    else {
+        return acked;
+    };
+    let Ok(mut s) = r.json::<Value>().await else {
+        return acked;
+    };
+    loop {
+        let Some(to_move) = s["to_move"].as_u64() else {
+            return acked; // the game ended
+        };
+        let bot = s["seats"][(to_move - 1) as usize]["bot"]
+            .as_str()
+            .unwrap_or("");
+        let token = &tokens
+            .iter()
+            .find(|(n, _)| n == bot)
+            .expect("a seat's bot")
+            .1;
+        let k = s["ply"].as_i64().expect("ply");
+        let legal = s["legal_moves"].as_array().expect("legal moves");
+        let mv = legal[(k as usize * 31 + 7) % legal.len()].clone();
+        let sent = http
+            .post(format!(
+                "{url}/v1/sets/{set_id}/games/1/moves?ply={}",
+                k + 1
+            ))
+            .bearer_auth(token)
+            .json(&mv)
+            .send()
+            .await;
+        let Ok(r) = sent else { return acked };
+        if r.status() != StatusCode::OK {
+            return acked;
+        }
+        let Ok(next) = r.json::<Value>().await else {
+            return acked;
+        };
+        acked.push((k + 1, mv));
+        s = next;
+    }
+}
+
+#[tokio::test]
+async fn a_kill_during_group_commit_loses_no_acknowledged_move() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let port = free_port();
+    let server = Server::start(dir.path(), port).await;
+    let url = server.url.clone();
+    let mut games = vec![];
+    for i in 0..6 {
+        let (a, b) = (format!("Gc{i}a"), format!("Gc{i}b"));
+        let ta = bot(&url, &a).await;
+        let tb = bot(&url, &b).await;
+        let set_id = start_set(&url, &ta, &tb).await;
+        games.push((set_id, [(a, ta), (b, tb)]));
+    }
+    // Six games move concurrently, so the writer commits them in batches; the kill lands
+    // while moves are in flight.
+    let tasks: Vec<_> = games
+        .iter()
+        .map(|(set_id, tokens)| {
+            tokio::spawn(play_until_killed(
+                url.clone(),
+                set_id.clone(),
+                tokens.clone(),
+            ))
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    server.kill();
+    let mut acked = vec![];
+    for t in tasks {
+        acked.push(t.await.expect("player task"));
+    }
+    let total: usize = acked.iter().map(Vec::len).sum();
+    assert!(total >= 6, "moves were played before the kill: {total}");
+
+    let server = Server::start(dir.path(), port).await;
+    for ((set_id, _), moves) in games.iter().zip(&acked) {
+        let s = state(&url, set_id, 1).await;
+        let stored = s["moves"].as_array().expect("moves");
+        assert!(
+            stored.len() >= moves.len(),
+            "{set_id}: {} acknowledged, {} stored",
+            moves.len(),
+            stored.len()
+        );
+        for (ply, mv) in moves {
+            let m = &stored[(*ply - 1) as usize];
+            assert_eq!(m["ply"], json!(ply));
+            assert_eq!(m["cell"], mv["cell"], "{set_id} ply {ply}");
+        }
+    }
+    eprintln!("{total} acknowledged moves all stored after kill -9");
+    drop(server);
+}

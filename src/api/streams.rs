@@ -67,7 +67,13 @@ impl Feed {
     }
 
     /// Whether this stream carries an event with this audience, set, game and kind.
-    fn wants(&self, bot: Option<&str>, set_id: Option<&str>, game_no: Option<i64>, kind: &str) -> bool {
+    fn wants(
+        &self,
+        bot: Option<&str>,
+        set_id: Option<&str>,
+        game_no: Option<i64>,
+        kind: &str,
+    ) -> bool {
         match self {
             Feed::Bot(id) => bot.is_some_and(|b| b == id || b == LOBBY),
             Feed::Game(s, n) => {
@@ -90,13 +96,16 @@ impl Feed {
     async fn render(
         &self,
         arena: &Arena,
-        id: i64,
-        kind: &str,
-        set_id: Option<&str>,
-        game_no: Option<i64>,
-        payload: &str,
+        ev: Stored<'_>,
         state: Option<&Snapshot>,
     ) -> Option<sse::Event> {
+        let Stored {
+            id,
+            kind,
+            set_id,
+            game_no,
+            payload,
+        } = ev;
         let marker = StateMarker::parse(payload);
         let (Some(m), Some(set_id), Some(game_no)) = (marker, set_id, game_no) else {
             // Events about sets, and game events stored whole before the small format.
@@ -124,6 +133,16 @@ impl Feed {
             (Feed::Bot(_), _) => data(id, kind, format!("{{\"state\":{body}}}")),
         })
     }
+}
+
+/// A stored event as a stream sees it, from a row or from memory.
+#[derive(Clone, Copy)]
+struct Stored<'a> {
+    id: i64,
+    kind: &'a str,
+    set_id: Option<&'a str>,
+    game_no: Option<i64>,
+    payload: &'a str,
 }
 
 /// Events read from the database per query.
@@ -184,9 +203,14 @@ async fn pump(arena: Arc<Arena>, feed: Feed, mut cursor: i64, tx: mpsc::Sender<s
             let full = rows.len() as i64 == PAGE;
             for r in rows {
                 cursor = r.id;
-                let ev = feed
-                    .render(&arena, r.id, &r.kind, r.set_id.as_deref(), r.game_no, &r.payload, None)
-                    .await;
+                let stored = Stored {
+                    id: r.id,
+                    kind: &r.kind,
+                    set_id: r.set_id.as_deref(),
+                    game_no: r.game_no,
+                    payload: &r.payload,
+                };
+                let ev = feed.render(&arena, stored, None).await;
                 if let Some(ev) = ev
                     && tx.send(ev).await.is_err()
                 {
@@ -224,17 +248,14 @@ async fn pump(arena: Arc<Arena>, feed: Feed, mut cursor: i64, tx: mpsc::Sender<s
                 if !feed.wants(ev.bot.as_deref(), Some(&ev.set_id), ev.game_no, ev.kind) {
                     continue;
                 }
-                let out = feed
-                    .render(
-                        &arena,
-                        ev.id,
-                        ev.kind,
-                        Some(&ev.set_id),
-                        ev.game_no,
-                        &ev.payload,
-                        ev.state.as_deref(),
-                    )
-                    .await;
+                let stored = Stored {
+                    id: ev.id,
+                    kind: ev.kind,
+                    set_id: Some(&ev.set_id),
+                    game_no: ev.game_no,
+                    payload: &ev.payload,
+                };
+                let out = feed.render(&arena, stored, ev.state.as_deref()).await;
                 if let Some(out) = out
                     && tx.send(out).await.is_err()
                 {

@@ -195,7 +195,9 @@ impl Game {
                     .to_move_id
                     .as_deref()
                     .and_then(seat_of_id)
-                    .ok_or_else(|| GameError::Corrupt("active game without a seat on move".into()))?,
+                    .ok_or_else(|| {
+                        GameError::Corrupt("active game without a seat on move".into())
+                    })?,
             },
             "finished" => Status::Finished {
                 winner: g
@@ -546,7 +548,10 @@ mod tests {
     #[test]
     fn a_connection_ends_the_game_with_the_winner_and_stops_the_clock() {
         let mut g = game(2);
-        for (i, (seat, r, c)) in [(Seat::One, 0, 1), (Seat::Two, 0, 0)].into_iter().enumerate() {
+        for (i, (seat, r, c)) in [(Seat::One, 0, 1), (Seat::Two, 0, 0)]
+            .into_iter()
+            .enumerate()
+        {
             g = g
                 .play(seat, place(r, c), T0 + 1_000 * (i as i64 + 1))
                 .expect("legal")
@@ -600,9 +605,12 @@ mod tests {
             .play(Seat::Two, place(1, 1), T0)
             .expect("legal")
             .game;
-        assert_eq!(g.expire(T0 + 60_000), None);
+        assert!(g.expire(T0 + 60_000).is_none());
         let t = g.expire(T0 + 60_001).expect("due");
-        assert_eq!(t.ended.map(|e| (e.reason, e.strike)), Some((EndReason::Timeout, None)));
+        assert_eq!(
+            t.ended.map(|e| (e.reason, e.strike)),
+            Some((EndReason::Timeout, None))
+        );
         assert_eq!(t.game.clock.remaining_ms[0], 0);
     }
 
@@ -624,12 +632,18 @@ mod tests {
             }
         );
         assert_eq!(t.game.clock.remaining_ms, [50_000, 60_000]);
-        assert_eq!(t.game.resign(Seat::One, T0).err(), Some(GameError::GameOver));
+        assert_eq!(
+            t.game.resign(Seat::One, T0).err(),
+            Some(GameError::GameOver)
+        );
     }
 
     #[test]
     fn a_row_round_trips_through_the_aggregate() {
-        let g = game(7).play(Seat::One, place(3, 3), T0 + 10).expect("legal").game;
+        let g = game(7)
+            .play(Seat::One, place(3, 3), T0 + 10)
+            .expect("legal")
+            .game;
         let row = g.to_row();
         let back = Game::from_row(&row, 2_000).expect("valid row");
         assert_eq!(back.to_row().board, row.board);
@@ -638,7 +652,10 @@ mod tests {
         assert_eq!(back.clock, g.clock);
         let mut bad = row.clone();
         bad.status = "exploded".into();
-        assert!(matches!(Game::from_row(&bad, 0), Err(GameError::Corrupt(_))));
+        assert!(matches!(
+            Game::from_row(&bad, 0),
+            Err(GameError::Corrupt(_))
+        ));
     }
 
     #[test]

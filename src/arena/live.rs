@@ -293,7 +293,9 @@ const MAX_SETS: usize = 50_000;
 impl Live {
     /// The slot of a game (`game_no` 1 or 2), created empty if new; None for other numbers.
     pub fn slot(&self, set_id: &str, game_no: i64) -> Option<Arc<Slot>> {
-        let i = usize::try_from(game_no.checked_sub(1)?).ok().filter(|i| *i < 2)?;
+        let i = usize::try_from(game_no.checked_sub(1)?)
+            .ok()
+            .filter(|i| *i < 2)?;
         let mut sets = self.sets.lock().ok()?;
         if let Some(slots) = sets.get(set_id) {
             return Some(slots[i].clone());
@@ -314,7 +316,9 @@ impl Live {
 
     /// The slot of a game if this process holds one.
     pub fn existing(&self, set_id: &str, game_no: i64) -> Option<Arc<Slot>> {
-        let i = usize::try_from(game_no.checked_sub(1)?).ok().filter(|i| *i < 2)?;
+        let i = usize::try_from(game_no.checked_sub(1)?)
+            .ok()
+            .filter(|i| *i < 2)?;
         self.sets.lock().ok()?.get(set_id).map(|s| s[i].clone())
     }
 

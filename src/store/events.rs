@@ -36,22 +36,23 @@ pub async fn insert_all(
     if rows.is_empty() {
         return Ok(vec![]);
     }
-    let mut q = sqlx::QueryBuilder::<sqlx::Any>::new(
-        "INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms) ",
+    let sql = super::values_sql(
+        "INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms) VALUES",
+        6,
+        rows.len(),
+        " RETURNING id",
     );
-    q.push_values(rows, |mut b, r| {
-        b.push_bind(r.bot_id)
-            .push_bind(r.set_id)
-            .push_bind(r.game_no)
-            .push_bind(r.kind)
-            .push_bind(r.payload)
-            .push_bind(now_ms);
-    });
-    q.push(" RETURNING id");
-    let mut ids: Vec<i64> = q
-        .build_query_scalar::<i64>()
-        .fetch_all(c)
-        .await?;
+    let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
+    for r in rows {
+        q = q
+            .bind(r.bot_id)
+            .bind(r.set_id)
+            .bind(r.game_no)
+            .bind(r.kind)
+            .bind(r.payload)
+            .bind(now_ms);
+    }
+    let mut ids = q.fetch_all(c).await?;
     ids.sort_unstable();
     Ok(ids)
 }

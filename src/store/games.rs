@@ -288,23 +288,28 @@ pub async fn write_moves(
     if kept.is_empty() {
         return Ok(vec![None; writes.len()]);
     }
-    let mut q = sqlx::QueryBuilder::<sqlx::Any>::new(
+    let sql = super::values_sql(
         "INSERT INTO moves (set_id, game_no, ply, seat, bot_id, cell_row, cell_col, swap, \
-         elapsed_ms, at_ms) ",
+         elapsed_ms, at_ms) VALUES",
+        10,
+        kept.len(),
+        "",
     );
-    q.push_values(&kept, |mut b, w| {
-        b.push_bind(&w.game.set_id)
-            .push_bind(w.game.game_no)
-            .push_bind(w.mv.ply)
-            .push_bind(w.mv.seat)
-            .push_bind(&w.mv.bot_id)
-            .push_bind(w.mv.cell_row)
-            .push_bind(w.mv.cell_col)
-            .push_bind(w.mv.swap)
-            .push_bind(w.mv.elapsed_ms)
-            .push_bind(w.mv.at_ms);
-    });
-    q.build().execute(&mut *c).await?;
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.to_string()));
+    for w in &kept {
+        q = q
+            .bind(&w.game.set_id)
+            .bind(w.game.game_no)
+            .bind(w.mv.ply)
+            .bind(w.mv.seat)
+            .bind(&w.mv.bot_id)
+            .bind(w.mv.cell_row)
+            .bind(w.mv.cell_col)
+            .bind(w.mv.swap)
+            .bind(w.mv.elapsed_ms)
+            .bind(w.mv.at_ms);
+    }
+    q.execute(&mut *c).await?;
     let events: Vec<super::events::NewEvent<'_>> = kept
         .iter()
         .map(|w| super::events::NewEvent {

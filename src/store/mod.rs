@@ -12,7 +12,8 @@ pub mod games;
 pub mod ledger;
 pub mod sets;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
@@ -88,6 +89,12 @@ impl Store {
     ///
     /// Errors: unreachable database, unwritable path, failed migration.
     pub async fn connect(url: &str) -> anyhow::Result<Store> {
+        Self::connect_with(url, false).await
+    }
+
+    /// As [`Store::connect`]; `sync_full` sets SQLite's `synchronous=FULL` (every commit is
+    /// synced to disk, surviving a power cut) instead of `NORMAL` (surviving a killed process).
+    pub async fn connect_with(url: &str, sync_full: bool) -> anyhow::Result<Store> {
         sqlx::any::install_default_drivers();
         let backend = if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             Backend::Postgres
@@ -123,15 +130,18 @@ impl Store {
                 AnyPoolOptions::new()
                     .max_connections(if memory { 1 } else { 8 })
                     .acquire_timeout(Duration::from_secs(10))
-                    .after_connect(|conn, _meta| {
+                    .after_connect(move |conn, _meta| {
                         Box::pin(async move {
                             // WAL: readers never block the writer; NORMAL sync is durable against a
                             // killed process (only an OS crash may lose the last commits).
-                            conn.execute(
+                            let sql = if sync_full {
+                                "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; \
+                                 PRAGMA busy_timeout=10000; PRAGMA foreign_keys=ON;"
+                            } else {
                                 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; \
-                                 PRAGMA busy_timeout=10000; PRAGMA foreign_keys=ON;",
-                            )
-                            .await?;
+                                 PRAGMA busy_timeout=10000; PRAGMA foreign_keys=ON;"
+                            };
+                            conn.execute(sql).await?;
                             Ok(())
                         })
                     })
@@ -188,4 +198,42 @@ impl Store {
             Backend::Postgres => " FOR UPDATE",
         }
     }
+}
+
+/// The text of a multi-row statement: `head ($1, .., $cols), (..) tail` for `rows` rows, with
+/// `$n` placeholders that both backends understand (sqlx's `QueryBuilder` writes `?` for the
+/// `Any` driver, which PostgreSQL refuses). Built once per shape and remembered, so a batch
+/// costs no formatting.
+pub(crate) fn values_sql(
+    head: &'static str,
+    cols: usize,
+    rows: usize,
+    tail: &'static str,
+) -> Arc<str> {
+    type Shapes = std::sync::Mutex<HashMap<(&'static str, &'static str, usize, usize), Arc<str>>>;
+    static SHAPES: OnceLock<Shapes> = OnceLock::new();
+    let shapes = SHAPES.get_or_init(Default::default);
+    let key = (head, tail, cols, rows);
+    if let Some(s) = shapes.lock().ok().and_then(|m| m.get(&key).cloned()) {
+        return s;
+    }
+    let mut sql = String::with_capacity(head.len() + tail.len() + rows * cols * 5);
+    sql.push_str(head);
+    for r in 0..rows {
+        sql.push_str(if r == 0 { " (" } else { ", (" });
+        for c in 0..cols {
+            if c > 0 {
+                sql.push_str(", ");
+            }
+            sql.push('$');
+            sql.push_str(&(r * cols + c + 1).to_string());
+        }
+        sql.push(')');
+    }
+    sql.push_str(tail);
+    let sql: Arc<str> = Arc::from(sql);
+    if let Ok(mut m) = shapes.lock() {
+        m.insert(key, sql.clone());
+    }
+    sql
 }

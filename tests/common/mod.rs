@@ -82,6 +82,7 @@ pub async fn spawn_with(s: Spawn) -> TestApp {
         demo: false,
         register_per_min: s.register_per_min,
         sets_per_min: s.sets_per_min,
+        ..ServeConfig::default()
     };
     let running = hexarena::start(&cfg, s.time.clone())
         .await
