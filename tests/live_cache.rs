@@ -177,3 +177,19 @@ async fn every_state_served_equals_the_state_rebuilt_from_the_stored_moves() {
         assert_eq!(json!(pos.cells()), s["board"]["cells"]);
     }
 }
+
+#[tokio::test]
+async fn asking_for_games_that_do_not_exist_leaves_nothing_in_memory() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("Alpha").await;
+    let held = app.arena.live.sets_held();
+    for i in 0..40 {
+        let r = app.get(&format!("/v1/sets/set_nope{i}/games/1")).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND);
+        let r = app
+            .play(&alpha, &format!("set_nope{i}"), 2, cell(0, 0), None)
+            .await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND);
+    }
+    assert_eq!(app.arena.live.sets_held(), held);
+}

@@ -329,6 +329,11 @@ impl Live {
         }
     }
 
+    /// Sets with slots in this process.
+    pub fn sets_held(&self) -> usize {
+        self.sets.lock().map_or(0, |s| s.len())
+    }
+
     /// Games held and active; bytes held by their renderings.
     pub fn stats(&self) -> (usize, usize) {
         let Ok(sets) = self.sets.lock() else {

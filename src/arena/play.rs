@@ -265,8 +265,16 @@ impl Arena {
             }
             slot.clear();
         }
-        let l = self.load_live(&slot, set_id, game_no).await?;
-        Ok((slot, l))
+        match self.load_live(&slot, set_id, game_no).await {
+            Ok(l) => Ok((slot, l)),
+            Err(e) => {
+                if e.code == "not_found" {
+                    // No slot is kept for a game that does not exist (any id can be asked for).
+                    self.live.forget_set(set_id);
+                }
+                Err(e)
+            }
+        }
     }
 
     async fn load_live(&self, slot: &Slot, set_id: &str, game_no: i64) -> ApiResult<Arc<LiveGame>> {
