@@ -56,6 +56,7 @@ async fn get_game(
 ) -> ApiResult<HttpResponse> {
     let (set_id, game_no) = path.into_inner();
     let wait_s = q.wait_s.unwrap_or(0).min(MAX_WAIT_S);
+    let _waiting = (wait_s > 0).then(|| st.arena.metrics.long_poll_started());
     let mut rx = st.arena.changes.subscribe();
     let until = tokio::time::Instant::now() + Duration::from_secs(wait_s);
     loop {
@@ -124,6 +125,7 @@ async fn get_turn(
 ) -> ApiResult<HttpResponse> {
     let wait_s = q.wait_s.unwrap_or(0).min(MAX_WAIT_S);
     let until = tokio::time::Instant::now() + Duration::from_secs(wait_s);
+    let _waiting = (wait_s > 0).then(|| st.arena.metrics.long_poll_started());
     let mut rx = st.arena.changes.subscribe();
     loop {
         let found = {

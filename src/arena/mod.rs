@@ -61,6 +61,8 @@ pub struct Arena {
     moves_cache: Mutex<HashMap<GameKey, CachedMoves>>,
     /// This process's id in the `instances` table.
     pub instance_id: String,
+    /// Operational metrics (`GET /metrics`); the move path records into it.
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 const MOVES_CACHE_MAX: usize = 20_000;
@@ -77,6 +79,7 @@ impl Arena {
             names: Mutex::new(HashMap::new()),
             moves_cache: Mutex::new(HashMap::new()),
             instance_id: format!("inst_{}", ulid::Ulid::generate()),
+            metrics: Arc::new(crate::metrics::Metrics::new()),
         })
     }
 
