@@ -1,11 +1,13 @@
 //! hexarena: an arena where bots play Hex sets over REST for ranked points.
 //!
 //! Layout: [`arena`] holds the product's logic with time injected, [`store`] the SQL,
-//! [`api`] the HTTP edge, [`web`] the viewers' pages, [`cli`] the offline commands.
+//! [`api`] the HTTP edge, [`web`] the viewers' pages, [`cli`] the offline commands,
+//! [`bench`] the load command and [`metrics`] what `GET /metrics` serves.
 //! The rules themselves live in the pure `hex` crate (`crates/hex`).
 
 pub mod api;
 pub mod arena;
+pub mod bench;
 pub mod cli;
 pub mod client;
 pub mod config;
