@@ -110,16 +110,17 @@ fn metric(text: &str, prefix: &str) -> Option<f64> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a_balanced_ledger()
-{
+async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a_balanced_ledger() {
     let dir = tempfile::tempdir().expect("temp dir");
     let server = start(dir.path()).await;
 
-    // The load: 6 games on three pairs of players (2 games per pair), about 3 s of moves.
+    // The load: 6 games of size 9 (short, so whole sets finish and pay out) on three pairs of
+    // players (2 games per pair), about 4 s of moves.
     let out = Command::new(env!("CARGO_BIN_EXE_hexarena"))
         .arg("bench")
         .args(["--url", &server.url])
-        .args(["--games", "6", "--seconds", "3", "--read-seconds", "1"])
+        .args(["--games", "6", "--seconds", "4", "--read-seconds", "1"])
+        .args(["--size", "9"])
         .args(["--games-per-pair", "2"])
         .output()
         .expect("bench runs");
@@ -154,7 +155,10 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
     }
     assert_eq!(keys.len(), 11, "exactly the documented keys: {last}");
     let bench_moves = report["moves"].as_u64().expect("moves");
-    assert!(bench_moves >= 30, "too few moves to test anything: {stdout}");
+    assert!(
+        bench_moves >= 30,
+        "too few moves to test anything: {stdout}"
+    );
     assert_eq!(report["games"], 6);
     assert!(report["healthz_rps"].as_f64().is_some_and(|r| r > 0.0));
     assert!(report["state_get_rps"].as_f64().is_some_and(|r| r > 0.0));
@@ -189,7 +193,11 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
 
     // Every state served is the replay of its own move list; remember what was served.
     let sets = all_sets(&http, &server.url).await;
-    assert!(sets.len() >= 6, "the bench started a set per game: {}", sets.len());
+    assert!(
+        sets.len() >= 6,
+        "the bench started a set per game: {}",
+        sets.len()
+    );
     let mut served: BTreeMap<(String, i64), Value> = BTreeMap::new();
     let mut active = 0;
     for s in &sets {
@@ -242,17 +250,22 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
     // The stored truth, read after a kill -9 (a 2xx must survive it).
     drop(server);
     let db = format!("sqlite://{}/a.db", dir.path().display());
-    let mut c = sqlx::SqliteConnection::connect(&db)
-        .await
-        .expect("open db");
-    let games: Vec<(String, i64, String, String, i64, Option<i64>, Option<String>)> =
-        sqlx::query_as(
-            "SELECT g.set_id, g.game_no, g.status, g.board, g.ply, g.winner_seat, s.opening \
+    let mut c = sqlx::SqliteConnection::connect(&db).await.expect("open db");
+    let games: Vec<(
+        String,
+        i64,
+        String,
+        String,
+        i64,
+        Option<i64>,
+        Option<String>,
+    )> = sqlx::query_as(
+        "SELECT g.set_id, g.game_no, g.status, g.board, g.ply, g.winner_seat, s.opening \
              FROM games g JOIN sets s ON s.id = g.set_id ORDER BY g.set_id, g.game_no",
-        )
-        .fetch_all(&mut c)
-        .await
-        .expect("games");
+    )
+    .fetch_all(&mut c)
+    .await
+    .expect("games");
     let mut stored_moves = 0;
     for (set_id, game_no, status, board, ply, winner_seat, opening) in &games {
         let moves: Vec<(i64, Option<i64>, Option<i64>, i64)> = sqlx::query_as(
@@ -296,7 +309,9 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
         assert_eq!(&pos.to_compact(), board, "{key:?}: stored board");
         match status.as_str() {
             "finished" => assert_eq!(
-                pos.outcome().and_then(|o| o.winner()).map(|s| i64::from(s.number())),
+                pos.outcome()
+                    .and_then(|o| o.winner())
+                    .map(|s| i64::from(s.number())),
                 *winner_seat,
                 "{key:?}: stored winner"
             ),
@@ -304,7 +319,9 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
             other => panic!("{key:?}: status {other}"),
         }
         // What the server served is what it stored.
-        let state = served.get(&key).unwrap_or_else(|| panic!("{key:?} not served"));
+        let state = served
+            .get(&key)
+            .unwrap_or_else(|| panic!("{key:?} not served"));
         assert_eq!(state["ply"].as_i64(), Some(*ply), "{key:?}");
         let served_cells: Vec<Value> = state["moves"]
             .as_array()
@@ -321,7 +338,10 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
             .collect();
         assert_eq!(served_cells, stored_cells, "{key:?}: served moves");
     }
-    assert_eq!(stored_moves as u64, bench_moves, "every acknowledged move is stored, once");
+    assert_eq!(
+        stored_moves as u64, bench_moves,
+        "every acknowledged move is stored, once"
+    );
 
     // The ledger: each balance is the sum of its postings, finished escrows are empty, and all
     // balances plus escrow plus fees equal the grants.
@@ -339,17 +359,19 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
         .fetch_one(&mut c)
         .await
         .expect("postings");
-        assert_eq!(*balance, sum, "player {id}: balance is the sum of its postings");
+        assert_eq!(
+            *balance, sum,
+            "player {id}: balance is the sum of its postings"
+        );
         assert!(*balance >= 0);
         balances += balance;
     }
     let sum_of = |sql: &'static str| sqlx::query_as::<_, (i64,)>(sql);
-    let (escrow,) = sum_of(
-        "SELECT COALESCE(SUM(amount), 0) FROM ledger WHERE account LIKE 'escrow:%'",
-    )
-    .fetch_one(&mut c)
-    .await
-    .expect("escrow");
+    let (escrow,) =
+        sum_of("SELECT COALESCE(SUM(amount), 0) FROM ledger WHERE account LIKE 'escrow:%'")
+            .fetch_one(&mut c)
+            .await
+            .expect("escrow");
     let (fees,) = sum_of("SELECT COALESCE(SUM(amount), 0) FROM ledger WHERE account = 'fees'")
         .fetch_one(&mut c)
         .await
@@ -370,13 +392,23 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
             .fetch_one(&mut c)
             .await
             .expect("active stakes");
-    assert_eq!(grants, STARTING_BALANCE * players.len() as i64, "one grant each");
+    let (finished_sets,) = sum_of("SELECT COUNT(*) FROM sets WHERE status = 'finished'")
+        .fetch_one(&mut c)
+        .await
+        .expect("finished sets");
+    assert!(finished_sets >= 1, "some sets finished and paid out");
+    assert!(fees > 0, "the 10% fee was taken on finished sets");
+    assert_eq!(
+        grants,
+        STARTING_BALANCE * players.len() as i64,
+        "one grant each"
+    );
     assert_eq!(finished_escrow, 0, "a finished set's escrow is paid out");
     assert_eq!(escrow, active_stakes, "active sets hold both stakes");
     assert_eq!(balances + escrow + fees, grants, "the ledger balances");
     eprintln!(
-        "checked {} stored games ({active} active), {stored_moves} moves; ledger: balances \
-         {balances} + escrow {escrow} + fees {fees} = grants {grants}",
+        "checked {} stored games ({active} active, {finished_sets} sets finished), {stored_moves} \
+         moves; ledger: balances {balances} + escrow {escrow} + fees {fees} = grants {grants}",
         games.len()
     );
 }
