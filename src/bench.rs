@@ -326,7 +326,11 @@ async fn play(http: Arc<Http>, a: Bot, b: Bot, args: BenchArgs, deadline: Instan
     };
     let mut k = 0u64;
     'sets: while Instant::now() < deadline {
-        let (creator, acceptor) = if k % 2 == 0 { (&a, &b) } else { (&b, &a) };
+        let (creator, acceptor) = if k.is_multiple_of(2) {
+            (&a, &b)
+        } else {
+            (&b, &a)
+        };
         k += 1;
         let body = set_body(&acceptor.name);
         let set = match http

@@ -103,6 +103,18 @@ fn cells_json(cells: &[Cell]) -> Value {
     Value::Array(cells.iter().map(|c| json!([c.row, c.col])).collect())
 }
 
+/// A game row with its set's opening, as stored.
+#[derive(sqlx::FromRow)]
+struct StoredGame {
+    set_id: String,
+    game_no: i64,
+    status: String,
+    board: String,
+    ply: i64,
+    winner_seat: Option<i64>,
+    opening: Option<String>,
+}
+
 /// A value of a `/metrics` line such as `name{labels} 12`.
 fn metric(text: &str, prefix: &str) -> Option<f64> {
     text.lines()
@@ -251,23 +263,24 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
     drop(server);
     let db = format!("sqlite://{}/a.db", dir.path().display());
     let mut c = sqlx::SqliteConnection::connect(&db).await.expect("open db");
-    let games: Vec<(
-        String,
-        i64,
-        String,
-        String,
-        i64,
-        Option<i64>,
-        Option<String>,
-    )> = sqlx::query_as(
+    let games: Vec<StoredGame> = sqlx::query_as(
         "SELECT g.set_id, g.game_no, g.status, g.board, g.ply, g.winner_seat, s.opening \
-             FROM games g JOIN sets s ON s.id = g.set_id ORDER BY g.set_id, g.game_no",
+         FROM games g JOIN sets s ON s.id = g.set_id ORDER BY g.set_id, g.game_no",
     )
     .fetch_all(&mut c)
     .await
     .expect("games");
     let mut stored_moves = 0;
-    for (set_id, game_no, status, board, ply, winner_seat, opening) in &games {
+    for StoredGame {
+        set_id,
+        game_no,
+        status,
+        board,
+        ply,
+        winner_seat,
+        opening,
+    } in &games
+    {
         let moves: Vec<(i64, Option<i64>, Option<i64>, i64)> = sqlx::query_as(
             "SELECT ply, cell_row, cell_col, swap FROM moves \
              WHERE set_id = $1 AND game_no = $2 ORDER BY ply",
