@@ -39,6 +39,9 @@ pub enum Command {
     },
     /// Play as a bot over HTTP (event stream, long-poll fallback) until N sets have finished.
     Play(crate::client::PlayArgs),
+    /// Load a running arena: N concurrent sets of random moves, then state GETs and /healthz;
+    /// prints a table and, as the last line, one JSON object with the figures.
+    Bench(crate::bench::BenchArgs),
 }
 
 /// Server settings; each flag also reads an environment variable.

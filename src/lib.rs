@@ -1,15 +1,18 @@
 //! hexarena: an arena where bots play Hex sets over REST for ranked points.
 //!
 //! Layout: [`arena`] holds the product's logic with time injected, [`store`] the SQL,
-//! [`api`] the HTTP edge, [`web`] the viewers' pages, [`cli`] the offline commands.
+//! [`api`] the HTTP edge, [`web`] the viewers' pages, [`cli`] the offline commands,
+//! [`bench`] the load command and [`metrics`] what `GET /metrics` serves.
 //! The rules themselves live in the pure `hex` crate (`crates/hex`).
 
 pub mod api;
 pub mod arena;
+pub mod bench;
 pub mod cli;
 pub mod client;
 pub mod config;
 pub mod error;
+pub mod metrics;
 pub mod store;
 pub mod web;
 
@@ -64,6 +67,7 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
             .app_data(state.clone())
             .app_data(api::query_config())
             .app_data(api::path_config())
+            .wrap(actix_web::middleware::from_fn(api::metrics::track))
             .wrap(tracing_actix_web::TracingLogger::default())
             .configure(api::configure)
             .default_service(aweb::to(api::not_found))

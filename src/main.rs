@@ -27,6 +27,7 @@ async fn main() -> std::process::ExitCode {
             hexarena::cli::opening(&seed, size, stones)
         }
         Some(Command::Play(args)) => hexarena::client::play(args).await,
+        Some(Command::Bench(args)) => hexarena::bench::command(args).await,
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

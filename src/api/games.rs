@@ -72,6 +72,7 @@ async fn get_game(
     let (set_id, game_no) = path.into_inner();
     let arena = &st.arena;
     let wait_s = q.wait_s.unwrap_or(0).min(MAX_WAIT_S);
+    let _waiting = (wait_s > 0).then(|| arena.metrics.long_poll_started());
     let mut rx = arena.changes.subscribe();
     let until = tokio::time::Instant::now() + Duration::from_secs(wait_s);
     let mut state = arena.game_snapshot(&set_id, game_no).await?;
@@ -145,6 +146,7 @@ async fn get_turn(
     let arena = &st.arena;
     let wait_s = q.wait_s.unwrap_or(0).min(MAX_WAIT_S);
     let until = tokio::time::Instant::now() + Duration::from_secs(wait_s);
+    let _waiting = (wait_s > 0).then(|| arena.metrics.long_poll_started());
     let mut rx = arena.changes.subscribe();
     let mine = |s: &Snapshot| s.on_move.as_ref().is_some_and(|(id, _)| *id == bot.id);
     loop {

@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod contract;
 pub mod games;
+pub mod metrics;
 pub mod ratelimit;
 pub mod sets;
 pub mod streams;
@@ -38,6 +39,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         "/healthz",
         web::get().to(|| async { HttpResponse::Ok().json(json!({"status": "ok"})) }),
     );
+    metrics::configure(cfg);
     contract::configure(cfg);
     accounts::configure(cfg);
     sets::configure(cfg);

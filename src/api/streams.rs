@@ -320,7 +320,11 @@ async fn bot_events(
     for ev in snapshot {
         let _ = tx.try_send(ev);
     }
-    tokio::spawn(pump(arena, Feed::Bot(bot.id.clone()), cursor, tx));
+    let open = arena.metrics.stream_opened(); // counted until the pump ends with the connection
+    tokio::spawn(async move {
+        pump(arena, Feed::Bot(bot.id), cursor, tx).await;
+        drop(open)
+    });
     Ok(Sse::from_infallible_receiver(rx)
         .with_keep_alive(KEEP_ALIVE)
         .with_retry_duration(Duration::from_secs(2)))
@@ -352,7 +356,11 @@ async fn game_events(
             cursor
         }
     };
-    tokio::spawn(pump(arena, Feed::Game(set_id, game_no), cursor, tx));
+    let open = arena.metrics.stream_opened(); // counted until the pump ends with the connection
+    tokio::spawn(async move {
+        pump(arena, Feed::Game(set_id, game_no), cursor, tx).await;
+        drop(open)
+    });
     Ok(Sse::from_infallible_receiver(rx)
         .with_keep_alive(KEEP_ALIVE)
         .with_retry_duration(Duration::from_secs(2)))

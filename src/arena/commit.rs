@@ -40,6 +40,7 @@ struct Job {
 pub struct Sinks {
     pub scheduler: Arc<Scheduler>,
     pub changes: tokio::sync::broadcast::Sender<Arc<Change>>,
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// The move writer: a queue on SQLite, direct transactions on PostgreSQL.
@@ -77,6 +78,7 @@ impl Writer {
                 let mut tx = self.store.begin_write().await?;
                 tx.serialize_events().await?;
                 let now = c.write.mv.at_ms;
+                self.sinks.metrics.commit_batch(1);
                 let ids = games::write_moves(&mut tx, std::slice::from_ref(&c.write), now).await?;
                 let id = ids.first().copied().flatten();
                 if id.is_none() {
@@ -100,6 +102,7 @@ async fn run(store: Store, sinks: Sinks, mut rx: mpsc::UnboundedReceiver<Job>) {
                 Err(_) => break,
             }
         }
+        sinks.metrics.commit_batch(batch.len());
         match commit_batch(&store, &sinks, &batch).await {
             Ok(ids) => {
                 for (job, id) in batch.drain(..).zip(ids) {

@@ -86,6 +86,8 @@ pub struct Arena {
     bot_tokens: Mutex<HashMap<String, acc::BotRow>>,
     /// This process's id in the `instances` table.
     pub instance_id: String,
+    /// Operational metrics (`GET /metrics`); the move path records into it.
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// Most token hashes remembered (a bound against a flood of distinct valid tokens).
@@ -95,11 +97,13 @@ impl Arena {
     pub fn new(store: Store, time: Arc<dyn TimeSource>, config: ArenaConfig) -> Arc<Arena> {
         let (changes, _) = broadcast::channel(4096);
         let scheduler = Arc::new(Scheduler::default());
+        let metrics = Arc::new(crate::metrics::Metrics::new());
         let writer = commit::Writer::start(
             store.clone(),
             commit::Sinks {
                 scheduler: scheduler.clone(),
                 changes: changes.clone(),
+                metrics: metrics.clone(),
             },
         );
         Arc::new(Arena {
@@ -113,6 +117,7 @@ impl Arena {
             names: Mutex::new(HashMap::new()),
             bot_tokens: Mutex::new(HashMap::new()),
             instance_id: format!("inst_{}", ulid::Ulid::generate()),
+            metrics,
         })
     }
 

@@ -358,6 +358,7 @@ impl Arena {
             .live
             .slot(set_id, game_no)
             .ok_or_else(|| not_found(set_id, game_no))?;
+        let started = std::time::Instant::now();
         let _turn = slot.turn.lock().await;
         for _ in 0..STALE_RETRIES {
             let (_, l) = self.live_game(set_id, game_no).await?;
@@ -401,6 +402,7 @@ impl Arena {
                 let (_, l) = self.live_game(set_id, game_no).await?;
                 return Err(game_over(&l));
             }
+            self.metrics.move_played(started.elapsed());
             return Ok(snapshot);
         }
         Err(ApiError::unavailable("game changed concurrently; retry"))

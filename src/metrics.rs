@@ -1,0 +1,329 @@
+//! The arena's operational metrics (SPEC section 14, "Operations"; issue 9), kept in one
+//! [`Metrics`] registry shared through the [`Arena`](crate::arena::Arena) and served by
+//! `GET /metrics` in the Prometheus text format.
+//!
+//! Who records what:
+//! - the HTTP middleware ([`crate::api::metrics::track`]) calls [`Metrics::http_request`];
+//! - the move path calls [`Metrics::move_played`] once per stored move;
+//! - long-polls and event streams hold an [`InFlight`] guard from [`Metrics::long_poll_started`]
+//!   and [`Metrics::stream_opened`] for as long as they wait or stay connected;
+//! - the SQLite group-commit writer calls [`Metrics::commit_batch`] once per commit;
+//! - whoever knows the number of active games calls [`Metrics::set_active_games`];
+//! - resident memory is read at scrape time by [`Metrics::encode`] (Linux only).
+//!
+//! Metrics never fail a request: recording is a few atomic operations and never returns errors.
+
+use std::time::Duration;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+/// Labels of `hexarena_http_requests_total`.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct HttpLabels {
+    /// The route pattern (`/v1/sets/{id}/games/{n}`), or `unmatched`; never the raw path.
+    route: String,
+    /// One of the standard methods, or `OTHER`.
+    method: &'static str,
+    /// The response status code.
+    status: u16,
+}
+
+/// Upper bounds of the move latency buckets, seconds: 0.25 ms doubling up to about 1 s.
+fn move_latency_buckets_s() -> impl Iterator<Item = f64> {
+    exponential_buckets(0.000_25, 2.0, 13)
+}
+
+/// Upper bounds of the commit batch size buckets: 1, 2, 4, ... 1024 writes per commit.
+fn commit_batch_buckets() -> impl Iterator<Item = f64> {
+    exponential_buckets(1.0, 2.0, 11)
+}
+
+/// A gauge held up while a long-poll waits or an event stream is open: incremented when made,
+/// decremented when dropped, so an early return or a dropped connection is never miscounted.
+#[must_use = "the gauge goes back down as soon as the guard is dropped"]
+#[derive(Debug)]
+pub struct InFlight(Gauge);
+
+impl InFlight {
+    fn new(gauge: &Gauge) -> InFlight {
+        gauge.inc();
+        InFlight(gauge.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
+}
+
+/// The registry and every metric family of the arena. Cheap to record into from any thread.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    http_requests: Family<HttpLabels, Counter>,
+    moves: Counter,
+    move_latency_s: Histogram,
+    active_games: Gauge,
+    long_polls: Gauge,
+    streams: Gauge,
+    commit_batch: Histogram,
+    resident_memory_bytes: Option<Gauge>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    /// A fresh registry with every family registered (and zero).
+    pub fn new() -> Metrics {
+        let mut registry = Registry::default();
+        let http_requests = Family::<HttpLabels, Counter>::default();
+        registry.register(
+            "hexarena_http_requests",
+            "HTTP requests answered, by route pattern (unmatched for unknown paths), method and status",
+            http_requests.clone(),
+        );
+        let moves = Counter::default();
+        registry.register(
+            "hexarena_moves",
+            "Moves stored (acknowledged to the bot that made them)",
+            moves.clone(),
+        );
+        let move_latency_s = Histogram::new(move_latency_buckets_s());
+        registry.register(
+            "hexarena_move_duration_seconds",
+            "Time to handle a move in the arena, from the parsed request to the committed new state, in seconds",
+            move_latency_s.clone(),
+        );
+        let active_games = Gauge::default();
+        registry.register(
+            "hexarena_active_games",
+            "Games in progress (status active) known to this instance",
+            active_games.clone(),
+        );
+        let long_polls = Gauge::default();
+        registry.register(
+            "hexarena_waiting_long_polls",
+            "Long-polls waiting now (GET /v1/bots/me/turn and GET /v1/sets/{id}/games/{n} with wait_s)",
+            long_polls.clone(),
+        );
+        let streams = Gauge::default();
+        registry.register(
+            "hexarena_open_event_streams",
+            "Server-sent event streams open now (bot streams and public game streams)",
+            streams.clone(),
+        );
+        let commit_batch = Histogram::new(commit_batch_buckets());
+        registry.register(
+            "hexarena_commit_batch_size",
+            "Writes committed together by one database commit (group commit)",
+            commit_batch.clone(),
+        );
+        let resident_memory_bytes = resident_memory_bytes().map(|_| {
+            let g = Gauge::default();
+            registry.register(
+                "process_resident_memory_bytes",
+                "Resident memory size of the server process in bytes, read at scrape time",
+                g.clone(),
+            );
+            g
+        });
+        Metrics {
+            registry,
+            http_requests,
+            moves,
+            move_latency_s,
+            active_games,
+            long_polls,
+            streams,
+            commit_batch,
+            resident_memory_bytes,
+        }
+    }
+
+    /// Counts one answered HTTP request. `route` is the matched pattern (None: `unmatched`).
+    pub fn http_request(&self, route: Option<&str>, method: &str, status: u16) {
+        const METHODS: [&str; 9] = [
+            "GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "CONNECT", "TRACE",
+        ];
+        let method = METHODS
+            .iter()
+            .copied()
+            .find(|m| *m == method)
+            .unwrap_or("OTHER");
+        let labels = HttpLabels {
+            route: route.unwrap_or("unmatched").to_string(),
+            method,
+            status,
+        };
+        self.http_requests.get_or_create(&labels).inc();
+    }
+
+    /// Counts one stored move and its latency (arena side: from the parsed request to the
+    /// committed state). Call once per acknowledged move, not for idempotent retries.
+    pub fn move_played(&self, latency: Duration) {
+        self.moves.inc();
+        self.move_latency_s.observe(latency.as_secs_f64());
+    }
+
+    /// Sets the number of active games (the size of the active-games map, or the scheduler's
+    /// count of pending deadlines).
+    pub fn set_active_games(&self, n: usize) {
+        self.active_games.set(i64::try_from(n).unwrap_or(i64::MAX));
+    }
+
+    /// A long-poll starts waiting; the gauge goes down when the guard is dropped.
+    pub fn long_poll_started(&self) -> InFlight {
+        InFlight::new(&self.long_polls)
+    }
+
+    /// An event stream opens; keep the guard for as long as the connection lives.
+    pub fn stream_opened(&self) -> InFlight {
+        InFlight::new(&self.streams)
+    }
+
+    /// Records one database commit holding `n` writes (the group-commit writer's batch size).
+    pub fn commit_batch(&self, n: usize) {
+        // Precision loss above 2^53 writes is irrelevant here.
+        #[allow(clippy::cast_precision_loss)]
+        self.commit_batch.observe(n as f64);
+    }
+
+    /// Moves counted so far (tests and the bench read it).
+    pub fn moves_total(&self) -> u64 {
+        self.moves.get()
+    }
+
+    /// Long-polls waiting now.
+    pub fn waiting_long_polls(&self) -> i64 {
+        self.long_polls.get()
+    }
+
+    /// Event streams open now.
+    pub fn open_event_streams(&self) -> i64 {
+        self.streams.get()
+    }
+
+    /// The exposition text (OpenMetrics text 1.0, which Prometheus also reads as its text
+    /// format), with resident memory read now.
+    pub fn encode(&self) -> Result<String, std::fmt::Error> {
+        if let (Some(g), Some(bytes)) = (&self.resident_memory_bytes, resident_memory_bytes()) {
+            g.set(i64::try_from(bytes).unwrap_or(i64::MAX));
+        }
+        let mut out = String::with_capacity(4096);
+        prometheus_client::encoding::text::encode(&mut out, &self.registry)?;
+        Ok(out)
+    }
+}
+
+/// Resident set size of this process in bytes: the second field of `/proc/self/statm` (pages)
+/// times the page size. None where there is no `/proc` (not Linux).
+pub fn resident_memory_bytes() -> Option<u64> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages.saturating_mul(page_size_bytes()))
+}
+
+/// The page size from the auxiliary vector (`AT_PAGESZ` in `/proc/self/auxv`), read once;
+/// 4096 if it cannot be read.
+fn page_size_bytes() -> u64 {
+    static PAGE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *PAGE.get_or_init(|| {
+        const AT_PAGESZ: u64 = 6;
+        const WORD: usize = std::mem::size_of::<usize>();
+        let word = |b: &[u8]| -> Option<u64> {
+            let a: [u8; WORD] = b.try_into().ok()?;
+            u64::try_from(usize::from_ne_bytes(a)).ok()
+        };
+        std::fs::read("/proc/self/auxv")
+            .ok()
+            .and_then(|auxv| {
+                auxv.chunks_exact(2 * WORD).find_map(|pair| {
+                    let (k, v) = pair.split_at(WORD);
+                    (word(k)? == AT_PAGESZ).then(|| word(v)).flatten()
+                })
+            })
+            .filter(|p| *p > 0)
+            .unwrap_or(4096)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_is_exposed_with_help_text() {
+        let m = Metrics::new();
+        m.http_request(Some("/v1/sets/{id}"), "GET", 200);
+        m.http_request(None, "BREW", 404);
+        m.move_played(Duration::from_micros(700));
+        m.commit_batch(3);
+        m.set_active_games(5);
+        let text = m.encode().expect("encodes");
+        for needle in [
+            "# HELP hexarena_http_requests HTTP requests",
+            r#"hexarena_http_requests_total{route="/v1/sets/{id}",method="GET",status="200"} 1"#,
+            r#"hexarena_http_requests_total{route="unmatched",method="OTHER",status="404"} 1"#,
+            "hexarena_moves_total 1",
+            r#"hexarena_move_duration_seconds_bucket{le="0.001"} 1"#,
+            r#"hexarena_move_duration_seconds_bucket{le="0.0005"} 0"#,
+            "hexarena_move_duration_seconds_count 1",
+            "hexarena_active_games 5",
+            "hexarena_waiting_long_polls 0",
+            "hexarena_open_event_streams 0",
+            r#"hexarena_commit_batch_size_bucket{le="4.0"} 1"#,
+            "# HELP hexarena_commit_batch_size",
+        ] {
+            assert!(text.contains(needle), "{needle:?} missing from\n{text}");
+        }
+    }
+
+    #[test]
+    fn guards_hold_their_gauge_up_until_dropped() {
+        let m = Metrics::new();
+        let a = m.long_poll_started();
+        let b = m.long_poll_started();
+        let s = m.stream_opened();
+        assert_eq!(m.waiting_long_polls(), 2);
+        assert_eq!(m.open_event_streams(), 1);
+        drop(a);
+        assert_eq!(m.waiting_long_polls(), 1);
+        drop((b, s));
+        assert_eq!(m.waiting_long_polls(), 0);
+        assert_eq!(m.open_event_streams(), 0);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn resident_memory_is_read_from_proc_in_bytes() {
+        let page = page_size_bytes();
+        assert!(page.is_power_of_two() && page >= 4096, "page size {page}");
+        let rss = resident_memory_bytes().expect("linux has /proc/self/statm");
+        // A test binary is resident with more than 1 MiB and less than 64 GiB.
+        assert!((1 << 20..64 << 30).contains(&rss), "rss {rss}");
+        let text = Metrics::new().encode().expect("encodes");
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("process_resident_memory_bytes "))
+            .expect("rss line");
+        let v: u64 = line
+            .rsplit(' ')
+            .next()
+            .and_then(|v| v.parse().ok())
+            .expect("a number");
+        assert!(v >= 1 << 20, "{line}");
+    }
+}
