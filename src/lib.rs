@@ -48,6 +48,11 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
     };
     let arena = Arena::new(store, time, config);
     arena::scheduler::recover(&arena).await?;
+    let held = arena
+        .hold_active_games()
+        .await
+        .map_err(|e| anyhow::anyhow!("loading active games: {e}"))?;
+    tracing::info!(games = held, "active games held in memory");
     tokio::spawn(arena::scheduler::run(arena.clone()));
     if cfg.house_bots || cfg.demo {
         let bots = arena::house::ensure(&arena)

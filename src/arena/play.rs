@@ -70,6 +70,8 @@ pub struct Effects {
     games: Vec<(String, i64, i64)>,
     /// Sets that ended: their games leave memory.
     sets_done: Vec<String>,
+    /// Games that started: held in memory from their first state.
+    held: Vec<Arc<LiveGame>>,
 }
 
 /// An event to store: audience bot (None = the game's public stream), set, game, kind, JSON.
@@ -124,6 +126,12 @@ impl Effects {
 
     pub fn change(&mut self, c: Change) {
         self.changes.push(c);
+    }
+
+    /// Holds a game that just started in memory once committed (its state event comes from
+    /// [`Effects::game_state`]).
+    pub fn hold(&mut self, live: Arc<LiveGame>) {
+        self.held.push(live);
     }
 
     /// Schedules (or clears) the deadline of a game as now stored in `g`.
@@ -222,6 +230,11 @@ impl Arena {
                 slot.invalidate(*version);
             }
         }
+        for l in std::mem::take(&mut fx.held) {
+            if let Some(slot) = self.live.slot(&l.game.set_id, l.game.game_no) {
+                slot.install(l);
+            }
+        }
         for set_id in &fx.sets_done {
             self.live.forget_set(set_id);
         }
@@ -303,6 +316,19 @@ impl Arena {
         });
         slot.install(l.clone());
         Ok(l)
+    }
+
+    /// Loads every active game into memory (at start, so the first move of each is as cheap as
+    /// the rest). Returns how many.
+    pub async fn hold_active_games(&self) -> ApiResult<usize> {
+        let active = {
+            let mut c = self.store.pool.acquire().await?;
+            games::active(&mut c).await?
+        };
+        for (set_id, game_no) in &active {
+            self.live_game(set_id, *game_no).await?;
+        }
+        Ok(active.len())
     }
 
     /// A game's state (public), rendered once per change and shared.
@@ -589,8 +615,14 @@ impl Arena {
         }
         sets::set_points(tx, &set.id, game_points(g1)).await?;
         let names = self.bot_names(tx, &row).await?;
-        let snapshot = live::render(set, &game, &names, MovesFrom::Rows(&[]), now);
-        fx.game_state(&row, Arc::new(snapshot));
+        let snapshot = Arc::new(live::render(set, &game, &names, MovesFrom::Rows(&[]), now));
+        fx.game_state(&row, snapshot.clone());
+        fx.hold(Arc::new(LiveGame {
+            game,
+            set: Arc::new(set.clone()),
+            names,
+            snapshot,
+        }));
         Ok(())
     }
 

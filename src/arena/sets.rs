@@ -282,14 +282,14 @@ impl Arena {
             if active {
                 let names = [s1.name.clone(), s2.name.clone()];
                 let game = super::game::Game::from_row(&g, set.increment_ms)?;
-                let state = super::live::render(
+                let state = std::sync::Arc::new(super::live::render(
                     &set,
                     &game,
                     &names,
                     super::live::MovesFrom::Rows(&[]),
                     now,
-                );
-                first_game = Some((std::sync::Arc::new(state), g));
+                ));
+                first_game = Some((state, g, game, names));
             }
         }
         let view = self.set_view(tx, &set).await?;
@@ -297,8 +297,14 @@ impl Arena {
             fx.event(Some(b), &set.id, None, "set_started", json!({"set": view}));
         }
         // After `set_started`, so a bot hears of the set before its first turn in it.
-        if let Some((state, g)) = first_game {
-            fx.game_state(&g, state);
+        if let Some((state, g, game, names)) = first_game {
+            fx.game_state(&g, state.clone());
+            fx.hold(std::sync::Arc::new(super::live::LiveGame {
+                game,
+                set: std::sync::Arc::new(set.clone()),
+                names,
+                snapshot: state,
+            }));
         }
         Ok(view)
     }

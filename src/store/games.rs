@@ -219,6 +219,13 @@ pub async fn oldest_on_move(
     .await
 }
 
+/// Every active game: `(set_id, game_no)`.
+pub async fn active(c: &mut AnyConnection) -> sqlx::Result<Vec<(String, i64)>> {
+    sqlx::query_as("SELECT set_id, game_no FROM games WHERE status = 'active'")
+        .fetch_all(c)
+        .await
+}
+
 /// Every game in which `bot_id` is on move, oldest turn first.
 pub async fn all_on_move(c: &mut AnyConnection, bot_id: &str) -> sqlx::Result<Vec<(String, i64)>> {
     sqlx::query_as(
