@@ -10,6 +10,7 @@ pub mod cli;
 pub mod client;
 pub mod config;
 pub mod error;
+pub mod gtp;
 pub mod store;
 pub mod web;
 
