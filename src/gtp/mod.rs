@@ -1,6 +1,8 @@
 //! GTP (Go Text Protocol, Hex dialect) support (issue 10): [`engine`] serves the house
-//! strategies as a GTP engine (`hexarena gtp`).
+//! strategies as a GTP engine (`hexarena gtp`); [`bridge`] runs any Hex GTP engine as an arena
+//! bot (`hexarena play --gtp "COMMAND ARGS"`).
 
+pub mod bridge;
 pub mod engine;
 
 pub use engine::{Engine, Strategy};
