@@ -134,3 +134,126 @@ async fn a_body_that_stalls_is_cut_off_with_a_timeout_error() {
     assert!(answer.contains("\"request_timeout\""), "{answer}");
     assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
 }
+
+/// Issue 10 / SPEC 14: an accept retried by the bot whose accept already took effect (the
+/// first answer lost) answers 200 with the set and escrows nothing more.
+#[tokio::test]
+async fn a_retried_accept_by_the_acceptor_is_the_same_success_and_changes_nothing() {
+    let app = spawn_app().await;
+    let (_, alpha_owner, alpha) = app.player_with_bot("RetryAlpha").await;
+    let (_, bravo_owner, bravo) = app.player_with_bot("RetryBravo").await;
+    let set = app.start_set(&alpha, &bravo, json!({"stake": 30})).await;
+    let before = (
+        app.balance(&alpha_owner).await,
+        app.balance(&bravo_owner).await,
+    );
+    assert_eq!(before, (970, 970));
+    let first = app.get(&format!("/v1/sets/{set}")).await.body;
+    let r = app
+        .post(&format!("/v1/sets/{set}/accept"), Some(&bravo), json!({}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(r.body["id"], set.as_str());
+    assert_eq!(r.body["status"], "active");
+    assert_eq!(r.body["acceptor"], "RetryBravo");
+    assert_eq!(r.body, first, "the set as it is");
+    assert_eq!(
+        (
+            app.balance(&alpha_owner).await,
+            app.balance(&bravo_owner).await
+        ),
+        before
+    );
+    // Anyone else still gets set_not_open, the creator included.
+    let (_, _, charlie) = app.player_with_bot("RetryCharlie").await;
+    for token in [&charlie, &alpha] {
+        let r = app
+            .post(&format!("/v1/sets/{set}/accept"), Some(token), json!({}))
+            .await;
+        assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
+        assert_eq!(r.code(), "set_not_open");
+    }
+}
+
+/// Issue 10 / SPEC 14: cancel and decline repeated by the caller whose call closed the set
+/// answer 200 with the closed set; the other closing call stays a conflict.
+#[tokio::test]
+async fn a_retried_cancel_or_decline_is_the_same_success() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("CloseAlpha").await;
+    let (_, _, bravo) = app.player_with_bot("CloseBravo").await;
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let r = app
+            .post(
+                "/v1/sets",
+                Some(&alpha),
+                json!({"game": "hex", "opponent": "CloseBravo"}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+        ids.push(r.body["id"].as_str().expect("id").to_string());
+    }
+    for (id, verb, token, status) in [
+        (&ids[0], "cancel", &alpha, "cancelled"),
+        (&ids[1], "decline", &bravo, "declined"),
+    ] {
+        let path = format!("/v1/sets/{id}/{verb}");
+        let first = app.post(&path, Some(token), json!({})).await;
+        assert_eq!(first.status, StatusCode::OK, "{:?}", first.body);
+        assert_eq!(first.body["status"], status);
+        let again = app.post(&path, Some(token), json!({})).await;
+        assert_eq!(
+            again.status,
+            StatusCode::OK,
+            "{verb} retried: {:?}",
+            again.body
+        );
+        assert_eq!(again.body, first.body, "{verb} retried");
+    }
+    // The other way of closing is not a retry: it stays a conflict.
+    let r = app
+        .post(
+            &format!("/v1/sets/{}/decline", ids[0]),
+            Some(&bravo),
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
+    assert_eq!(r.code(), "set_not_open");
+    let r = app
+        .post(
+            &format!("/v1/sets/{}/cancel", ids[1]),
+            Some(&alpha),
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
+    assert_eq!(r.code(), "set_not_open");
+}
+
+/// Issue 10 / SPEC 14: a resignation retried by the seat that resigned (its first answer lost)
+/// answers 200 with the finished state, not 409 `game_over`. Needs `arena::play::resign` to
+/// recognise the retry (the lead is rewriting play.rs): un-ignore it then.
+#[tokio::test]
+#[ignore = "needs the resign retry in src/arena/play.rs (issue 10, for the lead)"]
+async fn a_retried_resignation_by_the_resigning_seat_is_the_same_success() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("ResignAlpha").await;
+    let (_, _, bravo) = app.player_with_bot("ResignBravo").await;
+    let set = app.start_set(&alpha, &bravo, json!({})).await;
+    let path = format!("/v1/sets/{set}/games/1/resign");
+    // game 1 seats the acceptor (bravo) as seat 1
+    let first = app.post(&path, Some(&bravo), json!({})).await;
+    assert_eq!(first.status, StatusCode::OK, "{:?}", first.body);
+    assert_eq!(first.body["result"]["reason"], "resignation");
+    assert_eq!(first.body["result"]["winner_bot"], "ResignAlpha");
+    let again = app.post(&path, Some(&bravo), json!({})).await;
+    assert_eq!(again.status, StatusCode::OK, "{:?}", again.body);
+    assert_eq!(again.body["status"], "finished");
+    assert_eq!(again.body["result"], first.body["result"]);
+    // The winner resigning a game it already won is no retry: still game_over.
+    let r = app.post(&path, Some(&alpha), json!({})).await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
+    assert_eq!(r.code(), "game_over");
+}
