@@ -379,7 +379,7 @@ impl Bridge {
             }
             s.known.clear();
         }
-        for (color, mv) in want[s.known.len()..].to_vec() {
+        for (color, mv) in want[s.known.len()..].iter().cloned() {
             let cmd = format!("play {} {mv}", letter(color));
             if let Err(why) = s.command(&cmd, COMMAND_TIMEOUT).await? {
                 return Ok(Choice::Resign(format!("the engine refuses {cmd}: {why}")));
