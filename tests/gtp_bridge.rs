@@ -293,3 +293,94 @@ async fn two_gtp_engines_play_a_staked_set_with_a_swap_and_an_engine_killed_mid_
         started.elapsed().as_secs_f64()
     );
 }
+
+#[tokio::test]
+async fn a_bridge_whose_engine_refuses_the_board_size_declines_the_private_challenge() {
+    let started = Instant::now();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let bin = env!("CARGO_BIN_EXE_hexarena");
+    let _server = Proc::spawn(
+        "server",
+        dir.path(),
+        Command::new(bin)
+            .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+            .args([
+                "--database-url",
+                &format!("sqlite://{}/a.db", dir.path().display()),
+            ])
+            .args(["--house-bots", "false"])
+            .env("RUST_LOG", "warn"),
+    );
+    let client = reqwest::Client::new();
+    while !client
+        .get(format!("{url}/healthz"))
+        .send()
+        .await
+        .is_ok_and(|r| r.status() == StatusCode::OK)
+    {
+        assert!(started.elapsed() < Duration::from_secs(30), "no /healthz");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut tokens = Vec::new();
+    for (owner, bot) in [("c-owner", "Challenger"), ("s-owner", "SmallBoards")] {
+        let p = post(
+            &client,
+            &format!("{url}/v1/players"),
+            None,
+            json!({"name": owner}),
+        )
+        .await;
+        let b = post(
+            &client,
+            &format!("{url}/v1/bots"),
+            p["token"].as_str(),
+            json!({"name": bot}),
+        )
+        .await;
+        tokens.push(b["token"].as_str().expect("bot token").to_string());
+    }
+    // An engine that refuses every command, boardsize included.
+    let _bridge = Proc::spawn(
+        "refusing_bridge",
+        dir.path(),
+        Command::new(bin)
+            .args([
+                "play",
+                "--url",
+                &url,
+                "--token",
+                &tokens[1],
+                "--accept-open",
+            ])
+            .args([
+                "--gtp",
+                r#"sh -c 'while read -r line; do printf "? unacceptable size\n\n"; done'"#,
+            ])
+            .env("RUST_LOG", "info"),
+    );
+    let set = post(
+        &client,
+        &format!("{url}/v1/sets"),
+        Some(&tokens[0]),
+        json!({"game": "hex", "opponent": "SmallBoards", "options": {"size": 13}}),
+    )
+    .await;
+    let id = set["id"].as_str().expect("set id");
+    loop {
+        let s = get(&client, &format!("{url}/v1/sets/{id}")).await;
+        if s["status"] == "declined" {
+            break;
+        }
+        assert_eq!(s["status"], "open", "{s}");
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the challenge was not declined"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
