@@ -64,6 +64,7 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
             .app_data(state.clone())
             .app_data(api::query_config())
             .app_data(api::path_config())
+            .wrap(actix_web::middleware::from_fn(api::conformance::middleware))
             .wrap(tracing_actix_web::TracingLogger::default())
             .configure(api::configure)
             .default_service(aweb::to(api::not_found))

@@ -257,3 +257,115 @@ async fn a_retried_resignation_by_the_resigning_seat_is_the_same_success() {
     assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
     assert_eq!(r.code(), "game_over");
 }
+
+/// Issue 10: HEAD wherever GET works (same status and headers, no body), also on an event
+/// stream, which answers at once instead of streaming.
+#[tokio::test]
+async fn head_works_wherever_get_does() {
+    let app = spawn_app().await;
+    let (_, player, alpha) = app.player_with_bot("HeadAlpha").await;
+    let (_, _, bravo) = app.player_with_bot("HeadBravo").await;
+    let set = app.start_set(&alpha, &bravo, json!({})).await;
+    for (path, token) in [
+        ("/healthz".to_string(), None),
+        ("/v1/games/hex".to_string(), None),
+        ("/v1/sets".to_string(), None),
+        (format!("/v1/sets/{set}"), None),
+        (format!("/v1/sets/{set}/games/1"), None),
+        (format!("/v1/sets/{set}/games/1/sgf"), None),
+        ("/v1/players/me".to_string(), Some(player.as_str())),
+        ("/v1/bots/me".to_string(), Some(alpha.as_str())),
+        ("/".to_string(), None),
+    ] {
+        let send = |method: reqwest::Method| {
+            let mut rb = app.http.request(method, format!("{}{path}", app.url));
+            if let Some(t) = token {
+                rb = rb.bearer_auth(t);
+            }
+            rb.send()
+        };
+        let get = send(reqwest::Method::GET).await.expect("GET");
+        let head = send(reqwest::Method::HEAD).await.expect("HEAD");
+        assert_eq!(head.status(), get.status(), "{path}");
+        assert_eq!(head.status(), StatusCode::OK, "{path}");
+        assert_eq!(
+            head.headers().get("content-type"),
+            get.headers().get("content-type"),
+            "{path}"
+        );
+        let get_len = get.bytes().await.expect("GET body").len();
+        assert_eq!(
+            head.headers()
+                .get("content-length")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse::<usize>().ok()),
+            Some(get_len),
+            "{path}"
+        );
+        assert!(head.bytes().await.expect("HEAD body").is_empty(), "{path}");
+    }
+    let t0 = Instant::now();
+    let r = app
+        .http
+        .head(format!("{}/v1/sets/{set}/games/1/events", app.url))
+        .timeout(Duration::from_secs(5))
+        .send()
+        .await
+        .expect("HEAD on a stream answers");
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(
+        r.headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream")),
+        "{:?}",
+        r.headers()
+    );
+    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
+}
+
+/// Issue 10: an unknown method on a known path is 405 with `Allow` and the JSON envelope; an
+/// unknown path stays 404.
+#[tokio::test]
+async fn an_unknown_method_on_a_known_path_is_405_with_allow() {
+    let app = spawn_app().await;
+    for (method, path, allow) in [
+        (reqwest::Method::DELETE, "/v1/games/hex", "GET, HEAD"),
+        (reqwest::Method::PUT, "/v1/sets", "POST, GET, HEAD"),
+        (reqwest::Method::POST, "/healthz", "GET, HEAD"),
+        (reqwest::Method::GET, "/v1/sets/set_X/accept", "POST"),
+        (
+            reqwest::Method::PATCH,
+            "/v1/sets/set_X/games/1/moves",
+            "POST",
+        ),
+    ] {
+        let r = app
+            .http
+            .request(method.clone(), format!("{}{path}", app.url))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(
+            r.status(),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "{method} {path}"
+        );
+        assert_eq!(
+            r.headers().get("allow").and_then(|v| v.to_str().ok()),
+            Some(allow),
+            "{method} {path}"
+        );
+        let body: serde_json::Value = r.json().await.expect("json envelope");
+        assert_eq!(body["error"]["code"], "method_not_allowed");
+    }
+    let r = app
+        .http
+        .delete(format!("{}/v1/no/such/thing", app.url))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    let body: serde_json::Value = r.json().await.expect("json envelope");
+    assert_eq!(body["error"]["code"], "not_found");
+}
