@@ -369,3 +369,87 @@ async fn an_unknown_method_on_a_known_path_is_405_with_allow() {
     let body: serde_json::Value = r.json().await.expect("json envelope");
     assert_eq!(body["error"]["code"], "not_found");
 }
+
+/// Issue 10: a name made only of characters that render as nothing is refused like a blank one.
+#[tokio::test]
+async fn names_made_only_of_invisible_characters_are_refused() {
+    let app = spawn_app().await;
+    for name in [
+        "\u{3164}",
+        "\u{2800}\u{2800}",
+        "\u{00AD}",
+        "\u{115F}\u{1160}",
+        "\u{FE0F}",
+        "\u{E0041}\u{E0042}",
+        "\u{3000}",
+    ] {
+        let r = app.post("/v1/players", None, json!({"name": name})).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "name {name:?}");
+        assert_eq!(r.body["error"]["details"]["field"], "name");
+    }
+    // A visible character next to them is a name.
+    let r = app
+        .post("/v1/players", None, json!({"name": "\u{3164}x"}))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+}
+
+/// Issue 10: requests refused for their content are not counted by the rate limiter.
+#[tokio::test]
+async fn refused_registrations_do_not_use_up_the_rate_limit() {
+    let app = common::spawn_with(common::Spawn {
+        register_per_min: 2,
+        ..common::Spawn::default()
+    })
+    .await;
+    for _ in 0..5 {
+        let r = app.post("/v1/players", None, json!({"name": "   "})).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
+    }
+    for name in ["one", "two"] {
+        let r = app.post("/v1/players", None, json!({"name": name})).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{name}: {:?}", r.body);
+    }
+    let r = app
+        .post("/v1/players", None, json!({"name": "three"}))
+        .await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{:?}", r.body);
+    assert_eq!(r.code(), "rate_limited");
+}
+
+/// Issue 10: an operator pairing whose `bots` list holds a non-string is a 400, not a pairing
+/// of the string entries.
+#[tokio::test]
+async fn non_string_entries_in_an_operator_bots_list_are_refused() {
+    let app = common::spawn_with(common::Spawn {
+        operator_token: Some("op-secret".into()),
+        ..common::Spawn::default()
+    })
+    .await;
+    app.player_with_bot("OpAlpha").await;
+    app.player_with_bot("OpBravo").await;
+    for bots in [
+        json!(["OpAlpha", 5, "OpBravo"]),
+        json!(["OpAlpha", null, "OpBravo"]),
+        json!([["OpAlpha"], "OpBravo"]),
+    ] {
+        let r = app
+            .post(
+                "/v1/operator/sets",
+                Some("op-secret"),
+                json!({"bots": bots, "stake": 10}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bots}: {:?}", r.body);
+        assert_eq!(r.code(), "bad_request");
+    }
+    assert_eq!(app.get("/v1/sets").await.body["sets"], json!([]));
+    let r = app
+        .post(
+            "/v1/operator/sets",
+            Some("op-secret"),
+            json!({"bots": ["OpAlpha", "OpBravo"], "stake": 10}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+}
