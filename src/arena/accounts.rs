@@ -142,12 +142,15 @@ impl Arena {
         let token = new_token("hxb_");
         let id = format!("bot_{}", ulid::Ulid::generate());
         let mut tx = self.store.begin_write().await?;
+        let taken = || {
+            ApiError::conflict("name_taken", format!("a bot named '{name}' exists"))
+                .with_details(json!({"field": "name"}))
+        };
         if acc::bot_by_ref(&mut tx, name).await?.is_some() {
-            return Err(
-                ApiError::conflict("name_taken", format!("a bot named '{name}' exists"))
-                    .with_details(json!({"field": "name"})),
-            );
+            return Err(taken());
         }
+        // On PostgreSQL two concurrent creations can both pass the check above; the unique
+        // name key then refuses the second insert, which is the same 409 (issue 10).
         acc::insert_bot(
             &mut tx,
             &id,
@@ -158,7 +161,11 @@ impl Arena {
             house,
             self.now_ms(),
         )
-        .await?;
+        .await
+        .map_err(|e| match &e {
+            sqlx::Error::Database(db) if db.is_unique_violation() => taken(),
+            _ => ApiError::from(e),
+        })?;
         let bot = acc::bot_by_ref(&mut tx, &id)
             .await?
             .ok_or_else(|| ApiError::internal("bot vanished"))?;
