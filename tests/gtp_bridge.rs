@@ -77,10 +77,66 @@ fn children(pid: u32) -> Vec<u32> {
     out
 }
 
+/// Starts `hexarena serve` on a port of its own choosing (no race with other tests for a free
+/// port) and returns it with its URL, read from its "listening on" line, once /healthz answers.
+async fn start_server(dir: &Path, client: &reqwest::Client) -> (Proc, String) {
+    let started = Instant::now();
+    let bin = env!("CARGO_BIN_EXE_hexarena");
+    let server = Proc::spawn(
+        "server",
+        dir,
+        Command::new(bin)
+            .args(["serve", "--bind", "127.0.0.1:0"])
+            .args([
+                "--database-url",
+                &format!("sqlite://{}/a.db", dir.display()),
+            ])
+            .args(["--house-bots", "false"])
+            .env_remove("ARENA_OPERATOR_TOKEN")
+            .env_remove("ARENA_STARTING_BALANCE")
+            .env_remove("ARENA_FEE_BPS")
+            .env("RUST_LOG", "warn"),
+    );
+    loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the server did not start"
+        );
+        let log = server.log();
+        let url = log
+            .lines()
+            .find_map(|l| l.split("listening on ").nth(1))
+            .map(|u| u.trim().to_string());
+        if let Some(url) = url {
+            let ok = client
+                .get(format!("{url}/healthz"))
+                .send()
+                .await
+                .is_ok_and(|r| r.status() == StatusCode::OK);
+            if ok {
+                return (server, url);
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 async fn get(client: &reqwest::Client, url: &str) -> Value {
     let r = client.get(url).send().await.expect("request sent");
+    let status = r.status();
+    let body: Value = r.json().await.unwrap_or(Value::Null);
+    assert_eq!(status, StatusCode::OK, "GET {url}: {body}");
+    body
+}
+
+/// The body of a GET, or `None` for a 404 (a game of a set not yet accepted).
+async fn get_if_there(client: &reqwest::Client, url: &str) -> Option<Value> {
+    let r = client.get(url).send().await.expect("request sent");
+    if r.status() == StatusCode::NOT_FOUND {
+        return None;
+    }
     assert_eq!(r.status(), StatusCode::OK, "GET {url}");
-    r.json().await.expect("json body")
+    Some(r.json().await.expect("json body"))
 }
 
 async fn post(client: &reqwest::Client, url: &str, token: Option<&str>, body: Value) -> Value {
@@ -97,40 +153,9 @@ async fn post(client: &reqwest::Client, url: &str, token: Option<&str>, body: Va
 async fn two_gtp_engines_play_a_staked_set_with_a_swap_and_an_engine_killed_mid_game() {
     let started = Instant::now();
     let dir = tempfile::tempdir().expect("temp dir");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port();
-    let url = format!("http://127.0.0.1:{port}");
     let bin = env!("CARGO_BIN_EXE_hexarena");
-    let _server = Proc::spawn(
-        "server",
-        dir.path(),
-        Command::new(bin)
-            .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-            .args([
-                "--database-url",
-                &format!("sqlite://{}/a.db", dir.path().display()),
-            ])
-            .args(["--house-bots", "false"])
-            .env_remove("ARENA_OPERATOR_TOKEN")
-            .env_remove("ARENA_STARTING_BALANCE")
-            .env_remove("ARENA_FEE_BPS")
-            .env("RUST_LOG", "warn"),
-    );
     let client = reqwest::Client::new();
-    loop {
-        let ok = client
-            .get(format!("{url}/healthz"))
-            .send()
-            .await
-            .is_ok_and(|r| r.status() == StatusCode::OK);
-        if ok {
-            break;
-        }
-        assert!(started.elapsed() < Duration::from_secs(30), "no /healthz");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let (_server, url) = start_server(dir.path(), &client).await;
     let mut tokens = Vec::new();
     for (owner, bot) in [("strong-owner", "GtpStrong"), ("random-owner", "GtpRandom")] {
         let p = post(
@@ -200,7 +225,12 @@ async fn two_gtp_engines_play_a_staked_set_with_a_swap_and_an_engine_killed_mid_
             started.elapsed() < Duration::from_secs(150),
             "game 2 never reached ply 2"
         );
-        let g2 = get(&client, &format!("{url}/v1/sets/{set_id}/games/2")).await;
+        // the games exist once the challenge is accepted
+        let Some(g2) = get_if_there(&client, &format!("{url}/v1/sets/{set_id}/games/2")).await
+        else {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            continue;
+        };
         assert_ne!(g2["status"], "finished", "game 2 ended before the kill");
         if g2["status"] == "active" && g2["ply"].as_i64().unwrap_or_default() >= 2 {
             let engines = children(strong.child.id());
@@ -298,34 +328,9 @@ async fn two_gtp_engines_play_a_staked_set_with_a_swap_and_an_engine_killed_mid_
 async fn a_bridge_whose_engine_refuses_the_board_size_declines_the_private_challenge() {
     let started = Instant::now();
     let dir = tempfile::tempdir().expect("temp dir");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port();
-    let url = format!("http://127.0.0.1:{port}");
     let bin = env!("CARGO_BIN_EXE_hexarena");
-    let _server = Proc::spawn(
-        "server",
-        dir.path(),
-        Command::new(bin)
-            .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-            .args([
-                "--database-url",
-                &format!("sqlite://{}/a.db", dir.path().display()),
-            ])
-            .args(["--house-bots", "false"])
-            .env("RUST_LOG", "warn"),
-    );
     let client = reqwest::Client::new();
-    while !client
-        .get(format!("{url}/healthz"))
-        .send()
-        .await
-        .is_ok_and(|r| r.status() == StatusCode::OK)
-    {
-        assert!(started.elapsed() < Duration::from_secs(30), "no /healthz");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let (_server, url) = start_server(dir.path(), &client).await;
     let mut tokens = Vec::new();
     for (owner, bot) in [("c-owner", "Challenger"), ("s-owner", "SmallBoards")] {
         let p = post(
