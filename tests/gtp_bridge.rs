@@ -208,7 +208,7 @@ async fn two_gtp_engines_play_a_staked_set_with_a_swap_and_an_engine_killed_mid_
             .env("RUST_LOG", "info"),
     );
 
-    // Find the set, wait for game 2 to be under way, then kill the strong bot's engine.
+    // Find the set, wait for the strong bot's first move of game 2, then kill its engine.
     let set_id = loop {
         assert!(
             started.elapsed() < Duration::from_secs(60),
@@ -223,7 +223,7 @@ async fn two_gtp_engines_play_a_staked_set_with_a_swap_and_an_engine_killed_mid_
     let killed = loop {
         assert!(
             started.elapsed() < Duration::from_secs(150),
-            "game 2 never reached ply 2"
+            "game 2 never reached ply 1"
         );
         // the games exist once the challenge is accepted
         let Some(g2) = get_if_there(&client, &format!("{url}/v1/sets/{set_id}/games/2")).await
@@ -232,7 +232,7 @@ async fn two_gtp_engines_play_a_staked_set_with_a_swap_and_an_engine_killed_mid_
             continue;
         };
         assert_ne!(g2["status"], "finished", "game 2 ended before the kill");
-        if g2["status"] == "active" && g2["ply"].as_i64().unwrap_or_default() >= 2 {
+        if g2["status"] == "active" && g2["ply"].as_i64().unwrap_or_default() >= 1 {
             let engines = children(strong.child.id());
             if !engines.is_empty() {
                 for pid in &engines {
@@ -247,7 +247,11 @@ async fn two_gtp_engines_play_a_staked_set_with_a_swap_and_an_engine_killed_mid_
         }
         tokio::time::sleep(Duration::from_millis(30)).await;
     };
-    assert_eq!(killed.len(), 1, "one engine per game: {killed:?}");
+    // one engine per game; game 1's may still be on its way out
+    assert!(
+        (1..=2).contains(&killed.len()),
+        "one engine per game: {killed:?}"
+    );
 
     let (mut s_exit, mut r_exit) = (None, None);
     while s_exit.is_none() || r_exit.is_none() {
