@@ -20,6 +20,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use crate::gtp::bridge::{Bridge, Choice};
+
 /// Options of `hexarena play`.
 #[derive(Debug, Clone, Args)]
 pub struct PlayArgs {
@@ -50,6 +52,16 @@ pub struct PlayArgs {
     /// Accept open challenges (and private ones addressed to this bot) as they appear.
     #[arg(long)]
     pub accept_open: bool,
+    /// Board size of the sets this client creates (--create, --practice); server default 11.
+    #[arg(long)]
+    pub size: Option<u8>,
+    /// Opening stones per seat of the sets this client creates; 0 allows the swap.
+    #[arg(long)]
+    pub random_stones: Option<u8>,
+    /// Let this Hex GTP engine choose the moves ("COMMAND ARGS", one engine process per game)
+    /// instead of --strategy. See the bridge's rules in agents.md.
+    #[arg(long, value_name = "COMMAND")]
+    pub gtp: Option<String>,
 }
 
 /// How the client chooses its moves.
@@ -450,14 +462,51 @@ struct Chooser {
     strategy: Strategy,
     /// Microseconds per playout of the strong search, measured.
     us_per_playout: Arc<Mutex<f64>>,
+    /// The GTP engines that choose instead of `strategy` (`--gtp`).
+    bridge: Option<Arc<Bridge>>,
 }
 
 impl Chooser {
-    fn new(strategy: Strategy) -> Chooser {
+    fn new(strategy: Strategy, bridge: Option<Arc<Bridge>>) -> Chooser {
         Chooser {
             strategy,
             us_per_playout: Arc::new(Mutex::new(100.0)),
+            bridge,
         }
+    }
+
+    /// What to do for the bot on move: a move, or (only with a GTP engine) a resignation.
+    async fn decide(&self, state: &Value) -> Option<Choice> {
+        let Some(bridge) = &self.bridge else {
+            return self.choose(state).await.map(Choice::Move);
+        };
+        let pos = match position_of_state(state) {
+            Ok(p) => p,
+            Err(e) => return Some(Choice::Resign(format!("cannot rebuild the position: {e}"))),
+        };
+        let opening: Vec<Cell> = state["opening"]
+            .as_array()
+            .map(|a| a.iter().filter_map(cell_of).collect())
+            .unwrap_or_default();
+        let moves: Vec<Move> = state["moves"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|m| {
+                        if m["swap"] == true {
+                            Some(Move::Swap)
+                        } else {
+                            cell_of(&m["cell"]).map(Move::Place)
+                        }
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Some(
+            bridge
+                .choose(state, &pos, &opening, &moves, time_left_ms(state))
+                .await,
+        )
     }
 
     /// A move for the bot on move (never None while the state is active and consistent).
@@ -528,15 +577,24 @@ async fn play_turns(api: Api, chooser: Chooser, me: String, mut state: Value) ->
     loop {
         done.ply = int_of(&state, "ply");
         let t0 = Instant::now();
-        let mv = if fallback {
+        let choice = if fallback {
             let legal = state["legal_moves"].as_array().cloned().unwrap_or_default();
             legal
                 .get(rand::random_range(0..legal.len().max(1)))
                 .cloned()
+                .map(Choice::Move)
         } else {
-            chooser.choose(&state).await
+            chooser.decide(&state).await
         };
-        let Some(mv) = mv else { return done };
+        let mv = match choice {
+            None => return done,
+            Some(Choice::Move(mv)) => mv,
+            Some(Choice::Resign(why)) => {
+                resign(&api, &key, &why).await;
+                done.over = true;
+                return done;
+            }
+        };
         let think = t0.elapsed();
         let ply = done.ply + 1;
         let path = format!("/v1/sets/{}/games/{}/moves?ply={ply}", key.0, key.1);
@@ -643,6 +701,26 @@ async fn play_turns(api: Api, chooser: Chooser, me: String, mut state: Value) ->
                 }
             }
         }
+    }
+}
+
+/// Resigns a game (the GTP engine failed or resigned); a retry after a lost answer is safe.
+async fn resign(api: &Api, key: &GameKey, why: &str) {
+    tracing::warn!("{} g{}: resigning: {why}", key.0, key.1);
+    let path = format!("/v1/sets/{}/games/{}/resign", key.0, key.1);
+    let r = api
+        .call_retrying(
+            Method::POST,
+            &path,
+            Some(&json!({})),
+            Duration::from_secs(15),
+            Instant::now() + Duration::from_secs(20),
+        )
+        .await;
+    match r {
+        Ok(_) => {}
+        Err(e) if e.code() == "game_over" => {}
+        Err(e) => tracing::warn!("{} g{}: resign: {e}", key.0, key.1),
     }
 }
 
@@ -827,6 +905,9 @@ impl Player {
                     "your_turn" => self.on_turn(data["state"].clone()),
                     "game_finished" => {
                         let s = &data["state"];
+                        if let Some(b) = &self.chooser.bridge {
+                            b.forget(&game_key(s));
+                        }
                         let g = self.games.entry(game_key(s)).or_default();
                         g.over = true;
                         g.pending = None;
@@ -907,6 +988,11 @@ impl Player {
         if let Some(e) = done.fatal {
             anyhow::bail!("{e}");
         }
+        if done.over
+            && let Some(b) = &self.chooser.bridge
+        {
+            b.forget(&done.key);
+        }
         let g = self.games.entry(done.key).or_default();
         g.running = false;
         let answered = g.answered.map_or(done.ply, |a| a.max(done.ply));
@@ -930,6 +1016,9 @@ impl Player {
         }
         self.tracked.remove(&id);
         self.games.retain(|k, _| k.0 != id);
+        if let Some(b) = &self.chooser.bridge {
+            b.forget_set(&id);
+        }
         tracing::info!(
             "{id} set finished: {}  points {}  {}  [{}/{}]",
             str_of(set, "result"),
@@ -962,6 +1051,32 @@ impl Player {
             return Ok(());
         }
         self.skipped.insert(id.clone());
+        let size = u8::try_from(int_of(&set["options"], "size")).unwrap_or(11);
+        if let Some(b) = &self.chooser.bridge
+            && !b.supports(size).await
+        {
+            if str_of(set, "opponent") == self.me {
+                let r = self
+                    .api
+                    .call_retrying(
+                        Method::POST,
+                        &format!("/v1/sets/{id}/decline"),
+                        Some(&json!({})),
+                        Duration::from_secs(15),
+                        Instant::now() + Duration::from_secs(20),
+                    )
+                    .await;
+                match r {
+                    Ok(_) => {
+                        tracing::info!("{id} declined: the engine refuses a {size}x{size} board")
+                    }
+                    Err(e) => tracing::warn!("decline {id}: {e}"),
+                }
+            } else {
+                tracing::info!("{id} skipped: the engine refuses a {size}x{size} board");
+            }
+            return Ok(());
+        }
         match self
             .api
             .call(
@@ -988,8 +1103,23 @@ impl Player {
 
     /// Creates the `--create` challenge once, and a practice set whenever none is running.
     async fn start_sets(&mut self) -> anyhow::Result<()> {
+        let mut options = json!({});
+        if let Some(s) = self.args.size {
+            options["size"] = json!(s);
+        }
+        if let Some(k) = self.args.random_stones {
+            options["random_stones"] = json!(k);
+        }
+        if (self.args.create && !self.created || self.args.practice.is_some())
+            && let Some(b) = &self.chooser.bridge
+        {
+            let size = self.args.size.unwrap_or(11);
+            if !b.supports(size).await {
+                anyhow::bail!("the GTP engine refuses boardsize {size}: choose --size");
+            }
+        }
         if self.args.create && !self.created {
-            let mut body = json!({"game": "hex"});
+            let mut body = json!({"game": "hex", "options": options});
             if let Some(s) = self.args.stake {
                 body["stake"] = json!(s);
             }
@@ -1024,7 +1154,7 @@ impl Player {
                 .call(
                     Method::POST,
                     "/v1/practice",
-                    Some(&json!({"opponent": opponent})),
+                    Some(&json!({"opponent": opponent, "options": options})),
                     Duration::from_secs(15),
                 )
                 .await
@@ -1111,9 +1241,12 @@ pub async fn play(args: PlayArgs) -> anyhow::Result<()> {
         .1;
     let name = str_of(&me, "name").to_string();
     tracing::info!(
-        "playing as {name} (rating {}), strategy {:?}, target {} set(s)",
+        "playing as {name} (rating {}), {}, target {} set(s)",
         me["rating"],
-        args.strategy,
+        match &args.gtp {
+            Some(cmd) => format!("GTP engine `{cmd}`"),
+            None => format!("strategy {:?}", args.strategy),
+        },
         if args.sets == 0 {
             "unlimited".to_string()
         } else {
@@ -1123,8 +1256,12 @@ pub async fn play(args: PlayArgs) -> anyhow::Result<()> {
     let (feed_tx, mut feed_rx) = mpsc::channel(256);
     let feeder = tokio::spawn(feed(api.clone(), feed_tx));
     let (done_tx, mut done_rx) = mpsc::channel(64);
+    let bridge = match &args.gtp {
+        Some(cmd) => Some(Arc::new(Bridge::new(cmd)?)),
+        None => None,
+    };
     let mut p = Player {
-        chooser: Chooser::new(args.strategy),
+        chooser: Chooser::new(args.strategy, bridge),
         api,
         args,
         me: name,

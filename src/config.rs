@@ -37,6 +37,8 @@ pub enum Command {
         #[arg(long, default_value_t = 4)]
         stones: u8,
     },
+    /// Serve the house strategies as a GTP engine on stdin/stdout (for HexGui, twogtp, ...).
+    Gtp(crate::gtp::GtpArgs),
     /// Play as a bot over HTTP (event stream, long-poll fallback) until N sets have finished.
     Play(crate::client::PlayArgs),
     /// Load a running arena: N concurrent sets of random moves, then state GETs and /healthz;

@@ -12,6 +12,7 @@ pub mod cli;
 pub mod client;
 pub mod config;
 pub mod error;
+pub mod gtp;
 pub mod metrics;
 pub mod store;
 pub mod web;
@@ -72,6 +73,8 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
             .app_data(state.clone())
             .app_data(api::query_config())
             .app_data(api::path_config())
+            // Innermost first: metrics count the status conformance settles on.
+            .wrap(actix_web::middleware::from_fn(api::conformance::middleware))
             .wrap(actix_web::middleware::from_fn(api::metrics::track))
             .wrap(tracing_actix_web::TracingLogger::default())
             .configure(api::configure)

@@ -26,6 +26,7 @@ async fn main() -> std::process::ExitCode {
         Some(Command::Opening { seed, size, stones }) => {
             hexarena::cli::opening(&seed, size, stones)
         }
+        Some(Command::Gtp(args)) => hexarena::gtp::serve(&args),
         Some(Command::Play(args)) => hexarena::client::play(args).await,
         Some(Command::Bench(args)) => hexarena::bench::command(args).await,
     };

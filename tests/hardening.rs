@@ -134,3 +134,322 @@ async fn a_body_that_stalls_is_cut_off_with_a_timeout_error() {
     assert!(answer.contains("\"request_timeout\""), "{answer}");
     assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
 }
+
+/// Issue 10 / SPEC 14: an accept retried by the bot whose accept already took effect (the
+/// first answer lost) answers 200 with the set and escrows nothing more.
+#[tokio::test]
+async fn a_retried_accept_by_the_acceptor_is_the_same_success_and_changes_nothing() {
+    let app = spawn_app().await;
+    let (_, alpha_owner, alpha) = app.player_with_bot("RetryAlpha").await;
+    let (_, bravo_owner, bravo) = app.player_with_bot("RetryBravo").await;
+    let set = app.start_set(&alpha, &bravo, json!({"stake": 30})).await;
+    let before = (
+        app.balance(&alpha_owner).await,
+        app.balance(&bravo_owner).await,
+    );
+    assert_eq!(before, (970, 970));
+    let first = app.get(&format!("/v1/sets/{set}")).await.body;
+    let r = app
+        .post(&format!("/v1/sets/{set}/accept"), Some(&bravo), json!({}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(r.body["id"], set.as_str());
+    assert_eq!(r.body["status"], "active");
+    assert_eq!(r.body["acceptor"], "RetryBravo");
+    assert_eq!(r.body, first, "the set as it is");
+    assert_eq!(
+        (
+            app.balance(&alpha_owner).await,
+            app.balance(&bravo_owner).await
+        ),
+        before
+    );
+    // Anyone else still gets set_not_open, the creator included.
+    let (_, _, charlie) = app.player_with_bot("RetryCharlie").await;
+    for token in [&charlie, &alpha] {
+        let r = app
+            .post(&format!("/v1/sets/{set}/accept"), Some(token), json!({}))
+            .await;
+        assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
+        assert_eq!(r.code(), "set_not_open");
+    }
+}
+
+/// Issue 10 / SPEC 14: cancel and decline repeated by the caller whose call closed the set
+/// answer 200 with the closed set; the other closing call stays a conflict.
+#[tokio::test]
+async fn a_retried_cancel_or_decline_is_the_same_success() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("CloseAlpha").await;
+    let (_, _, bravo) = app.player_with_bot("CloseBravo").await;
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let r = app
+            .post(
+                "/v1/sets",
+                Some(&alpha),
+                json!({"game": "hex", "opponent": "CloseBravo"}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+        ids.push(r.body["id"].as_str().expect("id").to_string());
+    }
+    for (id, verb, token, status) in [
+        (&ids[0], "cancel", &alpha, "cancelled"),
+        (&ids[1], "decline", &bravo, "declined"),
+    ] {
+        let path = format!("/v1/sets/{id}/{verb}");
+        let first = app.post(&path, Some(token), json!({})).await;
+        assert_eq!(first.status, StatusCode::OK, "{:?}", first.body);
+        assert_eq!(first.body["status"], status);
+        let again = app.post(&path, Some(token), json!({})).await;
+        assert_eq!(
+            again.status,
+            StatusCode::OK,
+            "{verb} retried: {:?}",
+            again.body
+        );
+        assert_eq!(again.body, first.body, "{verb} retried");
+    }
+    // The other way of closing is not a retry: it stays a conflict.
+    let r = app
+        .post(
+            &format!("/v1/sets/{}/decline", ids[0]),
+            Some(&bravo),
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
+    assert_eq!(r.code(), "set_not_open");
+    let r = app
+        .post(
+            &format!("/v1/sets/{}/cancel", ids[1]),
+            Some(&alpha),
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
+    assert_eq!(r.code(), "set_not_open");
+}
+
+/// Issue 10 / SPEC 14: a resignation retried by the seat that resigned (its first answer lost)
+/// answers 200 with the finished state, not 409 `game_over`. Needs `arena::play::resign` to
+/// recognise the retry (the lead is rewriting play.rs): un-ignore it then.
+#[tokio::test]
+#[ignore = "needs the resign retry in src/arena/play.rs (issue 10, for the lead)"]
+async fn a_retried_resignation_by_the_resigning_seat_is_the_same_success() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("ResignAlpha").await;
+    let (_, _, bravo) = app.player_with_bot("ResignBravo").await;
+    let set = app.start_set(&alpha, &bravo, json!({})).await;
+    let path = format!("/v1/sets/{set}/games/1/resign");
+    // game 1 seats the acceptor (bravo) as seat 1
+    let first = app.post(&path, Some(&bravo), json!({})).await;
+    assert_eq!(first.status, StatusCode::OK, "{:?}", first.body);
+    assert_eq!(first.body["result"]["reason"], "resignation");
+    assert_eq!(first.body["result"]["winner_bot"], "ResignAlpha");
+    let again = app.post(&path, Some(&bravo), json!({})).await;
+    assert_eq!(again.status, StatusCode::OK, "{:?}", again.body);
+    assert_eq!(again.body["status"], "finished");
+    assert_eq!(again.body["result"], first.body["result"]);
+    // The winner resigning a game it already won is no retry: still game_over.
+    let r = app.post(&path, Some(&alpha), json!({})).await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
+    assert_eq!(r.code(), "game_over");
+}
+
+/// Issue 10: HEAD wherever GET works (same status and headers, no body), also on an event
+/// stream, which answers at once instead of streaming.
+#[tokio::test]
+async fn head_works_wherever_get_does() {
+    let app = spawn_app().await;
+    let (_, player, alpha) = app.player_with_bot("HeadAlpha").await;
+    let (_, _, bravo) = app.player_with_bot("HeadBravo").await;
+    let set = app.start_set(&alpha, &bravo, json!({})).await;
+    for (path, token) in [
+        ("/healthz".to_string(), None),
+        ("/v1/games/hex".to_string(), None),
+        ("/v1/sets".to_string(), None),
+        (format!("/v1/sets/{set}"), None),
+        (format!("/v1/sets/{set}/games/1"), None),
+        (format!("/v1/sets/{set}/games/1/sgf"), None),
+        ("/v1/players/me".to_string(), Some(player.as_str())),
+        ("/v1/bots/me".to_string(), Some(alpha.as_str())),
+        ("/".to_string(), None),
+    ] {
+        let send = |method: reqwest::Method| {
+            let mut rb = app.http.request(method, format!("{}{path}", app.url));
+            if let Some(t) = token {
+                rb = rb.bearer_auth(t);
+            }
+            rb.send()
+        };
+        let get = send(reqwest::Method::GET).await.expect("GET");
+        let head = send(reqwest::Method::HEAD).await.expect("HEAD");
+        assert_eq!(head.status(), get.status(), "{path}");
+        assert_eq!(head.status(), StatusCode::OK, "{path}");
+        assert_eq!(
+            head.headers().get("content-type"),
+            get.headers().get("content-type"),
+            "{path}"
+        );
+        let get_len = get.bytes().await.expect("GET body").len();
+        assert_eq!(
+            head.headers()
+                .get("content-length")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse::<usize>().ok()),
+            Some(get_len),
+            "{path}"
+        );
+        assert!(head.bytes().await.expect("HEAD body").is_empty(), "{path}");
+    }
+    let t0 = Instant::now();
+    let r = app
+        .http
+        .head(format!("{}/v1/sets/{set}/games/1/events", app.url))
+        .timeout(Duration::from_secs(5))
+        .send()
+        .await
+        .expect("HEAD on a stream answers");
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(
+        r.headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream")),
+        "{:?}",
+        r.headers()
+    );
+    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
+}
+
+/// Issue 10: an unknown method on a known path is 405 with `Allow` and the JSON envelope; an
+/// unknown path stays 404.
+#[tokio::test]
+async fn an_unknown_method_on_a_known_path_is_405_with_allow() {
+    let app = spawn_app().await;
+    for (method, path, allow) in [
+        (reqwest::Method::DELETE, "/v1/games/hex", "GET, HEAD"),
+        (reqwest::Method::PUT, "/v1/sets", "POST, GET, HEAD"),
+        (reqwest::Method::POST, "/healthz", "GET, HEAD"),
+        (reqwest::Method::GET, "/v1/sets/set_X/accept", "POST"),
+        (
+            reqwest::Method::PATCH,
+            "/v1/sets/set_X/games/1/moves",
+            "POST",
+        ),
+    ] {
+        let r = app
+            .http
+            .request(method.clone(), format!("{}{path}", app.url))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(
+            r.status(),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "{method} {path}"
+        );
+        assert_eq!(
+            r.headers().get("allow").and_then(|v| v.to_str().ok()),
+            Some(allow),
+            "{method} {path}"
+        );
+        let body: serde_json::Value = r.json().await.expect("json envelope");
+        assert_eq!(body["error"]["code"], "method_not_allowed");
+    }
+    let r = app
+        .http
+        .delete(format!("{}/v1/no/such/thing", app.url))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    let body: serde_json::Value = r.json().await.expect("json envelope");
+    assert_eq!(body["error"]["code"], "not_found");
+}
+
+/// Issue 10: a name made only of characters that render as nothing is refused like a blank one.
+#[tokio::test]
+async fn names_made_only_of_invisible_characters_are_refused() {
+    let app = spawn_app().await;
+    for name in [
+        "\u{3164}",
+        "\u{2800}\u{2800}",
+        "\u{00AD}",
+        "\u{115F}\u{1160}",
+        "\u{FE0F}",
+        "\u{E0041}\u{E0042}",
+        "\u{3000}",
+    ] {
+        let r = app.post("/v1/players", None, json!({"name": name})).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "name {name:?}");
+        assert_eq!(r.body["error"]["details"]["field"], "name");
+    }
+    // A visible character next to them is a name.
+    let r = app
+        .post("/v1/players", None, json!({"name": "\u{3164}x"}))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+}
+
+/// Issue 10: requests refused for their content are not counted by the rate limiter.
+#[tokio::test]
+async fn refused_registrations_do_not_use_up_the_rate_limit() {
+    let app = common::spawn_with(common::Spawn {
+        register_per_min: 2,
+        ..common::Spawn::default()
+    })
+    .await;
+    for _ in 0..5 {
+        let r = app.post("/v1/players", None, json!({"name": "   "})).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
+    }
+    for name in ["one", "two"] {
+        let r = app.post("/v1/players", None, json!({"name": name})).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{name}: {:?}", r.body);
+    }
+    let r = app
+        .post("/v1/players", None, json!({"name": "three"}))
+        .await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{:?}", r.body);
+    assert_eq!(r.code(), "rate_limited");
+}
+
+/// Issue 10: an operator pairing whose `bots` list holds a non-string is a 400, not a pairing
+/// of the string entries.
+#[tokio::test]
+async fn non_string_entries_in_an_operator_bots_list_are_refused() {
+    let app = common::spawn_with(common::Spawn {
+        operator_token: Some("op-secret".into()),
+        ..common::Spawn::default()
+    })
+    .await;
+    app.player_with_bot("OpAlpha").await;
+    app.player_with_bot("OpBravo").await;
+    for bots in [
+        json!(["OpAlpha", 5, "OpBravo"]),
+        json!(["OpAlpha", null, "OpBravo"]),
+        json!([["OpAlpha"], "OpBravo"]),
+    ] {
+        let r = app
+            .post(
+                "/v1/operator/sets",
+                Some("op-secret"),
+                json!({"bots": bots, "stake": 10}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bots}: {:?}", r.body);
+        assert_eq!(r.code(), "bad_request");
+    }
+    assert_eq!(app.get("/v1/sets").await.body["sets"], json!([]));
+    let r = app
+        .post(
+            "/v1/operator/sets",
+            Some("op-secret"),
+            json!({"bots": ["OpAlpha", "OpBravo"], "stake": 10}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+}

@@ -202,3 +202,49 @@ async fn instances_starting_together_after_an_outage_credit_the_downtime_once() 
         assert_eq!(s["clock"]["deadline"], json!(rfc3339(T0 + 90_000)));
     }
 }
+
+/// Issue 10: concurrent creations of one bot name on PostgreSQL (two instances, one database)
+/// give one 201 and 409 `name_taken` for the others, never a 500.
+#[tokio::test]
+async fn concurrent_creations_of_one_bot_name_are_one_success_and_conflicts() {
+    let (one, two) = two_instances().await;
+    let mut owners = Vec::new();
+    for i in 0..8 {
+        let app = if i % 2 == 0 { &one } else { &two };
+        owners.push(app.player(&format!("racer{i}")).await.1);
+    }
+    for round in 0..3 {
+        let name = format!("Racer{round}");
+        let calls = owners.iter().enumerate().map(|(i, token)| {
+            let app = if i % 2 == 0 { &one } else { &two };
+            // vary the case: names are unique case-insensitively
+            let name = if i % 3 == 0 {
+                name.to_lowercase()
+            } else {
+                name.clone()
+            };
+            async move {
+                app.post("/v1/bots", Some(token), json!({"name": name}))
+                    .await
+            }
+        });
+        let answers = futures_util::future::join_all(calls).await;
+        let created = answers
+            .iter()
+            .filter(|r| r.status == StatusCode::CREATED)
+            .count();
+        assert_eq!(
+            created,
+            1,
+            "round {round}: {:?}",
+            answers
+                .iter()
+                .map(|r| (r.status, r.body.clone()))
+                .collect::<Vec<_>>()
+        );
+        for r in answers.iter().filter(|r| r.status != StatusCode::CREATED) {
+            assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
+            assert_eq!(r.code(), "name_taken");
+        }
+    }
+}

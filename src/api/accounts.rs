@@ -34,6 +34,8 @@ async fn create_player(
     let ip = req
         .peer_addr()
         .map_or_else(|| "unknown".to_string(), |a| a.ip().to_string());
+    // Validate first: a refused request must not use up the client's registrations.
+    crate::arena::accounts::check_player_name(name)?;
     st.limits.check_register(&ip)?;
     let (p, token) = st.arena.register_player(name, false).await?;
     Ok(HttpResponse::Created()
@@ -92,6 +94,7 @@ async fn create_bot(
     let name =
         opt_str(&body, "name")?.ok_or_else(|| ApiError::bad_request("'name' is required"))?;
     let max_stake = opt_i64(&body, "max_stake")?;
+    crate::arena::accounts::check_new_bot(name, max_stake)?;
     st.limits.check_create_bot(&p.id)?;
     let (b, token) = st.arena.create_bot(&p, name, max_stake, false).await?;
     Ok(HttpResponse::Created().json(json!({

@@ -2,6 +2,7 @@
 //! call the arena; every refusal is an [`ApiError`].
 
 pub mod accounts;
+pub mod conformance;
 pub mod contract;
 pub mod games;
 pub mod metrics;
@@ -48,13 +49,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     crate::web::configure(cfg);
 }
 
-/// JSON 404 for unknown routes.
+/// JSON 404 for unknown routes, 405 with `Allow` for an unknown method on a known path.
 pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    Err(ApiError::not_found(format!(
-        "no route {} {}",
-        req.method(),
-        req.path()
-    )))
+    Err(conformance::no_route(&req))
 }
 
 fn bearer(req: &HttpRequest) -> Result<String, ApiError> {

@@ -165,10 +165,11 @@ async fn create_pairing(
     JsonBody(body): JsonBody,
 ) -> ApiResult<HttpResponse> {
     only_fields(&body, &["bots", "options", "clock", "stake"])?;
+    // Every entry must be a string: a number or null is refused, not dropped.
     let names: Vec<&str> = body
         .get("bots")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .and_then(|a| a.iter().map(Value::as_str).collect::<Option<Vec<&str>>>())
         .unwrap_or_default();
     let [a, b] = names.as_slice() else {
         return Err(ApiError::bad_request(

@@ -46,25 +46,63 @@ pub fn valid_bot_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// Player names: 1..=40 characters, not all blank, without control characters or the invisible
-/// formatting ones (zero-width, bidirectional overrides) that could disguise a name.
+/// Player names: 1..=40 characters, without control characters or the invisible formatting ones
+/// (zero-width, bidirectional overrides) that could disguise a name, and with at least one
+/// character that shows: not all blank, and not only fillers that render as nothing (soft
+/// hyphen, Hangul fillers, the blank Braille pattern, variation selectors, tags ...).
 pub fn valid_player_name(name: &str) -> bool {
     let invisible = |c: char| matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}');
     let n = name.chars().count();
     (1..=40).contains(&n)
-        && !name.trim().is_empty()
+        && name.chars().any(shows)
         && name.chars().all(|c| !c.is_control() && !invisible(c))
+}
+
+/// Whether a character renders as something: not whitespace and not a default-ignorable or
+/// blank-looking code point.
+fn shows(c: char) -> bool {
+    !c.is_whitespace()
+        && !matches!(c,
+            '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}'
+            | '\u{17B5}' | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{2800}' | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}' | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
+}
+
+/// Checks a player name before anything is counted or stored. Errors: 400 naming the field.
+pub fn check_player_name(name: &str) -> ApiResult<()> {
+    if valid_player_name(name) {
+        Ok(())
+    } else {
+        Err(
+            ApiError::bad_request("name must be 1 to 40 visible characters, not all blank")
+                .with_details(json!({"field": "name"})),
+        )
+    }
+}
+
+/// Checks a new bot's name and `max_stake` before anything is counted or stored; returns the
+/// `max_stake` to use. Errors: 400 naming the field.
+pub fn check_new_bot(name: &str, max_stake: Option<i64>) -> ApiResult<i64> {
+    if !valid_bot_name(name) {
+        return Err(
+            ApiError::bad_request("bot name must be 3 to 24 of A-Z a-z 0-9 _ -")
+                .with_details(json!({"field": "name"})),
+        );
+    }
+    let max_stake = max_stake.unwrap_or(DEFAULT_MAX_STAKE);
+    if !(0..=MAX_STAKE).contains(&max_stake) {
+        return Err(ApiError::bad_request("max_stake must be 0 to 1000")
+            .with_details(json!({"field": "max_stake", "min": 0, "max": MAX_STAKE})));
+    }
+    Ok(max_stake)
 }
 
 impl Arena {
     /// Registers a player and grants the starting balance. Returns (player, token).
     pub async fn register_player(&self, name: &str, house: bool) -> ApiResult<(PlayerRow, String)> {
-        if !valid_player_name(name) {
-            return Err(ApiError::bad_request(
-                "name must be 1 to 40 visible characters, not all blank",
-            )
-            .with_details(json!({"field": "name"})));
-        }
+        check_player_name(name)?;
         let token = new_token("hxp_");
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
@@ -100,26 +138,19 @@ impl Arena {
         max_stake: Option<i64>,
         house: bool,
     ) -> ApiResult<(BotRow, String)> {
-        if !valid_bot_name(name) {
-            return Err(
-                ApiError::bad_request("bot name must be 3 to 24 of A-Z a-z 0-9 _ -")
-                    .with_details(json!({"field": "name"})),
-            );
-        }
-        let max_stake = max_stake.unwrap_or(DEFAULT_MAX_STAKE);
-        if !(0..=MAX_STAKE).contains(&max_stake) {
-            return Err(ApiError::bad_request("max_stake must be 0 to 1000")
-                .with_details(json!({"field": "max_stake", "min": 0, "max": MAX_STAKE})));
-        }
+        let max_stake = check_new_bot(name, max_stake)?;
         let token = new_token("hxb_");
         let id = format!("bot_{}", ulid::Ulid::generate());
         let mut tx = self.store.begin_write().await?;
+        let taken = || {
+            ApiError::conflict("name_taken", format!("a bot named '{name}' exists"))
+                .with_details(json!({"field": "name"}))
+        };
         if acc::bot_by_ref(&mut tx, name).await?.is_some() {
-            return Err(
-                ApiError::conflict("name_taken", format!("a bot named '{name}' exists"))
-                    .with_details(json!({"field": "name"})),
-            );
+            return Err(taken());
         }
+        // On PostgreSQL two concurrent creations can both pass the check above; the unique
+        // name key then refuses the second insert, which is the same 409 (issue 10).
         acc::insert_bot(
             &mut tx,
             &id,
@@ -130,7 +161,11 @@ impl Arena {
             house,
             self.now_ms(),
         )
-        .await?;
+        .await
+        .map_err(|e| match &e {
+            sqlx::Error::Database(db) if db.is_unique_violation() => taken(),
+            _ => ApiError::from(e),
+        })?;
         let bot = acc::bot_by_ref(&mut tx, &id)
             .await?
             .ok_or_else(|| ApiError::internal("bot vanished"))?;

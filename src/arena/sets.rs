@@ -169,9 +169,10 @@ impl Arena {
         Ok(view)
     }
 
-    /// Accepts an open set: escrow, opening, game 1 starts. Errors: 404, 403 `forbidden` (own set,
-    /// private to another bot, over max_stake), `same_owner`, `suspended`, 409 `set_not_open`,
-    /// `insufficient_balance`.
+    /// Accepts an open set: escrow, opening, game 1 starts. A retry by the bot that already
+    /// accepted answers the set as it is now and changes nothing. Errors: 404, 403 `forbidden`
+    /// (own set, private to another bot, over max_stake), `same_owner`, `suspended`, 409
+    /// `set_not_open`, `insufficient_balance`.
     pub async fn accept_set(&self, bot: &BotRow, set_id: &str) -> ApiResult<Value> {
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
@@ -179,6 +180,13 @@ impl Arena {
             .await?
             .ok_or_else(|| ApiError::not_found(format!("no set '{set_id}'")))?;
         if set.status != "open" {
+            // A retry by the bot whose accept already took effect (its answer may have been
+            // lost): the same success, the set as it is now (SPEC 14, retries).
+            if set.acceptor_id.as_deref() == Some(bot.id.as_str()) {
+                let view = self.set_view(&mut tx, &set).await?;
+                tx.commit().await?;
+                return Ok(view);
+            }
             return Err(not_open(&set));
         }
         if set.creator_id == bot.id {
@@ -309,7 +317,8 @@ impl Arena {
         Ok(view)
     }
 
-    /// Cancels (creator) or declines (named opponent) an open set.
+    /// Cancels (creator) or declines (named opponent) an open set. Repeating the call that
+    /// closed the set answers the closed set again and changes nothing.
     pub async fn close_set(&self, bot: &BotRow, set_id: &str, decline: bool) -> ApiResult<Value> {
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
@@ -328,10 +337,17 @@ impl Arena {
                 "only the creator may cancel a set"
             }));
         }
+        let status = if decline { "declined" } else { "cancelled" };
+        if set.status == status {
+            // A retry of a cancel or decline that already took effect (only its caller gets
+            // here): the same success, the closed set (SPEC 14, retries).
+            let view = self.set_view(&mut tx, &set).await?;
+            tx.commit().await?;
+            return Ok(view);
+        }
         if set.status != "open" {
             return Err(not_open(&set));
         }
-        let status = if decline { "declined" } else { "cancelled" };
         if sets::close_open(&mut tx, set_id, status, now).await? != 1 {
             return Err(not_open(&set));
         }

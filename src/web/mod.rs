@@ -5,7 +5,8 @@ use actix_web::{HttpResponse, web};
 const INDEX_HTML: &str = include_str!("index.html");
 const SET_HTML: &str = include_str!("set.html");
 /// The API description, served as it is in the repository.
-const OPENAPI_YAML: &str = include_str!("../../openapi.yaml");
+/// The API description served at `/openapi.yaml` (also the source of `Allow` headers).
+pub(crate) const OPENAPI_YAML: &str = include_str!("../../openapi.yaml");
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/openapi.yaml", web::get().to(openapi))

@@ -27,6 +27,7 @@ mod opening;
 mod playout;
 mod position;
 mod rules;
+pub mod sgf;
 
 pub use bots::{
     STRONG_BUDGET, playout_winner, random_move, random_playout, strong_budget_for, strong_move,
@@ -37,6 +38,7 @@ pub use notation::{cell_name, parse_cell_name};
 pub use opening::{opening, parse_seed_hex};
 pub use position::Position;
 pub use rules::{Axis, Move, Outcome, Seat};
+pub use sgf::Color;
 
 /// Largest board side the engine accepts (the HTTP API allows 9..=19); smallest is 1.
 pub const MAX_SIZE: u8 = 26;

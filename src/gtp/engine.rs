@@ -1,0 +1,562 @@
+//! `hexarena gtp`: the house strategies as a GTP (Go Text Protocol, Hex dialect) engine, so
+//! HexGui, twogtp and `hexarena play --gtp` can play them (issue 10).
+//!
+//! Hex GTP conventions (as in benzene and HexGui): colours `b`/`w` (also `black`/`white`);
+//! Black connects top and bottom and moves first; cells are `a1` names with row 1 on top; the
+//! swap is `swap-pieces` (`swap` is read too): the stone stays, the players exchange colours,
+//! and the same colour (White) moves again. `play` must be for the colour on move; `genmove`
+//! for a finished game answers `resign`.
+//!
+//! Input is untrusted: every line gets an answer (`= ...` or `? ...`, with the command's id if
+//! it had one), nothing panics, lines longer than [`MAX_LINE_BYTES`] are refused.
+
+use std::io::{BufRead, Read, Write};
+
+use hex::{Cell, Color, Move, Position, Seat};
+use rand_core::SeedableRng;
+use rand_pcg::Pcg64;
+
+/// Longest command line read, in bytes; longer lines are answered `? line too long`.
+pub const MAX_LINE_BYTES: usize = 4096;
+
+/// How `genmove` chooses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Strategy {
+    /// A uniformly random empty cell (the house bot `house-random`).
+    Random,
+    /// Monte Carlo tree search with RAVE (the house bot `house-bridge`).
+    Strong,
+}
+
+impl Strategy {
+    fn name(self) -> &'static str {
+        match self {
+            Strategy::Random => "random",
+            Strategy::Strong => "strong",
+        }
+    }
+}
+
+/// Every command this engine knows, in `list_commands` order.
+pub const COMMANDS: [&str; 17] = [
+    "protocol_version",
+    "name",
+    "version",
+    "known_command",
+    "list_commands",
+    "boardsize",
+    "clear_board",
+    "play",
+    "genmove",
+    "undo",
+    "showboard",
+    "time_left",
+    "final_score",
+    "param",
+    "param_strategy",
+    "param_budget",
+    "quit",
+];
+
+/// The engine's state: the game so far (replayed from the move list on `undo`), the strategy
+/// and its budget, the clocks the controller told us.
+pub struct Engine {
+    size: u8,
+    moves: Vec<Move>,
+    pos: Position,
+    strategy: Strategy,
+    /// Playouts per move of the strong strategy; `None` = [`hex::strong_budget_for`] the size.
+    budget_playouts: Option<u32>,
+    rng: Pcg64,
+    /// Seconds left per colour (Black, White) as told by `time_left`.
+    time_left_s: [Option<f64>; 2],
+}
+
+/// One answer: the text after `=`/`?`, whether it is a success, and whether to stop.
+struct Reply {
+    ok: bool,
+    text: String,
+    quit: bool,
+}
+
+fn ok(text: impl Into<String>) -> Reply {
+    Reply {
+        ok: true,
+        text: text.into(),
+        quit: false,
+    }
+}
+
+fn err(text: impl Into<String>) -> Reply {
+    Reply {
+        ok: false,
+        text: text.into(),
+        quit: false,
+    }
+}
+
+fn color_index(c: Color) -> usize {
+    match c {
+        Color::Black => 0,
+        Color::White => 1,
+    }
+}
+
+impl Engine {
+    /// A new engine on an empty 11x11 board. `seed` makes `genmove` reproducible.
+    pub fn new(strategy: Strategy, budget_playouts: Option<u32>, seed: u64) -> Engine {
+        let size = 11;
+        Engine {
+            size,
+            moves: Vec::new(),
+            pos: Position::new(size).unwrap_or_else(|_| unreachable_position()),
+            strategy,
+            budget_playouts,
+            rng: Pcg64::seed_from_u64(seed),
+            time_left_s: [None, None],
+        }
+    }
+
+    /// The colour on move, `None` when the game is over.
+    fn to_move(&self) -> Option<Color> {
+        self.pos.to_move().map(|s| Color::of_seat(&self.pos, s))
+    }
+
+    fn reset(&mut self, size: u8) -> Result<(), String> {
+        let pos = Position::new(size).map_err(|e| e.to_string())?;
+        self.size = size;
+        self.pos = pos;
+        self.moves.clear();
+        Ok(())
+    }
+
+    /// Handles one command line (already stripped of comments); `None` for an empty line.
+    /// Returns the full response text (ending in a blank line) and whether to quit.
+    pub fn handle(&mut self, line: &str) -> Option<(String, bool)> {
+        let cleaned: String = line
+            .chars()
+            .map(|c| if c == '\t' { ' ' } else { c })
+            .filter(|c| !c.is_control())
+            .collect();
+        let cleaned = cleaned.split('#').next().unwrap_or_default().trim();
+        if cleaned.is_empty() {
+            return None;
+        }
+        let mut words = cleaned.split_whitespace();
+        let first = words.next()?;
+        let (id, command) = if first.bytes().all(|b| b.is_ascii_digit()) {
+            (first.to_string(), words.next().unwrap_or_default())
+        } else {
+            (String::new(), first)
+        };
+        let args: Vec<&str> = words.collect();
+        let reply = if command.is_empty() {
+            err("missing command")
+        } else {
+            self.dispatch(command, &args)
+        };
+        let body = reply.text.trim_end();
+        let mark = if reply.ok { '=' } else { '?' };
+        let text = if body.is_empty() {
+            format!("{mark}{id}\n\n")
+        } else {
+            format!("{mark}{id} {body}\n\n")
+        };
+        Some((text, reply.quit))
+    }
+
+    fn dispatch(&mut self, command: &str, args: &[&str]) -> Reply {
+        match command {
+            "protocol_version" => ok("2"),
+            "name" => ok("hexarena"),
+            "version" => ok(env!("CARGO_PKG_VERSION")),
+            "known_command" => match args {
+                [name] => ok(if COMMANDS.contains(name) {
+                    "true"
+                } else {
+                    "false"
+                }),
+                _ => err("syntax error: known_command NAME"),
+            },
+            "list_commands" => ok(COMMANDS.join("\n")),
+            "boardsize" => self.boardsize(args),
+            "clear_board" => {
+                let size = self.size;
+                match self.reset(size) {
+                    Ok(()) => ok(""),
+                    Err(e) => err(e),
+                }
+            }
+            "play" => self.play(args),
+            "genmove" => self.genmove(args),
+            "undo" => self.undo(),
+            "showboard" => ok(format!("\n{}", self.board_text())),
+            "time_left" => self.time_left(args),
+            "final_score" => match self.pos.outcome().and_then(|o| o.winner()) {
+                Some(s) => ok(format!("{}+", Color::of_seat(&self.pos, s).letter())),
+                None => err("cannot score: the game is not over"),
+            },
+            "param" => self.param(args),
+            "param_strategy" => self.param(&[&["strategy"], args].concat()),
+            "param_budget" => self.param(&[&["budget"], args].concat()),
+            "quit" => Reply {
+                ok: true,
+                text: String::new(),
+                quit: true,
+            },
+            _ => err("unknown command"),
+        }
+    }
+
+    fn boardsize(&mut self, args: &[&str]) -> Reply {
+        let parse = |s: &str| s.parse::<u8>().ok();
+        let size = match args {
+            [n] => parse(n),
+            [w, h] => parse(w).filter(|w| parse(h) == Some(*w)),
+            _ => return err("syntax error: boardsize N"),
+        };
+        match size.filter(|s| (1..=hex::MAX_SIZE).contains(s)) {
+            Some(s) => match self.reset(s) {
+                Ok(()) => ok(""),
+                Err(e) => err(e),
+            },
+            None => err("unacceptable size"),
+        }
+    }
+
+    fn parse_move(text: &str) -> Option<Move> {
+        match text.to_ascii_lowercase().as_str() {
+            "swap-pieces" | "swap" => Some(Move::Swap),
+            name => hex::parse_cell_name(name).map(Move::Place),
+        }
+    }
+
+    fn move_name(mv: Move) -> String {
+        match mv {
+            Move::Place(c) => hex::cell_name(c),
+            Move::Swap => "swap-pieces".into(),
+        }
+    }
+
+    fn play(&mut self, args: &[&str]) -> Reply {
+        let [color, mv] = args else {
+            return err("syntax error: play COLOR MOVE");
+        };
+        let Some(color) = Color::parse(color) else {
+            return err("syntax error: unknown colour");
+        };
+        match mv.to_ascii_lowercase().as_str() {
+            "resign" => return ok(""),
+            "pass" => return err("illegal move: Hex has no pass"),
+            _ => {}
+        }
+        let Some(mv) = Engine::parse_move(mv) else {
+            return err("illegal move: not a cell name");
+        };
+        match self.to_move() {
+            None => return err("illegal move: the game is over"),
+            Some(c) if c != color => {
+                return err(format!(
+                    "illegal move: {} is on move",
+                    c.letter().to_lowercase()
+                ));
+            }
+            Some(_) => {}
+        }
+        match self.pos.play(mv) {
+            Ok(_) => {
+                self.moves.push(mv);
+                ok("")
+            }
+            Err(e) => err(format!("illegal move: {e}")),
+        }
+    }
+
+    /// Playouts for the next strong move: the configured budget, cut so that about a twentieth
+    /// of the time left is spent when the controller told us our time (at least 100).
+    fn budget_for(&self, color: Color) -> u32 {
+        let base = self
+            .budget_playouts
+            .unwrap_or_else(|| hex::strong_budget_for(self.size));
+        match self.time_left_s[color_index(color)] {
+            // roughly 100 000 playouts per second in a release build; spend ~1/20 of the time
+            Some(t) if t.is_finite() => {
+                let affordable = (t.max(0.0) * 5_000.0).min(f64::from(u32::MAX)) as u32;
+                base.min(affordable).max(100)
+            }
+            _ => base,
+        }
+    }
+
+    fn genmove(&mut self, args: &[&str]) -> Reply {
+        let [color] = args else {
+            return err("syntax error: genmove COLOR");
+        };
+        let Some(color) = Color::parse(color) else {
+            return err("syntax error: unknown colour");
+        };
+        match self.to_move() {
+            None => return ok("resign"),
+            Some(c) if c != color => {
+                return err(format!("{} is on move", c.letter().to_lowercase()));
+            }
+            Some(_) => {}
+        }
+        let chosen = match self.strategy {
+            Strategy::Random => hex::random_move(&self.pos, &mut self.rng),
+            Strategy::Strong => {
+                let budget = self.budget_for(color);
+                hex::strong_move(&self.pos, &mut self.rng, budget)
+            }
+        };
+        let Some(mv) = chosen else {
+            return ok("resign");
+        };
+        match self.pos.play(mv) {
+            Ok(_) => {
+                self.moves.push(mv);
+                ok(Engine::move_name(mv))
+            }
+            Err(e) => err(format!("internal error: {e}")),
+        }
+    }
+
+    fn undo(&mut self) -> Reply {
+        if self.moves.pop().is_none() {
+            return err("cannot undo");
+        }
+        let mut pos = match Position::new(self.size) {
+            Ok(p) => p,
+            Err(e) => return err(e.to_string()),
+        };
+        for mv in &self.moves {
+            if let Err(e) = pos.play(*mv) {
+                return err(format!("internal error: {e}"));
+            }
+        }
+        self.pos = pos;
+        ok("")
+    }
+
+    fn time_left(&mut self, args: &[&str]) -> Reply {
+        let show = |t: Option<f64>| t.map_or("unknown".to_string(), |t| format!("{t}"));
+        match args {
+            [] => ok(format!(
+                "Black: {}, White: {}",
+                show(self.time_left_s[0]),
+                show(self.time_left_s[1])
+            )),
+            [color] => match Color::parse(color) {
+                Some(c) => ok(show(self.time_left_s[color_index(c)])),
+                None => err("syntax error: unknown colour"),
+            },
+            [color, time] | [color, time, _] => {
+                let Some(c) = Color::parse(color) else {
+                    return err("syntax error: unknown colour");
+                };
+                match time.parse::<f64>() {
+                    Ok(t) if t.is_finite() && t >= 0.0 => {
+                        self.time_left_s[color_index(c)] = Some(t);
+                        ok("")
+                    }
+                    _ => err("syntax error: time must be a number of seconds"),
+                }
+            }
+            _ => err("syntax error: time_left COLOR SECONDS [STONES]"),
+        }
+    }
+
+    fn param(&mut self, args: &[&str]) -> Reply {
+        match args {
+            [] => ok(format!(
+                "[list/random/strong] strategy {}\n[string] budget {}",
+                self.strategy.name(),
+                self.budget_playouts
+                    .map_or("auto".to_string(), |b| b.to_string())
+            )),
+            ["strategy"] => ok(self.strategy.name()),
+            ["budget"] => ok(self
+                .budget_playouts
+                .map_or("auto".to_string(), |b| b.to_string())),
+            ["strategy", value] => match value.to_ascii_lowercase().as_str() {
+                "random" => {
+                    self.strategy = Strategy::Random;
+                    ok("")
+                }
+                "strong" => {
+                    self.strategy = Strategy::Strong;
+                    ok("")
+                }
+                _ => err("strategy must be random or strong"),
+            },
+            ["budget", value] => {
+                if value.eq_ignore_ascii_case("auto") {
+                    self.budget_playouts = None;
+                    return ok("");
+                }
+                match value.parse::<u32>() {
+                    Ok(n) if (1..=1_000_000).contains(&n) => {
+                        self.budget_playouts = Some(n);
+                        ok("")
+                    }
+                    _ => err("budget must be 1..=1000000 playouts or auto"),
+                }
+            }
+            _ => err("syntax error: param [strategy random|strong] [budget N|auto]"),
+        }
+    }
+
+    /// The board as text: column letters on top, one row per line shifted right by its index
+    /// (the rhombus), `B`/`W` for the stones' current colours, `.` for empty cells.
+    fn board_text(&self) -> String {
+        let letters: String = (0..self.size)
+            .map(|c| {
+                let name = hex::cell_name(Cell::new(0, c));
+                format!("{:>2}", name.trim_end_matches('1'))
+            })
+            .collect();
+        let mut out = format!("   {letters}\n");
+        for (r, row) in self.pos.cells().iter().enumerate() {
+            out.push_str(&format!("{:>2} {}", r + 1, " ".repeat(r)));
+            for &v in row {
+                let mark = match Seat::from_number(v) {
+                    Some(s) => Color::of_seat(&self.pos, s).letter(),
+                    None => ".",
+                };
+                out.push_str(&format!(" {mark}"));
+            }
+            out.push('\n');
+        }
+        out.push_str(&match self.to_move() {
+            Some(c) => format!("{} to move", c.letter()),
+            None => "game over".to_string(),
+        });
+        out
+    }
+}
+
+/// A 1x1 position: only reached if `Position::new(11)` failed, which it cannot.
+fn unreachable_position() -> Position {
+    match Position::new(1) {
+        Ok(p) => p,
+        Err(_) => std::process::abort(),
+    }
+}
+
+/// Serves GTP on `input`/`output` until `quit` or the end of the input.
+pub fn run(
+    mut engine: Engine,
+    mut input: impl BufRead,
+    mut output: impl Write,
+) -> std::io::Result<()> {
+    let mut buf = Vec::with_capacity(256);
+    loop {
+        buf.clear();
+        let n = Read::take(&mut input, MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut buf)?;
+        if n == 0 {
+            return Ok(());
+        }
+        if buf.len() > MAX_LINE_BYTES && buf.last() != Some(&b'\n') {
+            // discard the rest of the long line
+            let mut rest = Vec::new();
+            loop {
+                rest.clear();
+                let m = Read::take(&mut input, 64 * 1024).read_until(b'\n', &mut rest)?;
+                if m == 0 || rest.last() == Some(&b'\n') {
+                    break;
+                }
+            }
+            output.write_all(b"? line too long\n\n")?;
+            output.flush()?;
+            continue;
+        }
+        let line = String::from_utf8_lossy(&buf);
+        if let Some((text, quit)) = engine.handle(&line) {
+            output.write_all(text.as_bytes())?;
+            output.flush()?;
+            if quit {
+                return Ok(());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(e: &mut Engine, line: &str) -> String {
+        e.handle(line).map(|(t, _)| t).unwrap_or_default()
+    }
+
+    #[test]
+    fn swap_pieces_keeps_the_stone_and_white_moves_again() {
+        let mut e = Engine::new(Strategy::Random, None, 1);
+        assert_eq!(answer(&mut e, "boardsize 3"), "=\n\n");
+        assert_eq!(answer(&mut e, "play b c1"), "=\n\n");
+        assert_eq!(answer(&mut e, "play w swap-pieces"), "=\n\n");
+        assert_eq!(
+            answer(&mut e, "play b a1"),
+            "? illegal move: w is on move\n\n"
+        );
+        assert_eq!(answer(&mut e, "play w a1"), "=\n\n");
+        assert_eq!(
+            answer(&mut e, "showboard"),
+            "= \n    a b c\n 1  W . B\n 2   . . .\n 3    . . .\nB to move\n\n"
+        );
+        assert_eq!(answer(&mut e, "9 undo"), "=9\n\n");
+        assert_eq!(answer(&mut e, "undo"), "=\n\n");
+        assert_eq!(answer(&mut e, "play w swap"), "=\n\n");
+    }
+
+    #[test]
+    fn junk_gets_an_error_and_never_a_panic() {
+        let mut e = Engine::new(Strategy::Strong, Some(50), 1);
+        for line in [
+            "play",
+            "play x a1",
+            "play b",
+            "play b zz999",
+            "play b a1 b2",
+            "genmove",
+            "genmove q",
+            "boardsize",
+            "boardsize 0",
+            "boardsize 27",
+            "boardsize 5 6",
+            "boardsize -1",
+            "time_left b -3",
+            "time_left b NaN",
+            "param budget 0",
+            "param strategy best",
+            "known_command",
+            "7",
+            "frobnicate",
+            "undo",
+            "play b pass",
+        ] {
+            let a = answer(&mut e, line);
+            assert!(a.starts_with('?'), "{line:?} -> {a:?}");
+            assert!(a.ends_with("\n\n"), "{line:?} -> {a:?}");
+        }
+        assert_eq!(e.handle("   # only a comment"), None);
+        assert_eq!(answer(&mut e, "12 name # comment"), "=12 hexarena\n\n");
+    }
+
+    #[test]
+    fn genmove_plays_for_the_colour_on_move_and_resigns_when_over() {
+        let mut e = Engine::new(Strategy::Strong, Some(50), 7);
+        answer(&mut e, "boardsize 2");
+        let first = answer(&mut e, "genmove b");
+        assert!(first.starts_with("= "), "{first}");
+        assert!(answer(&mut e, "genmove b").starts_with('?'));
+        // play it out: both colours by genmove until someone connects
+        for _ in 0..8 {
+            for c in ["w", "b"] {
+                answer(&mut e, &format!("genmove {c}"));
+            }
+        }
+        assert!(answer(&mut e, "final_score").starts_with("= "));
+        assert_eq!(answer(&mut e, "genmove w"), "= resign\n\n");
+    }
+}

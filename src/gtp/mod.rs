@@ -1,0 +1,30 @@
+//! GTP (Go Text Protocol, Hex dialect) support (issue 10): [`engine`] serves the house
+//! strategies as a GTP engine (`hexarena gtp`); [`bridge`] runs any Hex GTP engine as an arena
+//! bot (`hexarena play --gtp "COMMAND ARGS"`).
+
+pub mod bridge;
+pub mod engine;
+
+pub use engine::{Engine, Strategy};
+
+/// Options of `hexarena gtp`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GtpArgs {
+    /// The strategy `genmove` uses.
+    #[arg(long, value_enum, default_value_t = Strategy::Strong)]
+    pub strategy: Strategy,
+    /// Playouts per move of the strong strategy (default: scaled to the board size).
+    #[arg(long)]
+    pub budget: Option<u32>,
+    /// Seed of the move generator (default: random).
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+/// `hexarena gtp`: serves GTP on stdin/stdout until `quit` or the end of the input.
+pub fn serve(args: &GtpArgs) -> anyhow::Result<()> {
+    let seed = args.seed.unwrap_or_else(rand::random);
+    let engine = Engine::new(args.strategy, args.budget, seed);
+    engine::run(engine, std::io::stdin().lock(), std::io::stdout().lock())?;
+    Ok(())
+}
