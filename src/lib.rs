@@ -45,6 +45,8 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
     let arena = Arena::new(store, time, config);
     arena::scheduler::recover(&arena).await?;
     tokio::spawn(arena::scheduler::run(arena.clone()));
+    tokio::spawn(arena::presence::run(arena.clone()));
+    tokio::spawn(arena::tournaments::run(arena.clone()));
     if cfg.house_bots || cfg.demo {
         let bots = arena::house::ensure(&arena)
             .await

@@ -122,6 +122,7 @@ async fn get_turn(
     AuthBot(bot): AuthBot,
     q: web::Query<TurnQuery>,
 ) -> ApiResult<HttpResponse> {
+    let _online = st.arena.presence_hold(&bot.id); // presence (SPEC 14) for the whole poll
     let wait_s = q.wait_s.unwrap_or(0).min(MAX_WAIT_S);
     let until = tokio::time::Instant::now() + Duration::from_secs(wait_s);
     let mut rx = st.arena.changes.subscribe();

@@ -7,6 +7,7 @@ pub mod games;
 pub mod ratelimit;
 pub mod sets;
 pub mod streams;
+pub mod tournaments;
 
 use std::sync::Arc;
 
@@ -43,6 +44,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     sets::configure(cfg);
     games::configure(cfg);
     streams::configure(cfg);
+    tournaments::configure(cfg);
     crate::web::configure(cfg);
 }
 
@@ -233,6 +235,18 @@ pub fn opt_str<'a>(body: &'a Value, field: &str) -> Result<Option<&'a str>, ApiE
         Some(Value::String(s)) => Ok(Some(s)),
         Some(_) => Err(ApiError::bad_request(format!("'{field}' must be a string"))
             .with_details(json!({"field": field}))),
+    }
+}
+
+/// Reads an optional boolean field of a body. Errors: 400 naming the field.
+pub fn opt_bool(body: &Value, field: &str) -> Result<Option<bool>, ApiError> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(
+            ApiError::bad_request(format!("'{field}' must be true or false"))
+                .with_details(json!({"field": field})),
+        ),
     }
 }
 

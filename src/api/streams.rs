@@ -92,14 +92,14 @@ async fn may_accept(
     let Some(set_id) = r.set_id.as_deref() else {
         return Ok(true);
     };
-    let row: Option<(String, String, i64, i64)> = sqlx::query_as(
-        "SELECT s.creator_id, b.owner_id, s.practice, s.stake FROM sets s \
+    let row: Option<(String, String, i64)> = sqlx::query_as(
+        "SELECT s.creator_id, b.owner_id, s.stake FROM sets s \
          JOIN bots b ON b.id = s.creator_id WHERE s.id = $1",
     )
     .bind(set_id)
     .fetch_optional(&mut *c)
     .await?;
-    let Some((creator_id, creator_owner, practice, stake)) = row else {
+    let Some((creator_id, creator_owner, stake)) = row else {
         return Ok(false);
     };
     if creator_id == bot_id {
@@ -111,7 +111,7 @@ async fn may_accept(
             .fetch_optional(&mut *c)
             .await?;
     Ok(mine.is_some_and(|(owner, max_stake)| {
-        practice != 0 || (owner != creator_owner && stake <= max_stake)
+        stake == 0 || (owner != creator_owner && stake <= max_stake)
     }))
 }
 
@@ -181,7 +181,7 @@ async fn bot_events(
                 let creator = crate::store::accounts::bot_by_ref(&mut c, &s.creator_id).await?;
                 let unacceptable =
                     creator.is_some_and(|b| b.owner_id == bot.owner_id) || s.stake > bot.max_stake;
-                if s.practice == 0 && unacceptable {
+                if s.stake > 0 && unacceptable {
                     continue; // a staked set between bots of one owner cannot be accepted
                 }
                 let view = arena.set_view(&mut c, &s).await?;
@@ -208,6 +208,7 @@ async fn bot_events(
     for ev in snapshot {
         let _ = tx.try_send(ev);
     }
+    arena.presence_while_open(&bot.id, tx.clone()); // presence (SPEC 14) while connected
     tokio::spawn(pump(arena, Feed::Bot(bot.id.clone()), cursor, tx));
     Ok(Sse::from_infallible_receiver(rx)
         .with_keep_alive(KEEP_ALIVE)

@@ -5,12 +5,17 @@
 
 pub mod accounts;
 pub mod clock;
+pub mod elo_stats;
 pub mod house;
+pub mod pairing;
 pub mod play;
+pub mod presence;
 pub mod scheduler;
 pub mod scoring;
 pub mod sets;
 pub mod sgf;
+pub mod standings;
+pub mod tournaments;
 pub mod views;
 
 use std::collections::HashMap;
@@ -55,6 +60,12 @@ pub struct Arena {
     pub config: ArenaConfig,
     pub changes: broadcast::Sender<Change>,
     pub scheduler: Scheduler,
+    /// Who holds a stream or long-poll on this instance (SPEC 14).
+    pub presence: presence::Presence,
+    /// Wakes the presence writer when a bot comes online.
+    presence_wake: tokio::sync::Notify,
+    /// Wakes the tournament driver (a set finished, a tournament changed).
+    pub tournament_wake: tokio::sync::Notify,
     /// Bot id -> name (names never change).
     names: Mutex<HashMap<String, String>>,
     /// (set_id, game_no) -> (game version, moves): spares reading the move list on every move.
@@ -74,6 +85,9 @@ impl Arena {
             config,
             changes,
             scheduler: Scheduler::default(),
+            presence: presence::Presence::default(),
+            presence_wake: tokio::sync::Notify::new(),
+            tournament_wake: tokio::sync::Notify::new(),
             names: Mutex::new(HashMap::new()),
             moves_cache: Mutex::new(HashMap::new()),
             instance_id: format!("inst_{}", ulid::Ulid::generate()),

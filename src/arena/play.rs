@@ -480,7 +480,7 @@ impl Arena {
         if !games::update(tx, g).await? {
             return Err(ApiError::unavailable("game changed concurrently"));
         }
-        if let (Some(s), 0) = (loser_on_time, set.practice) {
+        if let (Some(s), true) = (loser_on_time, set.stake > 0) {
             acc::insert_strike(tx, seat_id(g, s), &set.id, g.game_no, now).await?;
         }
         let state = self.state_with(tx, set, g, &moves, now).await?;
