@@ -84,7 +84,7 @@ pub fn swiss(players: &[SwissPlayer]) -> Round {
     order.sort_by(|a, b| b.points2.cmp(&a.points2).then(a.seed.cmp(&b.seed)));
     for allow_repeats in [false, true] {
         let mut budget = SEARCH_BUDGET;
-        if order.len() % 2 == 0 {
+        if order.len().is_multiple_of(2) {
             if let Some(pairs) = pair_all(&order, allow_repeats, &mut budget) {
                 return Round { pairs, bye: None };
             }
