@@ -22,7 +22,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             "/v1/tournaments/{id}/crosstable.csv",
             web::get().to(crosstable_csv),
         )
-        .route("/v1/tournaments/{id}/{action}", web::post().to(control));
+        .route("/v1/tournaments/{id}/start", web::post().to(start))
+        .route("/v1/tournaments/{id}/pause", web::post().to(pause))
+        .route("/v1/tournaments/{id}/resume", web::post().to(resume))
+        .route("/v1/tournaments/{id}/cancel", web::post().to(cancel));
 }
 
 fn bad(field: &str, msg: impl Into<String>) -> ApiError {
@@ -182,18 +185,40 @@ async fn crosstable_csv(
     Ok(csv(body, format!("{path}-crosstable.csv")))
 }
 
-/// `POST /v1/tournaments/{id}/start|pause|resume|cancel` (operator).
-#[tracing::instrument(skip(st, _op), fields(operator = true))]
-async fn control(
+/// `POST /v1/tournaments/{id}/start` (operator): created -> running.
+async fn start(
     st: web::Data<AppState>,
     _op: AuthOperator,
-    path: web::Path<(String, String)>,
+    path: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
-    let (id, action) = path.into_inner();
-    if !["start", "pause", "resume", "cancel"].contains(&action.as_str()) {
-        return Err(ApiError::not_found(format!(
-            "no route POST /v1/tournaments/{id}/{action}"
-        )));
-    }
-    Ok(HttpResponse::Ok().json(st.arena.tournament_action(&id, &action).await?))
+    Ok(HttpResponse::Ok().json(st.arena.tournament_action(&path, "start").await?))
+}
+
+/// `POST /v1/tournaments/{id}/pause` (operator): running -> paused (sets playing finish; no
+/// new set starts and no round is paired).
+async fn pause(
+    st: web::Data<AppState>,
+    _op: AuthOperator,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(st.arena.tournament_action(&path, "pause").await?))
+}
+
+/// `POST /v1/tournaments/{id}/resume` (operator): paused -> running.
+async fn resume(
+    st: web::Data<AppState>,
+    _op: AuthOperator,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(st.arena.tournament_action(&path, "resume").await?))
+}
+
+/// `POST /v1/tournaments/{id}/cancel` (operator): ends the tournament; pending pairings are
+/// cancelled, sets already playing play on.
+async fn cancel(
+    st: web::Data<AppState>,
+    _op: AuthOperator,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(st.arena.tournament_action(&path, "cancel").await?))
 }
