@@ -441,3 +441,151 @@ async fn tournament_requests_are_checked_and_only_the_operator_runs_them() {
     let list = app.get("/v1/tournaments").await.body;
     assert_eq!(list["tournaments"][0]["participants"], 2);
 }
+
+/// Polls the tournament until `pred` holds (or fails after 10 s).
+async fn wait_for(app: &TestApp, id: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let t = app.get(&format!("/v1/tournaments/{id}")).await.body;
+        if pred(&t) {
+            return t;
+        }
+        assert!(Instant::now() < until, "tournament never got there: {t}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_bot_offline_at_pairing_time_is_not_started_until_it_comes_online() {
+    let app = spawn_app().await;
+    let bots = bots(&app, &["Here", "Away"]).await;
+    poll_all(&app, &bots[..1]).await;
+    let r = app
+        .post(
+            "/v1/tournaments",
+            Some(OP),
+            json!({"name": "Wait", "format": "round_robin", "participants": ["Here", "Away"],
+                   "options": {"size": 9}}),
+        )
+        .await;
+    let id = r.body["id"].as_str().expect("id").to_string();
+    app.post(&format!("/v1/tournaments/{id}/start"), Some(OP), json!({}))
+        .await;
+    let t = wait_for(&app, &id, |t| t["current_round"] == 1).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let t2 = app.get(&format!("/v1/tournaments/{id}")).await.body;
+    assert_eq!(
+        t2["rounds_played"][0]["pairings"][0]["status"], "pending",
+        "{t}"
+    );
+    assert_eq!(t2["rounds_played"][0]["pairings"][0]["set_id"], Value::Null);
+    poll_all(&app, &bots[1..]).await;
+    let t = wait_for(&app, &id, |t| {
+        t["rounds_played"][0]["pairings"][0]["status"] == "playing"
+    })
+    .await;
+    let set_id = t["rounds_played"][0]["pairings"][0]["set_id"]
+        .as_str()
+        .expect("set started");
+    let set = app.get(&format!("/v1/sets/{set_id}")).await.body;
+    // The circle method's fixed slot (the last seed) creates the set in round 1.
+    assert_eq!(
+        (
+            set["creator"].clone(),
+            set["acceptor"].clone(),
+            set["status"].clone()
+        ),
+        (json!("Away"), json!("Here"), json!("active"))
+    );
+}
+
+#[tokio::test]
+async fn an_absent_bot_forfeits_when_the_operator_says_so_and_collects_no_strike() {
+    let app = spawn_app().await;
+    let bots = bots(&app, &["Here", "Away", "Late"]).await;
+    poll_all(&app, &bots[..1]).await;
+    let r = app
+        .post(
+            "/v1/tournaments",
+            Some(OP),
+            json!({"name": "Forfeits", "format": "gauntlet", "participants": ["Here", "Away", "Late"],
+                   "absent": "forfeit", "forfeit_after_s": 0, "stake": 0}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    assert_eq!(r.body["rounds"], 1);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    app.post(&format!("/v1/tournaments/{id}/start"), Some(OP), json!({}))
+        .await;
+    let t = wait_for(&app, &id, |t| t["status"] == "finished").await;
+    let ps = &t["rounds_played"][0]["pairings"];
+    assert_eq!(ps[0]["bots"], json!(["Here", "Away"]));
+    assert_eq!(ps[0]["status"], "forfeit");
+    assert_eq!(ps[0]["result"], "Here wins by forfeit");
+    assert_eq!(ps[0]["set_id"], Value::Null);
+    assert_eq!(ps[1]["points"], json!([1.0, 0.0]));
+    assert_eq!(t["standings"][0]["bot"], "Here");
+    assert_eq!(t["standings"][0]["points"], 2.0);
+    assert_eq!(
+        t["crosstable"]["rows"][0]["results"],
+        json!([null, "+", "+"])
+    );
+    for name in ["Away", "Late"] {
+        let p = app.get(&format!("/v1/bots/{name}")).await.body;
+        assert_eq!(p["strikes"], json!([]), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_second_instance_continues_a_swiss_mid_round_and_no_round_is_paired_twice() {
+    let one = spawn_app().await;
+    let names = ["Sw0", "Sw1", "Sw2", "Sw3", "Sw4"];
+    let bots = bots(&one, &names).await;
+    poll_all(&one, &bots).await;
+    let r = one
+        .post(
+            "/v1/tournaments",
+            Some(OP),
+            json!({"name": "Two", "format": "swiss", "rounds": 3, "participants": names,
+                   "options": {"size": 9, "random_stones": 0}}),
+        )
+        .await;
+    let id = r.body["id"].as_str().expect("id").to_string();
+    one.post(&format!("/v1/tournaments/{id}/start"), Some(OP), json!({}))
+        .await;
+    wait_for(&one, &id, |t| {
+        t["rounds_played"][0]["pairings"][0]["status"] == "playing"
+    })
+    .await;
+    // A second instance on the same database, with its own driver, takes over the play.
+    let two = common::spawn_with(common::Spawn {
+        database_url: Some(format!("sqlite://{}/arena.db", one.dir.path().display())),
+        ..common::Spawn::default()
+    })
+    .await;
+    let seed = |n: &str| n[2..].parse::<u32>().expect("seed");
+    let script = move |c: &str, a: &str, _game: i64| {
+        let w = if seed(c) < seed(a) { c } else { a };
+        (w.to_string(), 2)
+    };
+    let t = drive(&two, &id, &bots, &script).await;
+    let rounds = t["rounds_played"].as_array().expect("rounds");
+    assert_eq!(rounds.len(), 3);
+    for r in rounds {
+        assert_eq!(r["pairings"].as_array().expect("pairings").len(), 2, "{r}");
+        assert!(r["bye"].is_string());
+    }
+    let mut c = one.arena.store.pool.acquire().await.expect("connection");
+    let (n,): (i64,) =
+        sqlx::query_as("SELECT COUNT(*) FROM tournament_pairings WHERE tournament_id = $1")
+            .bind(&id)
+            .fetch_one(&mut *c)
+            .await
+            .expect("count");
+    assert_eq!(
+        n, 9,
+        "three rounds of two sets and a bye, nothing paired twice"
+    );
+    assert_eq!(t["standings"][0]["bot"], "Sw0");
+    assert_eq!(t["standings"][0]["points"], 3.0);
+}
