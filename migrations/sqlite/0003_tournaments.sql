@@ -7,7 +7,7 @@ ALTER TABLE bots ADD COLUMN last_seen_ms BIGINT;
 CREATE TABLE tournaments (
     id               TEXT PRIMARY KEY,          -- tour_<ULID>
     name             TEXT NOT NULL,
-    format           TEXT NOT NULL,             -- round_robin | swiss | gauntlet
+    format           TEXT NOT NULL,             -- round_robin | swiss | gauntlet | match
     rounds           BIGINT NOT NULL,           -- rounds planned
     status           TEXT NOT NULL,             -- created | running | paused | finished | cancelled
     size             BIGINT NOT NULL,
@@ -23,7 +23,10 @@ CREATE TABLE tournaments (
     current_round    BIGINT NOT NULL DEFAULT 0,
     created_ms       BIGINT NOT NULL,
     started_ms       BIGINT,
-    finished_ms      BIGINT
+    finished_ms      BIGINT,
+    owner_id         TEXT REFERENCES players(id), -- matches: the player who runs it
+    match_sets       BIGINT,                    -- matches: most sets to play
+    sprt             TEXT                       -- matches: {"elo0","elo1","alpha","beta"} JSON
 );
 
 CREATE TABLE tournament_entries (

@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod contract;
 pub mod games;
+pub mod matches;
 pub mod ratelimit;
 pub mod sets;
 pub mod streams;
@@ -45,6 +46,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     games::configure(cfg);
     streams::configure(cfg);
     tournaments::configure(cfg);
+    matches::configure(cfg);
     crate::web::configure(cfg);
 }
 

@@ -70,15 +70,20 @@ impl Wdl {
         Some((elo, err))
     }
 
-    /// The SPRT log-likelihood ratio of H1 (`elo1`) against H0 (`elo0`); 0 with no results or
-    /// no variance yet.
+    /// The SPRT log-likelihood ratio of H1 (`elo1`) against H0 (`elo0`); 0 with no results.
+    /// While every result is the same (no variance yet), the variance is taken from the results
+    /// plus one draw, so a bot that wins every set still ends the test.
     #[must_use]
     pub fn llr(&self, elo0: f64, elo1: f64) -> f64 {
-        let (Some(s), Some(v)) = (self.score(), self.variance()) else {
+        let (Some(s), Some(mut v)) = (self.score(), self.variance()) else {
             return 0.0;
         };
         if v <= 0.0 {
-            return 0.0;
+            let padded = Wdl {
+                d: self.d + 1,
+                ..*self
+            };
+            v = padded.variance().unwrap_or(0.25);
         }
         let (s0, s1) = (score_of(elo0), score_of(elo1));
         self.n() as f64 * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * v)

@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod clock;
 pub mod elo_stats;
 pub mod house;
+pub mod matches;
 pub mod pairing;
 pub mod play;
 pub mod presence;

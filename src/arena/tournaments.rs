@@ -136,6 +136,9 @@ impl Arena {
             created_ms: now,
             started_ms: None,
             finished_ms: None,
+            owner_id: None,
+            match_sets: None,
+            sprt: None,
         };
         store::insert(&mut tx, &t).await?;
         for e in &entries {
@@ -183,7 +186,7 @@ impl Arena {
     /// Tournaments, newest first, as summaries.
     pub async fn list_tournaments(&self, limit: i64) -> ApiResult<Value> {
         let mut c = self.store.pool.acquire().await?;
-        let rows = store::list(&mut c, limit).await?;
+        let rows = store::list(&mut c, false, limit).await?;
         let mut out = vec![];
         for t in &rows {
             let n = store::entries(&mut c, &t.id).await?.len();
@@ -200,6 +203,7 @@ impl Arena {
         let mut c = self.store.pool.acquire().await?;
         let t = store::get(&mut c, id, "")
             .await?
+            .filter(|t| t.format != "match")
             .ok_or_else(|| not_found(id))?;
         let entries = store::entries(&mut c, id).await?;
         let mut names = Vec::with_capacity(entries.len());
@@ -372,7 +376,7 @@ impl Arena {
             .iter()
             .all(|p| !matches!(p.status.as_str(), "pending" | "playing"));
         if over {
-            if t.current_round >= t.rounds {
+            if t.current_round >= t.rounds || super::matches::decided(&t, &pairings) {
                 store::set_status(&mut tx, id, "running", "finished", now).await?;
                 tx.commit().await?;
                 tracing::info!(tournament = id, "tournament finished");
@@ -660,6 +664,7 @@ fn next_round(t: &TournamentRow, n: usize, pairings: &[PairingRow], next: i64) -
             r
         }
         "gauntlet" => pairing::gauntlet(n),
+        "match" => super::matches::next_round(t, pairings),
         _ => {
             let outcomes = outcomes_of(t, pairings);
             let mut players: Vec<SwissPlayer> = (0..n)

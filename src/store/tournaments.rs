@@ -28,11 +28,17 @@ pub struct TournamentRow {
     pub created_ms: i64,
     pub started_ms: Option<i64>,
     pub finished_ms: Option<i64>,
+    /// Matches: the player who runs it.
+    pub owner_id: Option<String>,
+    /// Matches: most sets to play.
+    pub match_sets: Option<i64>,
+    /// Matches: the SPRT as JSON `{"elo0", "elo1", "alpha", "beta"}`.
+    pub sprt: Option<String>,
 }
 
 const T_COLS: &str = "id, name, format, rounds, status, size, random_stones, initial_ms, \
     increment_ms, stake, rated, max_concurrent, absent, forfeit_after_ms, start_ms, current_round, \
-    created_ms, started_ms, finished_ms";
+    created_ms, started_ms, finished_ms, owner_id, match_sets, sprt";
 
 /// A participant: `seed` 0 is the top seed (and a gauntlet's challenger).
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -73,8 +79,9 @@ pub async fn insert(c: &mut AnyConnection, t: &TournamentRow) -> sqlx::Result<()
     sqlx::query(
         "INSERT INTO tournaments (id, name, format, rounds, status, size, random_stones, \
          initial_ms, increment_ms, stake, rated, max_concurrent, absent, forfeit_after_ms, \
-         start_ms, current_round, created_ms) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 0, $16)",
+         start_ms, current_round, created_ms, owner_id, match_sets, sprt) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 0, $16, $17, \
+         $18, $19)",
     )
     .bind(&t.id)
     .bind(&t.name)
@@ -92,6 +99,9 @@ pub async fn insert(c: &mut AnyConnection, t: &TournamentRow) -> sqlx::Result<()
     .bind(t.forfeit_after_ms)
     .bind(t.start_ms)
     .bind(t.created_ms)
+    .bind(&t.owner_id)
+    .bind(t.match_sets)
+    .bind(&t.sprt)
     .execute(c)
     .await?;
     Ok(())
@@ -124,10 +134,15 @@ pub async fn get(
     .await
 }
 
-/// Newest first.
-pub async fn list(c: &mut AnyConnection, limit: i64) -> sqlx::Result<Vec<TournamentRow>> {
+/// Newest first: tournaments (`matches` false) or matches (`matches` true).
+pub async fn list(
+    c: &mut AnyConnection,
+    matches: bool,
+    limit: i64,
+) -> sqlx::Result<Vec<TournamentRow>> {
+    let op = if matches { "=" } else { "<>" };
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {T_COLS} FROM tournaments ORDER BY id DESC LIMIT $1"
+        "SELECT {T_COLS} FROM tournaments WHERE format {op} 'match' ORDER BY created_ms DESC, id DESC LIMIT $1"
     )))
     .bind(limit)
     .fetch_all(c)
