@@ -163,11 +163,11 @@ mod tests {
         // alpha = beta = 0.05: bounds ln(0.05/0.95) = -2.944439, ln(19) = 2.944439
         let (lo, hi) = sprt_bounds(0.05, 0.05);
         assert!(close(lo, -2.944439, 1e-6) && close(hi, 2.944439, 1e-6));
-        assert_eq!(
-            Wdl { w: 3, d: 0, l: 0 }.llr(0.0, 100.0),
-            0.0,
-            "no variance yet"
-        );
+        // Three wins: variance from 3 wins + 1 draw: s' = 0.875, v = (3*0.015625 + 0.140625)/4
+        // = 0.046875; LLR = 3 * 0.140065 * (2 - 1.140065) / 0.09375 = 3.85430.
+        let three = Wdl { w: 3, d: 0, l: 0 };
+        assert!(close(three.llr(0.0, 100.0), 3.85430, 1e-4));
+        assert_eq!(Wdl::default().llr(0.0, 100.0), 0.0);
     }
 
     #[test]
