@@ -254,6 +254,17 @@ async fn a_round_robin_of_five_is_played_to_the_end_with_standings_as_computed_b
         "rank,bot,seed,points,buchholz,sonneborn_berger,game_points,tiebreak_moves,sets,w,d,l,byes,performance,performance_error"
     );
     assert_eq!(lines[4], "4,Dan,4,1.5,8.5,1.75,2.0,3,4,1,1,2,0,1009,");
+    // All 20 games as one SGF collection.
+    let r = app
+        .http
+        .get(format!("{}/v1/tournaments/{id}/games.sgf", app.url))
+        .send()
+        .await
+        .expect("sgf");
+    assert_eq!(r.status(), StatusCode::OK);
+    let sgf = r.text().await.expect("sgf text");
+    assert_eq!(sgf.matches("(;FF[4]GM[11]").count(), 20);
+    assert_eq!(sgf.matches("RE[").count(), 20);
     // Ratings did not move: the tournament was unrated.
     let p = app.get("/v1/bots/Ann").await.body;
     assert_eq!(

@@ -22,6 +22,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             "/v1/tournaments/{id}/crosstable.csv",
             web::get().to(crosstable_csv),
         )
+        .route("/v1/tournaments/{id}/games.sgf", web::get().to(games_sgf))
         .route("/v1/tournaments/{id}/start", web::post().to(start))
         .route("/v1/tournaments/{id}/pause", web::post().to(pause))
         .route("/v1/tournaments/{id}/resume", web::post().to(resume))
@@ -183,6 +184,18 @@ async fn crosstable_csv(
 ) -> ApiResult<HttpResponse> {
     let body = st.arena.tournament_csv(&path, "crosstable").await?;
     Ok(csv(body, format!("{path}-crosstable.csv")))
+}
+
+/// `GET /v1/tournaments/{id}/games.sgf`: every game played so far as one SGF collection.
+async fn games_sgf(st: web::Data<AppState>, path: web::Path<String>) -> ApiResult<HttpResponse> {
+    let body = st.arena.tournament_sgf(&path).await?;
+    Ok(HttpResponse::Ok()
+        .content_type("application/x-hex-sgf; charset=utf-8")
+        .insert_header((
+            "Content-Disposition",
+            format!("attachment; filename=\"{path}.sgf\""),
+        ))
+        .body(body))
 }
 
 /// `POST /v1/tournaments/{id}/start` (operator): created -> running.

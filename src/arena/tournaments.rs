@@ -527,6 +527,34 @@ impl Arena {
         Ok(true)
     }
 
+    /// Every game of a tournament's sets (started ones), by round and board, as one SGF
+    /// collection (the game trees one after another). Errors: 404.
+    pub async fn tournament_sgf(&self, id: &str) -> ApiResult<String> {
+        let pairings = {
+            let mut c = self.store.pool.acquire().await?;
+            store::get(&mut c, id, "")
+                .await?
+                .filter(|t| t.format != "match")
+                .ok_or_else(|| not_found(id))?;
+            store::pairings(&mut c, id).await?
+        };
+        let mut out = String::new();
+        for set_id in pairings.iter().filter_map(|p| p.set_id.as_deref()) {
+            for game_no in [1, 2] {
+                let state = self.game_state(set_id, game_no).await?;
+                if state.status == "pending" {
+                    continue;
+                }
+                let v = serde_json::to_value(&state).map_err(ApiError::internal)?;
+                if let Some(sgf) = super::sgf::to_sgf(&v) {
+                    out.push_str(&sgf);
+                    out.push('\n');
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// A CSV export of the standings or the crosstable. Errors: 404.
     pub async fn tournament_csv(&self, id: &str, what: &str) -> ApiResult<String> {
         let v = self.tournament(id).await?;
