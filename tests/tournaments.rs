@@ -600,3 +600,62 @@ async fn a_second_instance_continues_a_swiss_mid_round_and_no_round_is_paired_tw
     assert_eq!(t["standings"][0]["bot"], "Sw0");
     assert_eq!(t["standings"][0]["points"], 3.0);
 }
+
+#[tokio::test]
+async fn two_instances_on_one_postgres_database_run_a_round_robin_to_the_end() {
+    let url = common::fresh_pg_db().await;
+    let one = common::spawn_with(common::Spawn {
+        database_url: Some(url.clone()),
+        ..common::Spawn::default()
+    })
+    .await;
+    let two = common::spawn_with(common::Spawn {
+        database_url: Some(url),
+        ..common::Spawn::default()
+    })
+    .await;
+    let names = ["PgA", "PgB", "PgC", "PgD"];
+    let bots = bots(&one, &names).await;
+    poll_all(&two, &bots).await;
+    let r = one
+        .post(
+            "/v1/tournaments",
+            Some(OP),
+            json!({"name": "Pg", "format": "round_robin", "participants": names,
+                   "options": {"size": 9, "random_stones": 0}, "start_at": "2020-01-01T00:00:00Z"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    // The earlier name wins both games.
+    let script = |c: &str, a: &str, _g: i64| (c.min(a).to_string(), 2);
+    let t = drive(&two, &id, &bots, &script).await;
+    let points: Vec<(String, f64)> = t["standings"]
+        .as_array()
+        .expect("standings")
+        .iter()
+        .map(|r| {
+            (
+                r["bot"].as_str().expect("bot").to_string(),
+                r["points"].as_f64().expect("points"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        points,
+        vec![
+            ("PgA".into(), 3.0),
+            ("PgB".into(), 2.0),
+            ("PgC".into(), 1.0),
+            ("PgD".into(), 0.0)
+        ]
+    );
+    let rounds = t["rounds_played"].as_array().expect("rounds");
+    assert_eq!(rounds.len(), 3);
+    assert!(
+        rounds
+            .iter()
+            .all(|r| r["pairings"].as_array().map(Vec::len) == Some(2))
+    );
+    assert!(t["started_at"].is_string(), "started by itself at start_at");
+}
