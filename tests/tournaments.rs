@@ -659,3 +659,40 @@ async fn two_instances_on_one_postgres_database_run_a_round_robin_to_the_end() {
     );
     assert!(t["started_at"].is_string(), "started by itself at start_at");
 }
+
+#[tokio::test]
+async fn house_bots_and_a_test_bot_play_a_round_robin_to_the_end() {
+    let app = common::spawn_with(common::Spawn {
+        house_bots: true,
+        ..common::Spawn::default()
+    })
+    .await;
+    let bots = bots(&app, &["Tester"]).await;
+    poll_all(&app, &bots).await;
+    let online = app.get("/v1/bots?online=true").await.body;
+    assert_eq!(online["bots"].as_array().map(Vec::len), Some(3), "{online}");
+    let r = app
+        .post(
+            "/v1/tournaments",
+            Some(OP),
+            json!({"name": "House", "format": "round_robin",
+                   "participants": ["house-bridge", "house-random", "Tester"],
+                   "options": {"size": 9, "random_stones": 2}, "max_concurrent": 3}),
+        )
+        .await;
+    let id = r.body["id"].as_str().expect("id").to_string();
+    app.post(&format!("/v1/tournaments/{id}/start"), Some(OP), json!({}))
+        .await;
+    // The test bot resigns every game at once; the house bots play theirs out.
+    let t = drive(&app, &id, &bots, &|c: &str, a: &str, _g: i64| {
+        (if c == "Tester" { a } else { c }.to_string(), 0)
+    })
+    .await;
+    let table = standings_table(&t);
+    let total: f64 = table.iter().map(|r| r.1).sum();
+    assert_eq!(total, 3.0, "three sets, one point each");
+    assert_eq!(table[2].0, "Tester");
+    assert_eq!((table[2].1, table[2].4), (0.0, 0.0));
+    // The house-vs-house set was played out: someone won at least one of its games.
+    assert_eq!(table[0].4 + table[1].4, 4.0 + 2.0, "{:?}", table);
+}
