@@ -340,12 +340,7 @@ impl Arena {
             let c = Side::Creator as usize;
             let a = Side::Acceptor as usize;
             p.status = "finished".into();
-            p.points2_1 = set_points2(
-                score.points2[c],
-                score.points2[a],
-                set.winner_id.as_deref(),
-                &set.creator_id,
-            );
+            p.points2_1 = set_points2(set.winner_id.as_deref(), &set.creator_id);
             p.points2_2 = 2 - p.points2_1;
             p.games2_1 = score.points2[c];
             p.games2_2 = score.points2[a];
@@ -626,8 +621,8 @@ fn entry(entries: &[EntryRow], seed: Option<i64>) -> Option<&EntryRow> {
     entries.iter().find(|e| Some(e.seed) == seed)
 }
 
-/// The creator's set points (doubled) from the stored set result.
-fn set_points2(_pc: i64, _pa: i64, winner: Option<&str>, creator_id: &str) -> i64 {
+/// The creator's set points (doubled) from the stored set winner (None: a drawn set).
+fn set_points2(winner: Option<&str>, creator_id: &str) -> i64 {
     match winner {
         Some(w) if w == creator_id => 2,
         Some(_) => 0,
@@ -691,7 +686,14 @@ fn next_round(t: &TournamentRow, n: usize, pairings: &[PairingRow], next: i64) -
             }
             r
         }
-        "gauntlet" => pairing::gauntlet(n),
+        "gauntlet" => {
+            let mut r = pairing::gauntlet(n);
+            if idx % 2 == 1 {
+                // Every second cycle swaps who creates each set.
+                r.pairs = r.pairs.iter().map(|&(a, b)| (b, a)).collect();
+            }
+            r
+        }
         "match" => super::matches::next_round(t, pairings),
         _ => {
             let outcomes = outcomes_of(t, pairings);
