@@ -696,3 +696,50 @@ async fn house_bots_and_a_test_bot_play_a_round_robin_to_the_end() {
     // The house-vs-house set was played out: someone won at least one of its games.
     assert_eq!(table[0].4 + table[1].4, 4.0 + 2.0, "{:?}", table);
 }
+
+#[tokio::test]
+async fn a_swiss_that_skips_absent_bots_pairs_only_those_online() {
+    let app = spawn_app().await;
+    let bots = bots(&app, &["Sw0", "Sw1", "Sw2", "Gone"]).await;
+    poll_all(&app, &bots[..3]).await;
+    let r = app
+        .post(
+            "/v1/tournaments",
+            Some(OP),
+            json!({"name": "Skip", "format": "swiss", "rounds": 1, "absent": "skip",
+                   "participants": ["Sw0", "Sw1", "Sw2", "Gone"],
+                   "options": {"size": 9, "random_stones": 0}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    app.post(&format!("/v1/tournaments/{id}/start"), Some(OP), json!({}))
+        .await;
+    let seed = |n: &str| n[2..].parse::<u32>().unwrap_or(9);
+    let t = drive(&app, &id, &bots[..3], &move |c: &str, a: &str, _g: i64| {
+        (if seed(c) < seed(a) { c } else { a }.to_string(), 2)
+    })
+    .await;
+    let round = &t["rounds_played"][0];
+    assert_eq!(round["absent"], json!(["Gone"]));
+    assert_eq!(round["pairings"][0]["bots"], json!(["Sw0", "Sw1"]));
+    assert_eq!(round["bye"], "Sw2");
+    let gone = t["standings"]
+        .as_array()
+        .and_then(|s| s.iter().find(|r| r["bot"] == "Gone"))
+        .cloned()
+        .expect("Gone");
+    assert_eq!(
+        (gone["points"].clone(), gone["sets"].clone()),
+        (json!(0.0), json!(0))
+    );
+    let r = app
+        .post(
+            "/v1/tournaments",
+            Some(OP),
+            json!({"name": "No", "format": "round_robin", "absent": "skip",
+                   "participants": ["Sw0", "Sw1"]}),
+        )
+        .await;
+    assert_eq!(r.body["error"]["details"]["field"], "absent");
+}

@@ -17,7 +17,7 @@ CREATE TABLE tournaments (
     stake            BIGINT NOT NULL,
     rated            BIGINT NOT NULL,
     max_concurrent   BIGINT NOT NULL,
-    absent           TEXT NOT NULL,             -- wait | forfeit
+    absent           TEXT NOT NULL,             -- wait | forfeit | skip
     forfeit_after_ms BIGINT NOT NULL,
     start_ms         BIGINT,                    -- optional scheduled start
     current_round    BIGINT NOT NULL DEFAULT 0,
@@ -52,7 +52,7 @@ CREATE TABLE tournament_pairings (
     board            BIGINT NOT NULL,
     seed1            BIGINT NOT NULL,           -- the set's creator
     seed2            BIGINT,                    -- NULL: a bye for seed1
-    status           TEXT NOT NULL,             -- pending | playing | finished | bye | forfeit | cancelled
+    status           TEXT NOT NULL,             -- pending | playing | finished | bye | forfeit | absent | cancelled
     set_id           TEXT UNIQUE REFERENCES sets(id),
     points2_1        BIGINT NOT NULL DEFAULT 0, -- set points, doubled
     points2_2        BIGINT NOT NULL DEFAULT 0,

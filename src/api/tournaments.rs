@@ -99,8 +99,17 @@ fn parse(st: &AppState, body: &Value) -> ApiResult<NewTournament> {
     let rated = opt_bool(body, "rated")?.unwrap_or(stake > 0);
     let max_concurrent = ranged(body, "max_concurrent", DEFAULT_MAX_CONCURRENT, 1, 64)?;
     let absent = opt_str(body, "absent")?.unwrap_or("wait");
-    if !["wait", "forfeit"].contains(&absent) {
-        return Err(bad("absent", "'absent' must be \"wait\" or \"forfeit\""));
+    if !["wait", "forfeit", "skip"].contains(&absent) {
+        return Err(bad(
+            "absent",
+            "'absent' must be \"wait\", \"forfeit\" or \"skip\"",
+        ));
+    }
+    if absent == "skip" && format == "round_robin" {
+        return Err(bad(
+            "absent",
+            "a round robin cannot skip absent bots: use \"wait\" or \"forfeit\"",
+        ));
     }
     let forfeit_after_s = ranged(body, "forfeit_after_s", DEFAULT_FORFEIT_AFTER_S, 0, 86_400)?;
     let start_ms = match opt_str(body, "start_at")? {

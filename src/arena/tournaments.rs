@@ -220,7 +220,15 @@ impl Arena {
         for p in &pairings {
             let idx = usize::try_from(p.round - 1).unwrap_or(0);
             while rounds.len() <= idx {
-                rounds.push(json!({"round": rounds.len() + 1, "pairings": [], "bye": null}));
+                rounds.push(
+                    json!({"round": rounds.len() + 1, "pairings": [], "bye": null, "absent": []}),
+                );
+            }
+            if p.status == "absent" {
+                if let Some(a) = rounds[idx]["absent"].as_array_mut() {
+                    a.push(json!(name_of(Some(p.seed1))));
+                }
+                continue;
             }
             if p.seed2.is_none() {
                 rounds[idx]["bye"] = json!(name_of(Some(p.seed1)));
@@ -379,7 +387,18 @@ impl Arena {
             }
             let next = t.current_round + 1;
             let entries = store::entries(&mut tx, id).await?;
-            let round = next_round(&t, entries.len(), &pairings, next);
+            let mut present = vec![true; entries.len()];
+            if t.absent == "skip" {
+                for (i, e) in entries.iter().enumerate() {
+                    present[i] = self.is_online(&mut tx, &e.bot_id).await?;
+                }
+            }
+            let round = next_round(&t, entries.len(), &pairings, next, &present);
+            if round.pairs.is_empty() && t.absent == "skip" {
+                // Too few bots online to pair anyone: try again on the next tick.
+                tx.commit().await?;
+                return Ok(changed);
+            }
             if !store::insert_round(&mut tx, id, next, now).await? {
                 return Ok(changed); // paired already (another instance): roll back
             }
@@ -397,6 +416,22 @@ impl Arena {
                 if t.format == "swiss" {
                     p.points2_1 = 2;
                 }
+                store::insert_pairing(&mut tx, &p).await?;
+            }
+            let seated: HashSet<usize> = round
+                .pairs
+                .iter()
+                .flat_map(|&(a, b)| [a, b])
+                .chain(round.bye)
+                .collect();
+            for seed in (0..entries.len()).filter(|s| !seated.contains(s)) {
+                if t.format == "round_robin" || t.format == "match" {
+                    break; // fixed tables: nobody is left out
+                }
+                board += 1;
+                let mut p = new_pairing(id, next, board, seed, None, now);
+                p.status = "absent".into();
+                p.finished_ms = Some(now);
                 store::insert_pairing(&mut tx, &p).await?;
             }
             if store::advance_round(&mut tx, id, t.current_round, next).await? != 1 {
@@ -670,7 +705,15 @@ fn new_pairing(
 }
 
 /// The pairings of round `next` (1-based) from the rows so far.
-fn next_round(t: &TournamentRow, n: usize, pairings: &[PairingRow], next: i64) -> Round {
+/// `present[seed]` says who may be paired (everyone, unless the tournament skips absent bots).
+fn next_round(
+    t: &TournamentRow,
+    n: usize,
+    pairings: &[PairingRow],
+    next: i64,
+    present: &[bool],
+) -> Round {
+    let here = |s: usize| present.get(s).copied().unwrap_or(true);
     let idx = usize::try_from(next - 1).unwrap_or(0);
     match t.format.as_str() {
         "round_robin" => {
@@ -688,6 +731,7 @@ fn next_round(t: &TournamentRow, n: usize, pairings: &[PairingRow], next: i64) -
         }
         "gauntlet" => {
             let mut r = pairing::gauntlet(n);
+            r.pairs.retain(|&(a, b)| here(a) && here(b));
             if idx % 2 == 1 {
                 // Every second cycle swaps who creates each set.
                 r.pairs = r.pairs.iter().map(|&(a, b)| (b, a)).collect();
@@ -720,6 +764,7 @@ fn next_round(t: &TournamentRow, n: usize, pairings: &[PairingRow], next: i64) -
                     _ => {}
                 }
             }
+            players.retain(|p| here(p.seed));
             pairing::swiss(&players)
         }
     }

@@ -20,7 +20,8 @@ pub struct TournamentRow {
     pub stake: i64,
     pub rated: i64,
     pub max_concurrent: i64,
-    /// `wait` (a set starts once both bots are online) or `forfeit`.
+    /// `wait` (a set starts once both bots are online), `forfeit`, or `skip` (swiss and
+    /// gauntlet: bots offline when a round is paired sit it out).
     pub absent: String,
     pub forfeit_after_ms: i64,
     pub start_ms: Option<i64>,
@@ -57,7 +58,8 @@ pub struct PairingRow {
     pub board: i64,
     pub seed1: i64,
     pub seed2: Option<i64>,
-    /// `pending`, `playing`, `finished`, `bye`, `forfeit` or `cancelled`.
+    /// `pending`, `playing`, `finished`, `bye`, `forfeit`, `absent` (left out of the round) or
+    /// `cancelled`.
     pub status: String,
     pub set_id: Option<String>,
     pub points2_1: i64,
