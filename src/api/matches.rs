@@ -8,6 +8,7 @@ use super::{AppState, AuthPlayer, JsonBody, only_fields, opt_i64};
 use crate::arena::matches::{NewMatch, Sprt};
 use crate::error::{ApiError, ApiResult};
 
+/// Registers the match routes.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/v1/matches", web::post().to(create_match))
         .route("/v1/matches", web::get().to(list_matches))

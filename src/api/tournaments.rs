@@ -10,6 +10,7 @@ use crate::arena::tournaments::{
 };
 use crate::error::{ApiError, ApiResult};
 
+/// Registers the tournament routes (public reads, operator writes).
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/v1/tournaments", web::post().to(create_tournament))
         .route("/v1/tournaments", web::get().to(list_tournaments))

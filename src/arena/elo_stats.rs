@@ -31,6 +31,7 @@ pub struct Wdl {
 }
 
 impl Wdl {
+    /// Number of results.
     #[must_use]
     pub fn n(&self) -> u64 {
         self.w + self.d + self.l

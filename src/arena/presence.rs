@@ -129,20 +129,6 @@ impl Arena {
         store::online(c, bot_id, now - ONLINE_WINDOW_MS).await
     }
 
-    /// Ids of every online bot (any instance, house bots included). Errors: database.
-    pub async fn online_bots(&self, c: &mut sqlx::AnyConnection) -> sqlx::Result<Vec<String>> {
-        let now = self.now_ms();
-        let mut ids = store::online_ids(c, now - ONLINE_WINDOW_MS).await?;
-        if let Ok(m) = self.presence.seen.lock() {
-            for (id, s) in m.iter() {
-                if (s.holds > 0 || now - s.last_ms <= ONLINE_WINDOW_MS) && !ids.contains(id) {
-                    ids.push(id.clone());
-                }
-            }
-        }
-        Ok(ids)
-    }
-
     /// Writes the due `last_seen_ms` values now (the writer task does this every few seconds).
     pub async fn flush_presence(&self) -> sqlx::Result<()> {
         let due = self.presence.due(self.now_ms());

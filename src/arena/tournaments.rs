@@ -311,7 +311,43 @@ impl Arena {
         Ok(changed)
     }
 
+    /// Whether [`Arena::record_and_pair`] has anything to do, read without the write lock so an
+    /// idle tournament costs no write transaction: a due start, a finished set to record, or a
+    /// round that is over.
+    async fn needs_recording(&self, id: &str) -> ApiResult<bool> {
+        let mut c = self.store.pool.acquire().await?;
+        let Some(t) = store::get(&mut c, id, "").await? else {
+            return Ok(false);
+        };
+        match t.status.as_str() {
+            "created" => return Ok(t.start_ms.is_some_and(|s| s <= self.now_ms())),
+            "running" | "paused" => {}
+            _ => return Ok(false),
+        }
+        let pairings = store::pairings(&mut c, id).await?;
+        for set_id in pairings
+            .iter()
+            .filter(|p| p.status == "playing")
+            .filter_map(|p| p.set_id.as_deref())
+        {
+            if sets::get(&mut c, set_id, "")
+                .await?
+                .is_some_and(|s| s.status == "finished")
+            {
+                return Ok(true);
+            }
+        }
+        Ok(t.status == "running"
+            && pairings
+                .iter()
+                .filter(|p| p.round == t.current_round)
+                .all(|p| !matches!(p.status.as_str(), "pending" | "playing")))
+    }
+
     async fn record_and_pair(&self, id: &str) -> ApiResult<bool> {
+        if !self.needs_recording(id).await? {
+            return Ok(false);
+        }
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
         let Some(mut t) = store::get(&mut tx, id, self.store.for_update()).await? else {

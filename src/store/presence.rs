@@ -25,13 +25,3 @@ pub async fn online(c: &mut AnyConnection, bot_id: &str, since_ms: i64) -> sqlx:
             .await?;
     Ok(row.is_some())
 }
-
-/// Ids of house bots and of bots seen at or after `since_ms`.
-pub async fn online_ids(c: &mut AnyConnection, since_ms: i64) -> sqlx::Result<Vec<String>> {
-    let rows: Vec<(String,)> =
-        sqlx::query_as("SELECT id FROM bots WHERE house <> 0 OR last_seen_ms >= $1")
-            .bind(since_ms)
-            .fetch_all(c)
-            .await?;
-    Ok(rows.into_iter().map(|r| r.0).collect())
-}

@@ -77,6 +77,8 @@ pub struct PairingRow {
 const P_COLS: &str = "tournament_id, round, board, seed1, seed2, status, set_id, points2_1, \
     points2_2, games2_1, games2_2, moves_1, moves_2, games_json, created_ms, finished_ms";
 
+/// Inserts a new tournament (or match) row; `current_round` starts at 0, `started_ms` and
+/// `finished_ms` empty.
 pub async fn insert(c: &mut AnyConnection, t: &TournamentRow) -> sqlx::Result<()> {
     sqlx::query(
         "INSERT INTO tournaments (id, name, format, rounds, status, size, random_stones, \
@@ -109,6 +111,7 @@ pub async fn insert(c: &mut AnyConnection, t: &TournamentRow) -> sqlx::Result<()
     Ok(())
 }
 
+/// Adds a participant at its seed.
 pub async fn insert_entry(c: &mut AnyConnection, id: &str, e: &EntryRow) -> sqlx::Result<()> {
     sqlx::query(
         "INSERT INTO tournament_entries (tournament_id, seed, bot_id, rating) VALUES ($1, $2, $3, $4)",
@@ -188,6 +191,7 @@ pub async fn set_status(
     Ok(r.rows_affected())
 }
 
+/// Participants in seed order.
 pub async fn entries(c: &mut AnyConnection, id: &str) -> sqlx::Result<Vec<EntryRow>> {
     sqlx::query_as(
         "SELECT seed, bot_id, rating FROM tournament_entries WHERE tournament_id = $1 ORDER BY seed",
@@ -226,6 +230,7 @@ pub async fn insert_round(
     Ok(r.rows_affected() == 1)
 }
 
+/// Inserts a pairing of a claimed round (see [`insert_round`]).
 pub async fn insert_pairing(c: &mut AnyConnection, p: &PairingRow) -> sqlx::Result<()> {
     sqlx::query(
         "INSERT INTO tournament_pairings (tournament_id, round, board, seed1, seed2, status, \
