@@ -184,10 +184,14 @@ async fn a_match_needs_two_of_the_players_own_bots_and_sound_sprt_bounds() {
         .post(
             "/v1/matches",
             Some(&owner),
-            json!({"bots": ["Mine", "Theirs"], "sets": 2}),
+            json!({"bots": ["Theirs", "Mine"], "sets": 2}),
         )
         .await;
-    assert_eq!((r.status, r.code()), (StatusCode::FORBIDDEN, "forbidden"));
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::FORBIDDEN, "forbidden"),
+        "the first bot must be yours"
+    );
     for (body, field) in [
         (json!({"bots": ["Mine", "MineToo"]}), "sets"),
         (json!({"bots": ["Mine"], "sets": 2}), "bots"),
@@ -213,4 +217,71 @@ async fn a_match_needs_two_of_the_players_own_bots_and_sound_sprt_bounds() {
     let r = app.get("/v1/matches/match_nope").await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     assert_eq!(app.get("/v1/matches").await.body["matches"], json!([]));
+}
+
+#[tokio::test]
+async fn a_match_with_another_players_bot_waits_until_that_player_accepts() {
+    let app = spawn_app().await;
+    let (_, mine_owner, mine) = app.player_with_bot("Mine").await;
+    let (_, their_owner, theirs) = app.player_with_bot("Theirs").await;
+    for t in [&mine, &theirs] {
+        app.get_auth("/v1/bots/me/turn?wait_s=0", t).await;
+    }
+    let r = app
+        .post(
+            "/v1/matches",
+            Some(&mine_owner),
+            json!({"bots": ["Mine", "Theirs"], "sets": 1, "options": {"size": 9, "random_stones": 0}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    assert_eq!(r.body["status"], "proposed");
+    let id = r.body["id"].as_str().expect("id").to_string();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let m = app.get(&format!("/v1/matches/{id}")).await.body;
+    assert_eq!(
+        (m["status"].clone(), m["set_list"].clone()),
+        (json!("proposed"), json!([]))
+    );
+    let r = app
+        .post(
+            &format!("/v1/matches/{id}/accept"),
+            Some(&mine_owner),
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::FORBIDDEN, "forbidden"),
+        "only the other owner accepts"
+    );
+    let r = app
+        .post(
+            &format!("/v1/matches/{id}/accept"),
+            Some(&their_owner),
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(r.body["status"], "running");
+    let m = drive(
+        &app,
+        &id,
+        &[("Mine", &mine), ("Theirs", &theirs)],
+        |_, _| "Theirs",
+        2,
+    )
+    .await;
+    assert_eq!((m["w"].clone(), m["l"].clone()), (json!(0), json!(1)));
+    let r = app
+        .post(
+            &format!("/v1/matches/{id}/accept"),
+            Some(&their_owner),
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::CONFLICT, "tournament_state")
+    );
 }

@@ -13,6 +13,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/v1/matches", web::post().to(create_match))
         .route("/v1/matches", web::get().to(list_matches))
         .route("/v1/matches/{id}", web::get().to(get_match))
+        .route("/v1/matches/{id}/accept", web::post().to(accept_match))
         .route("/v1/matches/{id}/cancel", web::post().to(cancel_match));
 }
 
@@ -102,6 +103,16 @@ async fn list_matches(
 
 async fn get_match(st: web::Data<AppState>, path: web::Path<String>) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(st.arena.match_view(&path).await?))
+}
+
+/// `POST /v1/matches/{id}/accept` (player token): the owner of the second bot agrees.
+#[tracing::instrument(skip_all, fields(player = %p.id))]
+async fn accept_match(
+    st: web::Data<AppState>,
+    AuthPlayer(p): AuthPlayer,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(st.arena.accept_match(&p, &path).await?))
 }
 
 #[tracing::instrument(skip_all, fields(player = %p.id))]

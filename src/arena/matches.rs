@@ -1,6 +1,7 @@
 //! Matches for bot authors (issue 12, SPEC 14): a player runs N unstaked, unrated sets between
-//! two of its own bots, or plays until a sequential probability ratio test decides, and reads
-//! W/D/L, the Elo difference with its 95% error bar and the LLR.
+//! two of its own bots (or its bot and another player's, once that player accepts), or plays
+//! until a sequential probability ratio test decides, and reads W/D/L, the Elo difference with
+//! its 95% error bar and the LLR.
 //!
 //! A match is a tournament row of format `match` with two entries (seed 0 = the first bot, whose
 //! side every figure is from); each round holds up to `max_concurrent` sets, creators
@@ -176,15 +177,19 @@ impl Arena {
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
         let mut entries = vec![];
+        let mut other_owner = false;
         for (seed, r) in req.bots.iter().enumerate() {
             let b = acc::bot_by_ref(&mut tx, r)
                 .await?
                 .ok_or_else(|| ApiError::not_found(format!("no bot '{r}'")))?;
-            if b.owner_id != player.id {
+            if seed == 0 && b.owner_id != player.id {
                 return Err(ApiError::forbidden(format!(
-                    "{} is not your bot; a match is between two of your own bots",
+                    "{} is not your bot; the first bot of a match must be yours",
                     b.name
                 )));
+            }
+            if seed == 1 && b.owner_id != player.id {
+                other_owner = true;
             }
             if entries.iter().any(|e: &EntryRow| e.bot_id == b.id) {
                 return Err(ApiError::bad_request("a match needs two different bots")
@@ -202,7 +207,8 @@ impl Arena {
             name: format!("{} vs {}", req.bots[0], req.bots[1]),
             format: "match".into(),
             rounds: (sets + concurrency - 1) / concurrency,
-            status: "running".into(),
+            // Another player's bot: the match waits for that player to accept it.
+            status: if other_owner { "proposed" } else { "running" }.into(),
             size: req.options.size,
             random_stones: req.options.random_stones,
             initial_ms: req.initial_ms,
@@ -215,7 +221,7 @@ impl Arena {
             start_ms: None,
             current_round: 0,
             created_ms: now,
-            started_ms: Some(now),
+            started_ms: None,
             finished_ms: None,
             owner_id: Some(player.id.clone()),
             match_sets: Some(sets),
@@ -236,17 +242,59 @@ impl Arena {
         self.match_view(&t.id).await
     }
 
-    /// Cancels a running match of `player`'s. Errors: 404, 403, 409 `tournament_state`.
+    /// Accepts a match proposed to `player` (the owner of its second bot): it starts. Errors:
+    /// 404; 403 unless `player` owns the second bot; 409 `tournament_state` unless proposed.
+    pub async fn accept_match(&self, player: &PlayerRow, id: &str) -> ApiResult<Value> {
+        let mut tx = self.store.begin_write().await?;
+        let now = self.now_ms();
+        let t = store::get(&mut tx, id, self.store.for_update())
+            .await?
+            .filter(|t| t.format == "match")
+            .ok_or_else(|| ApiError::not_found(format!("no match '{id}'")))?;
+        let second = store::entries(&mut tx, id)
+            .await?
+            .into_iter()
+            .find(|e| e.seed == 1)
+            .ok_or_else(|| ApiError::internal("match without a second bot"))?;
+        let bot = acc::bot_by_ref(&mut tx, &second.bot_id)
+            .await?
+            .ok_or_else(|| ApiError::internal("match bot missing"))?;
+        if bot.owner_id != player.id {
+            return Err(ApiError::forbidden(format!(
+                "only the owner of {} may accept this match",
+                bot.name
+            )));
+        }
+        if store::set_status(&mut tx, id, "proposed", "running", now).await? != 1 {
+            return Err(ApiError::conflict(
+                "tournament_state",
+                format!("the match is {}, not proposed", t.status),
+            )
+            .with_details(json!({"status": t.status})));
+        }
+        tx.commit().await?;
+        self.tournament_wake.notify_one();
+        self.match_view(id).await
+    }
+
+    /// Cancels (or, while proposed, declines) a match: the player who started it, or the owner
+    /// of its second bot. Errors: 404, 403, 409 `tournament_state`.
     pub async fn cancel_match(&self, player: &PlayerRow, id: &str) -> ApiResult<Value> {
         let mut c = self.store.pool.acquire().await?;
         let t = store::get(&mut c, id, "")
             .await?
             .filter(|t| t.format == "match")
             .ok_or_else(|| ApiError::not_found(format!("no match '{id}'")))?;
+        let mut allowed = t.owner_id.as_deref() == Some(player.id.as_str());
+        for e in store::entries(&mut c, id).await? {
+            allowed |= acc::bot_by_ref(&mut c, &e.bot_id)
+                .await?
+                .is_some_and(|b| b.owner_id == player.id);
+        }
         drop(c);
-        if t.owner_id.as_deref() != Some(player.id.as_str()) {
+        if !allowed {
             return Err(ApiError::forbidden(
-                "only the player who started a match may cancel it",
+                "only the owners of a match's bots may cancel it",
             ));
         }
         self.tournament_action(id, "cancel").await?;

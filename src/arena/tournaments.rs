@@ -162,6 +162,7 @@ impl Arena {
             "pause" => &[("running", "paused")],
             "resume" => &[("paused", "running")],
             _ => &[
+                ("proposed", "cancelled"),
                 ("created", "cancelled"),
                 ("running", "cancelled"),
                 ("paused", "cancelled"),
