@@ -55,6 +55,8 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
         .map_err(|e| anyhow::anyhow!("loading active games: {e}"))?;
     tracing::info!(games = held, "active games held in memory");
     tokio::spawn(arena::scheduler::run(arena.clone()));
+    tokio::spawn(arena::presence::run(arena.clone()));
+    tokio::spawn(arena::tournaments::run(arena.clone()));
     if cfg.house_bots || cfg.demo {
         let bots = arena::house::ensure(&arena)
             .await

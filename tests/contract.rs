@@ -29,7 +29,8 @@ async fn the_contract_serves_the_schema_files_and_the_defaults() {
     assert_eq!(r.body["max_moves"], 362);
     assert_eq!(
         r.body["stakes"],
-        json!({"currency": "PTS", "min": 10, "max": 1000, "default": 10, "default_max_stake": 500, "fee_bps": 0})
+        json!({"currency": "PTS", "min": 10, "max": 1000, "default": 10, "default_max_stake": 500, "fee_bps": 0,
+               "unstaked": 0, "unstaked_rated_default": false})
     );
     assert_eq!(r.body["tiebreak"], "fewer_moves");
     assert_eq!(r.body["tier"], "ranked");

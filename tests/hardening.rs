@@ -233,10 +233,8 @@ async fn a_retried_cancel_or_decline_is_the_same_success() {
 }
 
 /// Issue 10 / SPEC 14: a resignation retried by the seat that resigned (its first answer lost)
-/// answers 200 with the finished state, not 409 `game_over`. Needs `arena::play::resign` to
-/// recognise the retry (the lead is rewriting play.rs): un-ignore it then.
+/// answers 200 with the finished state, not 409 `game_over`.
 #[tokio::test]
-#[ignore = "needs the resign retry in src/arena/play.rs (issue 10, for the lead)"]
 async fn a_retried_resignation_by_the_resigning_seat_is_the_same_success() {
     let app = spawn_app().await;
     let (_, _, alpha) = app.player_with_bot("ResignAlpha").await;

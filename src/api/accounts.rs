@@ -102,11 +102,21 @@ async fn create_bot(
     })))
 }
 
-async fn list_bots(st: web::Data<AppState>) -> ApiResult<HttpResponse> {
+#[derive(Deserialize)]
+struct BotsQuery {
+    /// `true`: only bots online now (SPEC 14); `false`: only bots offline.
+    online: Option<bool>,
+}
+
+/// `GET /v1/bots[?online=true|false]`: public profiles by rating, each with `online`.
+async fn list_bots(st: web::Data<AppState>, q: web::Query<BotsQuery>) -> ApiResult<HttpResponse> {
     let mut c = st.arena.store.pool.acquire().await?;
     let mut out = vec![];
     for b in acc::bots_by_rating(&mut c, 1000).await? {
-        out.push(st.arena.bot_profile(&mut c, &b).await?);
+        let p = st.arena.bot_profile(&mut c, &b).await?;
+        if q.online.is_none_or(|want| p["online"] == want) {
+            out.push(p);
+        }
     }
     Ok(HttpResponse::Ok().json(json!({"bots": out})))
 }

@@ -155,6 +155,9 @@ pub fn contract(st: &AppState) -> Value {
             "default": STAKE_DEFAULT,
             "default_max_stake": crate::arena::accounts::DEFAULT_MAX_STAKE,
             "fee_bps": st.arena.config.fee_bps,
+            // SPEC 14: `stake: 0` is an unstaked set; min..=max applies to staked sets only.
+            "unstaked": 0,
+            "unstaked_rated_default": false,
         },
         "tiebreak": "fewer_moves",
         "tier": "ranked",

@@ -144,6 +144,7 @@ async fn get_turn(
     q: web::Query<TurnQuery>,
 ) -> ApiResult<HttpResponse> {
     let arena = &st.arena;
+    let _online = arena.presence_hold(&bot.id); // presence (SPEC 14) for the whole poll
     let wait_s = q.wait_s.unwrap_or(0).min(MAX_WAIT_S);
     let until = tokio::time::Instant::now() + Duration::from_secs(wait_s);
     let _waiting = (wait_s > 0).then(|| arena.metrics.long_poll_started());

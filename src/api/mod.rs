@@ -5,10 +5,12 @@ pub mod accounts;
 pub mod conformance;
 pub mod contract;
 pub mod games;
+pub mod matches;
 pub mod metrics;
 pub mod ratelimit;
 pub mod sets;
 pub mod streams;
+pub mod tournaments;
 
 use std::sync::Arc;
 
@@ -46,6 +48,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     sets::configure(cfg);
     games::configure(cfg);
     streams::configure(cfg);
+    tournaments::configure(cfg);
+    matches::configure(cfg);
     crate::web::configure(cfg);
 }
 
@@ -232,6 +236,18 @@ pub fn opt_str<'a>(body: &'a Value, field: &str) -> Result<Option<&'a str>, ApiE
         Some(Value::String(s)) => Ok(Some(s)),
         Some(_) => Err(ApiError::bad_request(format!("'{field}' must be a string"))
             .with_details(json!({"field": field}))),
+    }
+}
+
+/// Reads an optional boolean field of a body. Errors: 400 naming the field.
+pub fn opt_bool(body: &Value, field: &str) -> Result<Option<bool>, ApiError> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(
+            ApiError::bad_request(format!("'{field}' must be true or false"))
+                .with_details(json!({"field": field})),
+        ),
     }
 }
 

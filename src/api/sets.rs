@@ -4,7 +4,7 @@ use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{AppState, AuthBot, AuthOperator, JsonBody, only_fields, opt_i64, opt_str};
+use super::{AppState, AuthBot, AuthOperator, JsonBody, only_fields, opt_bool, opt_i64, opt_str};
 use crate::arena::sets::{ClockRequest, NewSet, STAKE_DEFAULT};
 use crate::error::{ApiError, ApiResult};
 use crate::store::accounts as acc;
@@ -21,7 +21,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 /// Options, clock and stake of a request body.
-fn new_set(st: &AppState, body: &Value, opponent: Option<String>) -> ApiResult<NewSet> {
+pub(crate) fn new_set(st: &AppState, body: &Value, opponent: Option<String>) -> ApiResult<NewSet> {
     let options = st.schemas.parse_options(body.get("options"))?;
     let clock: ClockRequest = match body.get("clock") {
         None | Some(Value::Null) => ClockRequest::default(),
@@ -36,12 +36,14 @@ fn new_set(st: &AppState, body: &Value, opponent: Option<String>) -> ApiResult<N
     };
     let (initial_ms, increment_ms) = clock.resolve()?;
     let stake = opt_i64(body, "stake")?.unwrap_or(STAKE_DEFAULT);
+    let rated = opt_bool(body, "rated")?.unwrap_or(stake > 0);
     Ok(NewSet {
         options,
         initial_ms,
         increment_ms,
         stake,
         opponent,
+        rated,
     })
 }
 
@@ -51,7 +53,10 @@ async fn create_set(
     AuthBot(bot): AuthBot,
     JsonBody(body): JsonBody,
 ) -> ApiResult<HttpResponse> {
-    only_fields(&body, &["game", "options", "stake", "clock", "opponent"])?;
+    only_fields(
+        &body,
+        &["game", "options", "stake", "rated", "clock", "opponent"],
+    )?;
     match opt_str(&body, "game")? {
         Some("hex") => {}
         Some(other) => {
@@ -142,7 +147,10 @@ async fn create_practice(
 ) -> ApiResult<HttpResponse> {
     only_fields(&body, &["opponent", "options", "clock"])?;
     let name = opt_str(&body, "opponent")?.unwrap_or(crate::arena::house::WEAKEST);
-    let req = new_set(&st, &body, Some(name.to_string()))?;
+    let mut req = new_set(&st, &body, Some(name.to_string()))?;
+    // Practice is always unstaked and unrated (SPEC section 9).
+    req.stake = 0;
+    req.rated = false;
     let mut c = st.arena.store.pool.acquire().await?;
     let house = acc::bot_by_ref(&mut c, name)
         .await?
@@ -154,7 +162,7 @@ async fn create_practice(
         })?;
     drop(c);
     st.limits.check_create_set(&bot.id)?;
-    let set = st.arena.start_now(&bot, &house, req, true).await?;
+    let set = st.arena.start_now(&bot, &house, req).await?;
     Ok(HttpResponse::Created().json(set))
 }
 
@@ -164,7 +172,7 @@ async fn create_pairing(
     _op: AuthOperator,
     JsonBody(body): JsonBody,
 ) -> ApiResult<HttpResponse> {
-    only_fields(&body, &["bots", "options", "clock", "stake"])?;
+    only_fields(&body, &["bots", "options", "clock", "stake", "rated"])?;
     // Every entry must be a string: a number or null is refused, not dropped.
     let names: Vec<&str> = body
         .get("bots")
@@ -187,10 +195,7 @@ async fn create_pairing(
     let creator = find(a).await?;
     let acceptor = find(b).await?;
     drop(c);
-    if !(crate::arena::sets::STAKE_MIN..=crate::arena::sets::STAKE_MAX).contains(&req.stake) {
-        return Err(ApiError::bad_request("stake must be 10 to 1000")
-            .with_details(serde_json::json!({"field": "stake"})));
-    }
-    let set = st.arena.start_now(&creator, &acceptor, req, false).await?;
+    req.check_stake()?;
+    let set = st.arena.start_now(&creator, &acceptor, req).await?;
     Ok(HttpResponse::Created().json(set))
 }

@@ -156,14 +156,14 @@ async fn may_accept(arena: &Arena, bot_id: &str, set_id: Option<&str>) -> bool {
     };
     let check = async {
         let mut c = arena.store.pool.acquire().await?;
-        let row: Option<(String, String, i64, i64)> = sqlx::query_as(
-            "SELECT s.creator_id, b.owner_id, s.practice, s.stake FROM sets s \
+        let row: Option<(String, String, i64)> = sqlx::query_as(
+            "SELECT s.creator_id, b.owner_id, s.stake FROM sets s \
              JOIN bots b ON b.id = s.creator_id WHERE s.id = $1",
         )
         .bind(set_id)
         .fetch_optional(&mut *c)
         .await?;
-        let Some((creator_id, creator_owner, practice, stake)) = row else {
+        let Some((creator_id, creator_owner, stake)) = row else {
             return Ok(false);
         };
         if creator_id == bot_id {
@@ -175,7 +175,7 @@ async fn may_accept(arena: &Arena, bot_id: &str, set_id: Option<&str>) -> bool {
                 .fetch_optional(&mut *c)
                 .await?;
         Ok::<bool, sqlx::Error>(mine.is_some_and(|(owner, max_stake)| {
-            practice != 0 || (owner != creator_owner && stake <= max_stake)
+            stake == 0 || (owner != creator_owner && stake <= max_stake)
         }))
     };
     check.await.unwrap_or(false)
@@ -297,7 +297,7 @@ async fn bot_events(
                 let creator = crate::store::accounts::bot_by_ref(&mut c, &s.creator_id).await?;
                 let unacceptable =
                     creator.is_some_and(|b| b.owner_id == bot.owner_id) || s.stake > bot.max_stake;
-                if s.practice == 0 && unacceptable {
+                if s.stake > 0 && unacceptable {
                     continue; // a staked set between bots of one owner cannot be accepted
                 }
                 let view = arena.set_view(&mut c, &s).await?;
@@ -320,6 +320,7 @@ async fn bot_events(
     for ev in snapshot {
         let _ = tx.try_send(ev);
     }
+    arena.presence_while_open(&bot.id, tx.clone()); // presence (SPEC 14) while connected
     let open = arena.metrics.stream_opened(); // counted until the pump ends with the connection
     tokio::spawn(async move {
         pump(arena, Feed::Bot(bot.id), cursor, tx).await;

@@ -259,6 +259,7 @@ impl Arena {
             "won": b.won,
             "net": b.net,
             "strikes": strikes,
+            "online": b.house != 0 || self.is_online(c, &b.id).await?,
             "suspended_until": until.map(rfc3339),
             "created_at": rfc3339(b.created_ms),
         }))

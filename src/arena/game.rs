@@ -295,6 +295,17 @@ impl Game {
         }
     }
 
+    /// The seat that resigned, if the game ended by resignation.
+    pub fn resigned_by(&self) -> Option<Seat> {
+        match self.status {
+            Status::Finished {
+                winner: Some(w),
+                reason: EndReason::Resignation,
+            } => Some(w.other()),
+            _ => None,
+        }
+    }
+
     /// When the seat on move loses if it does not move (ms since the epoch).
     pub fn deadline_ms(&self) -> Option<i64> {
         self.clock.deadline_ms(self.to_move()?)

@@ -156,8 +156,9 @@ async fn demo_loop(arena: Arc<Arena>, (creator, acceptor): (BotRow, BotRow)) {
                 increment_ms: 2_000,
                 stake: 10,
                 opponent: Some(acceptor.name.clone()),
+                rated: true,
             };
-            match arena.start_now(&creator, &acceptor, req, false).await {
+            match arena.start_now(&creator, &acceptor, req).await {
                 Ok(set) => tracing::info!(set_id = %set["id"], "demo set started"),
                 Err(e) => tracing::warn!(error = %e, "demo set could not start"),
             }

@@ -6,14 +6,20 @@
 pub mod accounts;
 pub mod clock;
 pub mod commit;
+pub mod elo_stats;
 pub mod game;
 pub mod house;
 pub mod live;
+pub mod matches;
+pub mod pairing;
 pub mod play;
+pub mod presence;
 pub mod scheduler;
 pub mod scoring;
 pub mod sets;
 pub mod sgf;
+pub mod standings;
+pub mod tournaments;
 pub mod views;
 
 use std::collections::HashMap;
@@ -79,6 +85,12 @@ pub struct Arena {
     pub live: live::Live,
     /// Stores moves (group commit on SQLite).
     pub writer: commit::Writer,
+    /// Who holds a stream or long-poll on this instance (SPEC 14).
+    pub presence: presence::Presence,
+    /// Wakes the presence writer when a bot comes online.
+    presence_wake: tokio::sync::Notify,
+    /// Wakes the tournament driver (a set finished, a tournament changed).
+    pub tournament_wake: tokio::sync::Notify,
     /// Bot id -> name (names never change).
     names: Mutex<HashMap<String, String>>,
     /// Token hash -> bot, for authentication without a query. A bot's id, name, owner and
@@ -114,6 +126,9 @@ impl Arena {
             scheduler,
             live: live::Live::default(),
             writer,
+            presence: presence::Presence::default(),
+            presence_wake: tokio::sync::Notify::new(),
+            tournament_wake: tokio::sync::Notify::new(),
             names: Mutex::new(HashMap::new()),
             bot_tokens: Mutex::new(HashMap::new()),
             instance_id: format!("inst_{}", ulid::Ulid::generate()),

@@ -496,7 +496,8 @@ impl Arena {
             rows.push(row);
         }
         let set = &l.set;
-        if let (Some(s), 0) = (t.ended.and_then(|e| e.strike), set.practice) {
+        // Strikes count in staked sets only (SPEC 7, 14).
+        if let (Some(s), true) = (t.ended.and_then(|e| e.strike), set.stake > 0) {
             acc::insert_strike(&mut tx, t.game.bot_of(s), &set.id, g.game_no, now).await?;
         }
         let snapshot = Arc::new(live::render(
@@ -528,7 +529,8 @@ impl Arena {
         Ok(Some(snapshot))
     }
 
-    /// Resigns the game for `bot`'s seat: the other seat wins (`resignation`).
+    /// Resigns the game for `bot`'s seat: the other seat wins (`resignation`). Repeating a
+    /// resignation that took effect answers the same success.
     ///
     /// Errors: 404; 403 `not_your_seat`; 409 `not_your_turn` (game 2 before it starts),
     /// `game_over`.
@@ -550,6 +552,11 @@ impl Arena {
             let seat = l.game.seat_of(&bot.id)?;
             let t = match l.game.resign(seat, now) {
                 Ok(t) => t,
+                // A retry by the seat whose resignation already took effect: the same success
+                // (SPEC 14, retries). Anyone else hears that the game is over.
+                Err(GameError::GameOver) if l.game.resigned_by() == Some(seat) => {
+                    return Ok(l.snapshot.clone());
+                }
                 Err(GameError::GameOver) => return Err(game_over(&l)),
                 Err(e) => return Err(e.into()),
             };

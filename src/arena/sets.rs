@@ -81,8 +81,38 @@ pub struct NewSet {
     pub options: GameOptions,
     pub initial_ms: i64,
     pub increment_ms: i64,
+    /// PTS each bot stakes; 0 = unstaked (no escrow, no settlement; SPEC 14).
     pub stake: i64,
     pub opponent: Option<String>,
+    /// Whether the set moves ratings. Always true for a staked set; the creator's choice
+    /// (default false) for an unstaked one (SPEC 14).
+    pub rated: bool,
+}
+
+impl NewSet {
+    /// True when the set stakes PTS (`stake` > 0).
+    #[must_use]
+    pub fn staked(&self) -> bool {
+        self.stake > 0
+    }
+
+    /// Checks the stake and rating choice: a staked set stakes 10..=1000 and is always rated;
+    /// `stake: 0` makes an unstaked set. Errors: 400 `bad_request` naming `stake` or `rated`.
+    pub fn check_stake(&self) -> ApiResult<()> {
+        if self.stake != 0 && !(STAKE_MIN..=STAKE_MAX).contains(&self.stake) {
+            return Err(stake_error(
+                format!("stake must be 0 (unstaked) or {STAKE_MIN} to {STAKE_MAX}"),
+                STAKE_MAX,
+            ));
+        }
+        if self.staked() && !self.rated {
+            return Err(ApiError::bad_request(
+                "a staked set is always rated; use stake 0 for rated: false",
+            )
+            .with_details(json!({"field": "rated"})));
+        }
+        Ok(())
+    }
 }
 
 fn stake_error(msg: String, max: i64) -> ApiError {
@@ -93,12 +123,7 @@ impl Arena {
     /// Creates an open set (lobby or private challenge). Errors: bad stake (400), unknown
     /// opponent (404), self-challenge (400), same owner (403), suspended (403), balance (409).
     pub async fn create_set(&self, bot: &BotRow, req: NewSet) -> ApiResult<Value> {
-        if !(STAKE_MIN..=STAKE_MAX).contains(&req.stake) {
-            return Err(stake_error(
-                format!("stake must be {STAKE_MIN} to {STAKE_MAX}"),
-                STAKE_MAX,
-            ));
-        }
+        req.check_stake()?;
         if req.stake > bot.max_stake {
             return Err(stake_error(
                 format!("stake exceeds {}'s max_stake {}", bot.name, bot.max_stake),
@@ -107,7 +132,9 @@ impl Arena {
         }
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
-        self.ensure_not_suspended(&mut tx, bot).await?;
+        if req.staked() {
+            self.ensure_not_suspended(&mut tx, bot).await?;
+        }
         let opponent = match &req.opponent {
             Some(name) => {
                 let o = acc::bot_by_ref(&mut tx, name)
@@ -117,7 +144,7 @@ impl Arena {
                     return Err(ApiError::bad_request("a bot cannot challenge itself")
                         .with_details(json!({"field": "opponent"})));
                 }
-                if o.owner_id == bot.owner_id {
+                if req.staked() && o.owner_id == bot.owner_id {
                     return Err(same_owner());
                 }
                 if req.stake > o.max_stake {
@@ -141,13 +168,7 @@ impl Arena {
             )
             .with_details(json!({"balance": balance, "stake": req.stake})));
         }
-        let set = new_set_row(
-            bot,
-            &req,
-            opponent.as_ref().map(|o| o.id.clone()),
-            false,
-            now,
-        );
+        let set = new_set_row(bot, &req, opponent.as_ref().map(|o| o.id.clone()), now);
         sets::insert(&mut tx, &set).await?;
         let mut fx = Effects::default();
         let view = self.set_view(&mut tx, &set).await?;
@@ -200,7 +221,7 @@ impl Arena {
         let creator = acc::bot_by_ref(&mut tx, &set.creator_id)
             .await?
             .ok_or_else(|| ApiError::internal("creator missing"))?;
-        if set.practice == 0 {
+        if set.stake > 0 {
             if creator.owner_id == bot.owner_id {
                 return Err(same_owner());
             }
@@ -375,21 +396,40 @@ impl Arena {
         Ok(view)
     }
 
-    /// Starts an unstaked, unrated set against a house bot at once (SPEC section 9), or, with
-    /// `rated`, an operator pairing between two chosen bots (staked unless `stake` is 0).
+    /// Starts a set between two chosen bots at once: a practice set against a house bot (SPEC
+    /// section 9; `stake` 0, unrated), an operator pairing (staked unless `stake` is 0) or a
+    /// tournament or match set. Staked sets check owners, `max_stake` and suspensions.
+    /// Errors: 400 (self-play, stake), 403 `same_owner` / `suspended`, 409 `insufficient_balance`.
     pub async fn start_now(
         &self,
         creator: &BotRow,
         opponent: &BotRow,
         req: NewSet,
-        practice: bool,
     ) -> ApiResult<Value> {
+        let mut tx = self.store.begin_write().await?;
+        let now = self.now_ms();
+        let (view, fx) = self
+            .start_now_in(&mut tx, creator, opponent, req, now)
+            .await?;
+        fx.commit(tx, self, now).await?;
+        Ok(view)
+    }
+
+    /// As [`Arena::start_now`] inside the caller's write transaction (so a tournament pairing
+    /// row and its set commit together); the caller writes the effects' events, commits, then applies them.
+    pub(crate) async fn start_now_in(
+        &self,
+        tx: &mut sqlx::AnyConnection,
+        creator: &BotRow,
+        opponent: &BotRow,
+        req: NewSet,
+        now: i64,
+    ) -> ApiResult<(Value, Effects)> {
         if creator.id == opponent.id {
             return Err(ApiError::bad_request("a bot cannot play itself"));
         }
-        let mut tx = self.store.begin_write().await?;
-        let now = self.now_ms();
-        if !practice {
+        req.check_stake()?;
+        if req.staked() {
             if creator.owner_id == opponent.owner_id {
                 return Err(same_owner());
             }
@@ -400,18 +440,17 @@ impl Arena {
                         b.max_stake,
                     ));
                 }
-                self.ensure_not_suspended(&mut tx, b).await?;
+                self.ensure_not_suspended(tx, b).await?;
             }
         }
         // Inserted open and started at once in one transaction: nobody ever sees it open.
-        let set = new_set_row(creator, &req, Some(opponent.id.clone()), practice, now);
-        sets::insert(&mut tx, &set).await?;
+        let set = new_set_row(creator, &req, Some(opponent.id.clone()), now);
+        sets::insert(tx, &set).await?;
         let mut fx = Effects::default();
         let view = self
-            .start_set(&mut tx, set, opponent, creator, now, &mut fx)
+            .start_set(tx, set, opponent, creator, now, &mut fx)
             .await?;
-        fx.commit(tx, self, now).await?;
-        Ok(view)
+        Ok((view, fx))
     }
 
     /// The full set view of SPEC section 5.
@@ -464,7 +503,7 @@ impl Arena {
     }
 
     async fn settlement_json(&self, c: &mut sqlx::AnyConnection, set: &SetRow) -> ApiResult<Value> {
-        if set.status != "finished" || set.practice != 0 {
+        if set.status != "finished" || set.stake == 0 {
             return Ok(Value::Null);
         }
         let rows: Vec<(String, Option<String>, String, i64)> = sqlx::query_as(
@@ -524,13 +563,10 @@ impl Arena {
     }
 }
 
-fn new_set_row(
-    creator: &BotRow,
-    req: &NewSet,
-    opponent_id: Option<String>,
-    practice: bool,
-    now: i64,
-) -> SetRow {
+/// A new open set row. The `practice` column holds "unrated" (1 for house practice and for
+/// unstaked sets whose creator did not ask for a rating); an unrated set never stakes.
+fn new_set_row(creator: &BotRow, req: &NewSet, opponent_id: Option<String>, now: i64) -> SetRow {
+    let unrated = !req.staked() && !req.rated;
     let seed: [u8; 32] = rand::random();
     SetRow {
         id: format!("set_{}", ulid::Ulid::generate()),
@@ -538,12 +574,12 @@ fn new_set_row(
         acceptor_id: None,
         opponent_id,
         status: "open".into(),
-        practice: i64::from(practice),
+        practice: i64::from(unrated),
         size: req.options.size,
         random_stones: req.options.random_stones,
         initial_ms: req.initial_ms,
         increment_ms: req.increment_ms,
-        stake: if practice { 0 } else { req.stake },
+        stake: if unrated { 0 } else { req.stake },
         seed_hex: hexcode::encode(seed),
         seed_sha256: hexcode::encode(Sha256::digest(seed)),
         opening: None,

@@ -17,7 +17,8 @@ pub fn rfc3339(ms: i64) -> String {
         .to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-fn opt_time(ms: Option<i64>) -> Value {
+/// RFC 3339 of an optional time; null when absent.
+pub fn opt_time(ms: Option<i64>) -> Value {
     ms.map_or(Value::Null, |m| Value::String(rfc3339(m)))
 }
 
@@ -299,6 +300,7 @@ pub fn set_row_json(s: &SetRow, n: &SetNames) -> Value {
         "opponent": n.opponent,
         "practice": s.practice != 0,
         "rated": s.practice == 0,
+        "staked": s.stake > 0,
         "points": [points_json(s.points2_creator), points_json(s.points2_acceptor)],
         "stake": s.stake,
         "status": s.status,

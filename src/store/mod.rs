@@ -10,7 +10,9 @@ pub mod accounts;
 pub mod events;
 pub mod games;
 pub mod ledger;
+pub mod presence;
 pub mod sets;
+pub mod tournaments;
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};

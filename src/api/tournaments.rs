@@ -1,0 +1,247 @@
+//! Tournaments (issue 12, SPEC 14): the operator creates and controls them; anyone reads them.
+
+use actix_web::{HttpResponse, web};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{AppState, AuthOperator, JsonBody, only_fields, opt_bool, opt_i64, opt_str};
+use crate::arena::tournaments::{
+    DEFAULT_FORFEIT_AFTER_S, DEFAULT_MAX_CONCURRENT, FORMATS, MAX_PARTICIPANTS, NewTournament,
+};
+use crate::error::{ApiError, ApiResult};
+
+/// Registers the tournament routes (public reads, operator writes).
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/v1/tournaments", web::post().to(create_tournament))
+        .route("/v1/tournaments", web::get().to(list_tournaments))
+        .route("/v1/tournaments/{id}", web::get().to(get_tournament))
+        .route(
+            "/v1/tournaments/{id}/standings.csv",
+            web::get().to(standings_csv),
+        )
+        .route(
+            "/v1/tournaments/{id}/crosstable.csv",
+            web::get().to(crosstable_csv),
+        )
+        .route("/v1/tournaments/{id}/games.sgf", web::get().to(games_sgf))
+        .route("/v1/tournaments/{id}/start", web::post().to(start))
+        .route("/v1/tournaments/{id}/pause", web::post().to(pause))
+        .route("/v1/tournaments/{id}/resume", web::post().to(resume))
+        .route("/v1/tournaments/{id}/cancel", web::post().to(cancel));
+}
+
+fn bad(field: &str, msg: impl Into<String>) -> ApiError {
+    ApiError::bad_request(msg).with_details(json!({"field": field}))
+}
+
+/// An optional integer field within `min..=max`. Errors: 400 naming the field and range.
+fn ranged(body: &Value, field: &str, default: i64, min: i64, max: i64) -> ApiResult<i64> {
+    let v = opt_i64(body, field)?.unwrap_or(default);
+    if (min..=max).contains(&v) {
+        Ok(v)
+    } else {
+        Err(bad(field, format!("'{field}' must be {min} to {max}"))
+            .with_details(json!({"field": field, "min": min, "max": max, "value": v})))
+    }
+}
+
+/// Parses and validates a `POST /v1/tournaments` body.
+fn parse(st: &AppState, body: &Value) -> ApiResult<NewTournament> {
+    only_fields(
+        body,
+        &[
+            "name",
+            "format",
+            "cycles",
+            "rounds",
+            "participants",
+            "options",
+            "clock",
+            "stake",
+            "rated",
+            "max_concurrent",
+            "absent",
+            "forfeit_after_s",
+            "start_at",
+        ],
+    )?;
+    let name = opt_str(body, "name")?
+        .map(str::trim)
+        .filter(|n| (1..=80).contains(&n.chars().count()))
+        .ok_or_else(|| bad("name", "'name' is required (1 to 80 characters)"))?
+        .to_string();
+    let format = opt_str(body, "format")?
+        .filter(|f| FORMATS.contains(f))
+        .ok_or_else(|| bad("format", format!("'format' must be one of {FORMATS:?}")))?
+        .to_string();
+    let participants: Vec<String> = match body.get("participants") {
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|v| v.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| bad("participants", "'participants' must be bot names or ids"))?,
+        _ => {
+            return Err(bad(
+                "participants",
+                format!("'participants' must list 2 to {MAX_PARTICIPANTS} bot names or ids"),
+            ));
+        }
+    };
+    let cycles = ranged(body, "cycles", 1, 1, 2)?;
+    let rounds = opt_i64(body, "rounds")?;
+    if format != "swiss" && rounds.is_some() {
+        return Err(bad(
+            "rounds",
+            "'rounds' applies to a swiss only; use 'cycles'",
+        ));
+    }
+    let set = super::sets::new_set(st, body, None)?;
+    let stake = opt_i64(body, "stake")?.unwrap_or(0);
+    let rated = opt_bool(body, "rated")?.unwrap_or(stake > 0);
+    let max_concurrent = ranged(body, "max_concurrent", DEFAULT_MAX_CONCURRENT, 1, 64)?;
+    let absent = opt_str(body, "absent")?.unwrap_or("wait");
+    if !["wait", "forfeit", "skip"].contains(&absent) {
+        return Err(bad(
+            "absent",
+            "'absent' must be \"wait\", \"forfeit\" or \"skip\"",
+        ));
+    }
+    if absent == "skip" && format == "round_robin" {
+        return Err(bad(
+            "absent",
+            "a round robin cannot skip absent bots: use \"wait\" or \"forfeit\"",
+        ));
+    }
+    let forfeit_after_s = ranged(body, "forfeit_after_s", DEFAULT_FORFEIT_AFTER_S, 0, 86_400)?;
+    let start_ms = match opt_str(body, "start_at")? {
+        None => None,
+        Some(s) => Some(
+            chrono::DateTime::parse_from_rfc3339(s)
+                .map_err(|e| bad("start_at", format!("'start_at' is not RFC 3339: {e}")))?
+                .timestamp_millis(),
+        ),
+    };
+    Ok(NewTournament {
+        name,
+        format,
+        cycles,
+        rounds,
+        participants,
+        options: set.options,
+        initial_ms: set.initial_ms,
+        increment_ms: set.increment_ms,
+        stake,
+        rated,
+        max_concurrent,
+        absent: absent.to_string(),
+        forfeit_after_ms: forfeit_after_s * 1000,
+        start_ms,
+    })
+}
+
+#[tracing::instrument(skip_all, fields(operator = true))]
+async fn create_tournament(
+    st: web::Data<AppState>,
+    _op: AuthOperator,
+    JsonBody(body): JsonBody,
+) -> ApiResult<HttpResponse> {
+    let req = parse(&st, &body)?;
+    Ok(HttpResponse::Created().json(st.arena.create_tournament(req).await?))
+}
+
+#[derive(Deserialize)]
+struct ListQuery {
+    limit: Option<i64>,
+}
+
+async fn list_tournaments(
+    st: web::Data<AppState>,
+    q: web::Query<ListQuery>,
+) -> ApiResult<HttpResponse> {
+    let limit = super::page_limit(q.limit, 20, 100)?;
+    Ok(HttpResponse::Ok().json(st.arena.list_tournaments(limit).await?))
+}
+
+#[tracing::instrument(skip(st), fields(tournament = %path))]
+async fn get_tournament(
+    st: web::Data<AppState>,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(st.arena.tournament(&path).await?))
+}
+
+fn csv(body: String, file: String) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            "Content-Disposition",
+            format!("attachment; filename=\"{file}\""),
+        ))
+        .body(body)
+}
+
+async fn standings_csv(
+    st: web::Data<AppState>,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    let body = st.arena.tournament_csv(&path, "standings").await?;
+    Ok(csv(body, format!("{path}-standings.csv")))
+}
+
+async fn crosstable_csv(
+    st: web::Data<AppState>,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    let body = st.arena.tournament_csv(&path, "crosstable").await?;
+    Ok(csv(body, format!("{path}-crosstable.csv")))
+}
+
+/// `GET /v1/tournaments/{id}/games.sgf`: every game played so far as one SGF collection.
+async fn games_sgf(st: web::Data<AppState>, path: web::Path<String>) -> ApiResult<HttpResponse> {
+    let body = st.arena.tournament_sgf(&path).await?;
+    Ok(HttpResponse::Ok()
+        .content_type("application/x-hex-sgf; charset=utf-8")
+        .insert_header((
+            "Content-Disposition",
+            format!("attachment; filename=\"{path}.sgf\""),
+        ))
+        .body(body))
+}
+
+/// `POST /v1/tournaments/{id}/start` (operator): created -> running.
+async fn start(
+    st: web::Data<AppState>,
+    _op: AuthOperator,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(st.arena.tournament_action(&path, "start").await?))
+}
+
+/// `POST /v1/tournaments/{id}/pause` (operator): running -> paused (sets playing finish; no
+/// new set starts and no round is paired).
+async fn pause(
+    st: web::Data<AppState>,
+    _op: AuthOperator,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(st.arena.tournament_action(&path, "pause").await?))
+}
+
+/// `POST /v1/tournaments/{id}/resume` (operator): paused -> running.
+async fn resume(
+    st: web::Data<AppState>,
+    _op: AuthOperator,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(st.arena.tournament_action(&path, "resume").await?))
+}
+
+/// `POST /v1/tournaments/{id}/cancel` (operator): ends the tournament; pending pairings are
+/// cancelled, sets already playing play on.
+async fn cancel(
+    st: web::Data<AppState>,
+    _op: AuthOperator,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(st.arena.tournament_action(&path, "cancel").await?))
+}

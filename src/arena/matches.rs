@@ -1,0 +1,370 @@
+//! Matches for bot authors (issue 12, SPEC 14): a player runs N unstaked, unrated sets between
+//! two of its own bots (or its bot and another player's, once that player accepts), or plays
+//! until a sequential probability ratio test decides, and reads W/D/L, the Elo difference with
+//! its 95% error bar and the LLR.
+//!
+//! A match is a tournament row of format `match` with two entries (seed 0 = the first bot, whose
+//! side every figure is from); each round holds up to `max_concurrent` sets, creators
+//! alternating, and the tournament driver plays it like any other. The SPRT counts sets (a set
+//! is both seat orders of one opening): a set won is 1, drawn 1/2, lost 0.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::Arena;
+use super::elo_stats::{Wdl, sprt_bounds};
+use super::pairing::Round;
+use super::sets::{GameOptions, NewSet};
+use crate::error::{ApiError, ApiResult};
+use crate::store::accounts::{self as acc, PlayerRow};
+use crate::store::tournaments::{self as store, EntryRow, PairingRow, TournamentRow};
+
+/// Most sets of one match.
+pub const MAX_SETS: i64 = 10_000;
+/// Default cap on the sets of an SPRT match without `sets`.
+pub const DEFAULT_SPRT_SETS: i64 = 1_000;
+
+/// SPRT parameters: H0 says the first bot is `elo0` stronger, H1 `elo1`; error rates.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct Sprt {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+}
+
+impl Sprt {
+    /// Errors: 400 naming the field (`elo1` must exceed `elo0`; alpha, beta in 0..0.5).
+    pub fn check(&self) -> ApiResult<()> {
+        let bad = |f: &str, m: &str| {
+            ApiError::bad_request(m.to_string()).with_details(json!({"field": format!("sprt.{f}")}))
+        };
+        if !(self.elo0.is_finite() && self.elo1.is_finite() && self.elo1 > self.elo0) {
+            return Err(bad("elo1", "sprt.elo1 must be greater than sprt.elo0"));
+        }
+        for (f, v) in [("alpha", self.alpha), ("beta", self.beta)] {
+            if !(v > 0.0 && v < 0.5) {
+                return Err(bad(f, "sprt.alpha and sprt.beta must be between 0 and 0.5"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A validated match request.
+#[derive(Debug, Clone)]
+pub struct NewMatch {
+    /// Two bot names or ids, both the player's.
+    pub bots: [String; 2],
+    /// Sets to play (with an SPRT: the most to play).
+    pub sets: Option<i64>,
+    pub sprt: Option<Sprt>,
+    pub options: GameOptions,
+    pub initial_ms: i64,
+    pub increment_ms: i64,
+    /// Sets played at once.
+    pub concurrency: i64,
+}
+
+/// A match's figures from the first bot's side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatchStats {
+    pub wdl: Wdl,
+    pub llr: Option<f64>,
+    pub bounds: Option<(f64, f64)>,
+    /// `H1` (the first bot is at least `elo1` stronger) or `H0`, once the SPRT decided.
+    pub decision: Option<&'static str>,
+}
+
+/// The figures of a match from its pairings.
+#[must_use]
+pub fn stats(t: &TournamentRow, pairings: &[PairingRow]) -> MatchStats {
+    let mut wdl = Wdl::default();
+    for p in pairings.iter().filter(|p| p.status == "finished") {
+        let mine = if p.seed1 == 0 {
+            p.points2_1
+        } else {
+            p.points2_2
+        };
+        match mine {
+            2 => wdl.w += 1,
+            1 => wdl.d += 1,
+            _ => wdl.l += 1,
+        }
+    }
+    let sprt: Option<Sprt> = t.sprt.as_deref().and_then(|s| serde_json::from_str(s).ok());
+    let (llr, bounds, decision) = match sprt {
+        Some(s) => {
+            let llr = wdl.llr(s.elo0, s.elo1);
+            let (lo, hi) = sprt_bounds(s.alpha, s.beta);
+            let d = if llr >= hi {
+                Some("H1")
+            } else if llr <= lo {
+                Some("H0")
+            } else {
+                None
+            };
+            (Some(llr), Some((lo, hi)), d)
+        }
+        None => (None, None, None),
+    };
+    MatchStats {
+        wdl,
+        llr,
+        bounds,
+        decision,
+    }
+}
+
+/// The next round of a match: up to `max_concurrent` sets, creators alternating.
+#[must_use]
+pub fn next_round(t: &TournamentRow, pairings: &[PairingRow]) -> Round {
+    let paired = pairings.len() as i64;
+    let left = t.match_sets.unwrap_or(0) - paired;
+    let boards = left.clamp(0, t.max_concurrent.max(1));
+    Round {
+        pairs: (0..boards)
+            .map(|b| {
+                if (paired + b) % 2 == 0 {
+                    (0, 1)
+                } else {
+                    (1, 0)
+                }
+            })
+            .collect(),
+        bye: None,
+    }
+}
+
+/// Whether a match is over before its planned sets: the SPRT decided.
+#[must_use]
+pub fn decided(t: &TournamentRow, pairings: &[PairingRow]) -> bool {
+    t.format == "match" && stats(t, pairings).decision.is_some()
+}
+
+impl Arena {
+    /// Creates and starts a match for `player`. Errors: 400 (fields), 404 (bot), 403
+    /// `forbidden` (a bot that is not the player's).
+    pub async fn create_match(&self, player: &PlayerRow, req: NewMatch) -> ApiResult<Value> {
+        if let Some(s) = &req.sprt {
+            s.check()?;
+        }
+        let sets = match (req.sets, req.sprt) {
+            (Some(n), _) => n,
+            (None, Some(_)) => DEFAULT_SPRT_SETS,
+            (None, None) => {
+                return Err(
+                    ApiError::bad_request("a match needs 'sets', 'sprt' or both")
+                        .with_details(json!({"field": "sets"})),
+                );
+            }
+        };
+        if !(1..=MAX_SETS).contains(&sets) {
+            return Err(
+                ApiError::bad_request(format!("sets must be 1 to {MAX_SETS}"))
+                    .with_details(json!({"field": "sets"})),
+            );
+        }
+        NewSet {
+            options: req.options,
+            initial_ms: req.initial_ms,
+            increment_ms: req.increment_ms,
+            stake: 0,
+            opponent: None,
+            rated: false,
+        }
+        .check_stake()?;
+        let mut tx = self.store.begin_write().await?;
+        let now = self.now_ms();
+        let mut entries = vec![];
+        let mut other_owner = false;
+        for (seed, r) in req.bots.iter().enumerate() {
+            let b = acc::bot_by_ref(&mut tx, r)
+                .await?
+                .ok_or_else(|| ApiError::not_found(format!("no bot '{r}'")))?;
+            if seed == 0 && b.owner_id != player.id {
+                return Err(ApiError::forbidden(format!(
+                    "{} is not your bot; the first bot of a match must be yours",
+                    b.name
+                )));
+            }
+            if seed == 1 && b.owner_id != player.id {
+                other_owner = true;
+            }
+            if entries.iter().any(|e: &EntryRow| e.bot_id == b.id) {
+                return Err(ApiError::bad_request("a match needs two different bots")
+                    .with_details(json!({"field": "bots"})));
+            }
+            entries.push(EntryRow {
+                seed: seed as i64,
+                bot_id: b.id,
+                rating: b.rating,
+            });
+        }
+        let concurrency = req.concurrency.min(sets);
+        let t = TournamentRow {
+            id: format!("match_{}", ulid::Ulid::generate()),
+            name: format!("{} vs {}", req.bots[0], req.bots[1]),
+            format: "match".into(),
+            rounds: (sets + concurrency - 1) / concurrency,
+            // Another player's bot: the match waits for that player to accept it.
+            status: if other_owner { "proposed" } else { "running" }.into(),
+            size: req.options.size,
+            random_stones: req.options.random_stones,
+            initial_ms: req.initial_ms,
+            increment_ms: req.increment_ms,
+            stake: 0,
+            rated: 0,
+            max_concurrent: concurrency,
+            absent: "wait".into(),
+            forfeit_after_ms: 0,
+            start_ms: None,
+            current_round: 0,
+            created_ms: now,
+            started_ms: None,
+            finished_ms: None,
+            owner_id: Some(player.id.clone()),
+            match_sets: Some(sets),
+            sprt: req
+                .sprt
+                .map(|s| serde_json::to_string(&s))
+                .transpose()
+                .map_err(ApiError::internal)?,
+        };
+        store::insert(&mut tx, &t).await?;
+        // `insert` writes no started_ms: set it with the status.
+        store::set_status(&mut tx, &t.id, "running", "running", now).await?;
+        for e in &entries {
+            store::insert_entry(&mut tx, &t.id, e).await?;
+        }
+        tx.commit().await?;
+        self.tournament_wake.notify_one();
+        self.match_view(&t.id).await
+    }
+
+    /// Accepts a match proposed to `player` (the owner of its second bot): it starts. Errors:
+    /// 404; 403 unless `player` owns the second bot; 409 `tournament_state` unless proposed.
+    pub async fn accept_match(&self, player: &PlayerRow, id: &str) -> ApiResult<Value> {
+        let mut tx = self.store.begin_write().await?;
+        let now = self.now_ms();
+        let t = store::get(&mut tx, id, self.store.for_update())
+            .await?
+            .filter(|t| t.format == "match")
+            .ok_or_else(|| ApiError::not_found(format!("no match '{id}'")))?;
+        let second = store::entries(&mut tx, id)
+            .await?
+            .into_iter()
+            .find(|e| e.seed == 1)
+            .ok_or_else(|| ApiError::internal("match without a second bot"))?;
+        let bot = acc::bot_by_ref(&mut tx, &second.bot_id)
+            .await?
+            .ok_or_else(|| ApiError::internal("match bot missing"))?;
+        if bot.owner_id != player.id {
+            return Err(ApiError::forbidden(format!(
+                "only the owner of {} may accept this match",
+                bot.name
+            )));
+        }
+        if store::set_status(&mut tx, id, "proposed", "running", now).await? != 1 {
+            return Err(ApiError::conflict(
+                "tournament_state",
+                format!("the match is {}, not proposed", t.status),
+            )
+            .with_details(json!({"status": t.status})));
+        }
+        tx.commit().await?;
+        self.tournament_wake.notify_one();
+        self.match_view(id).await
+    }
+
+    /// Cancels (or, while proposed, declines) a match: the player who started it, or the owner
+    /// of its second bot. Errors: 404, 403, 409 `tournament_state`.
+    pub async fn cancel_match(&self, player: &PlayerRow, id: &str) -> ApiResult<Value> {
+        let mut c = self.store.pool.acquire().await?;
+        let t = store::get(&mut c, id, "")
+            .await?
+            .filter(|t| t.format == "match")
+            .ok_or_else(|| ApiError::not_found(format!("no match '{id}'")))?;
+        let mut allowed = t.owner_id.as_deref() == Some(player.id.as_str());
+        for e in store::entries(&mut c, id).await? {
+            allowed |= acc::bot_by_ref(&mut c, &e.bot_id)
+                .await?
+                .is_some_and(|b| b.owner_id == player.id);
+        }
+        drop(c);
+        if !allowed {
+            return Err(ApiError::forbidden(
+                "only the owners of a match's bots may cancel it",
+            ));
+        }
+        self.tournament_action(id, "cancel").await?;
+        self.match_view(id).await
+    }
+
+    /// Matches, newest first, as summaries (public).
+    pub async fn list_matches(&self, limit: i64) -> ApiResult<Value> {
+        let mut c = self.store.pool.acquire().await?;
+        let rows = store::list(&mut c, true, limit).await?;
+        drop(c);
+        let mut out = vec![];
+        for t in rows {
+            let mut v = self.match_view(&t.id).await?;
+            if let Some(o) = v.as_object_mut() {
+                o.remove("set_list");
+            }
+            out.push(v);
+        }
+        Ok(json!({"matches": out}))
+    }
+
+    /// A match (public): bots, sets planned and played, W/D/L, score, Elo difference with its
+    /// 95% error, and with an SPRT the LLR, its bounds and the decision. Errors: 404.
+    pub async fn match_view(&self, id: &str) -> ApiResult<Value> {
+        let mut c = self.store.pool.acquire().await?;
+        let t = store::get(&mut c, id, "")
+            .await?
+            .filter(|t| t.format == "match")
+            .ok_or_else(|| ApiError::not_found(format!("no match '{id}'")))?;
+        let entries = store::entries(&mut c, id).await?;
+        let mut names = vec![];
+        for e in &entries {
+            names.push(self.bot_name(&mut c, &e.bot_id).await?);
+        }
+        let pairings = store::pairings(&mut c, id).await?;
+        drop(c);
+        let s = stats(&t, &pairings);
+        let elo = s.wdl.elo_with_error();
+        let set_list: Vec<Value> = pairings
+            .iter()
+            .map(|p| {
+                json!({"n": (p.round - 1) * t.max_concurrent + p.board, "status": p.status, "set_id": p.set_id,
+                       "set_url": p.set_id.as_ref().map(|s| format!("/v1/sets/{s}"))})
+            })
+            .collect();
+        let sprt: Option<Sprt> = t.sprt.as_deref().and_then(|x| serde_json::from_str(x).ok());
+        Ok(json!({
+            "id": t.id,
+            "bots": names,
+            "status": t.status,
+            "sets": t.match_sets,
+            "sets_played": s.wdl.n(),
+            "concurrency": t.max_concurrent,
+            "options": {"size": t.size, "random_stones": t.random_stones},
+            "clock": {"initial_s": t.initial_ms / 1000, "increment_s": t.increment_ms / 1000},
+            "w": s.wdl.w, "d": s.wdl.d, "l": s.wdl.l,
+            "score": s.wdl.score(),
+            "elo": elo.map(|e| e.0),
+            "elo_error": elo.and_then(|e| e.1),
+            "sprt": sprt.map(|p| json!({
+                "elo0": p.elo0, "elo1": p.elo1, "alpha": p.alpha, "beta": p.beta,
+                "llr": s.llr,
+                "lower_bound": s.bounds.map(|b| b.0),
+                "upper_bound": s.bounds.map(|b| b.1),
+                "decision": s.decision,
+            })),
+            "created_at": super::views::rfc3339(t.created_ms),
+            "finished_at": super::views::opt_time(t.finished_ms),
+            "set_list": set_list,
+        }))
+    }
+}

@@ -1,0 +1,198 @@
+//! Tournament standings and crosstable, pure (issue 12).
+//!
+//! Order: set points (win 1, draw 1/2, Swiss bye 1; a round-robin bye scores nothing), then
+//! Buchholz (the sum of the set points of every opponent met; a bye adds nothing), then
+//! Sonneborn-Berger (the sum of the points of the opponents beaten plus half of those drawn),
+//! then game points, then fewer own moves in games not lost (the arena's tiebreak), then seed.
+//! Points are kept doubled (Sonneborn-Berger quadrupled) so every comparison is exact.
+
+use super::elo_stats;
+
+/// How a pairing ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A set was played.
+    Set,
+    /// A forfeit: no set was played; the points say who was present.
+    Forfeit,
+    /// A Swiss bye (1 point).
+    Bye,
+    /// A round-robin bye (sitting out, no points).
+    Rest,
+}
+
+/// One finished pairing, from the seeds' sides. Points doubled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub seed1: usize,
+    pub seed2: Option<usize>,
+    pub kind: Kind,
+    pub points2: [i64; 2],
+    pub games2: [i64; 2],
+    pub moves: [i64; 2],
+    /// Each game from seed1's side: 1 win, 0 draw, -1 loss.
+    pub games: Vec<i8>,
+}
+
+/// One row of the standings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Standing {
+    pub seed: usize,
+    pub points2: i64,
+    pub buchholz2: i64,
+    pub sb4: i64,
+    pub games2: i64,
+    pub moves: i64,
+    /// Sets played (forfeits included, byes not).
+    pub sets: i64,
+    pub w: i64,
+    pub d: i64,
+    pub l: i64,
+    pub byes: i64,
+    /// Performance rating and the half-width of its 95% interval, from the games played.
+    pub performance: Option<(f64, Option<f64>)>,
+}
+
+/// Standings of `n` seeds from `outcomes`, best first. `ratings[seed]` are the ratings the
+/// performance is measured against.
+#[must_use]
+pub fn standings(n: usize, ratings: &[f64], outcomes: &[Outcome]) -> Vec<Standing> {
+    let mut rows: Vec<Standing> = (0..n)
+        .map(|seed| Standing {
+            seed,
+            points2: 0,
+            buchholz2: 0,
+            sb4: 0,
+            games2: 0,
+            moves: 0,
+            sets: 0,
+            w: 0,
+            d: 0,
+            l: 0,
+            byes: 0,
+            performance: None,
+        })
+        .collect();
+    let mut perf: Vec<Vec<(f64, f64)>> = vec![vec![]; n];
+    for o in outcomes.iter().filter(|o| o.seed1 < n) {
+        let Some(s2) = o.seed2.filter(|&s| s < n) else {
+            let r = &mut rows[o.seed1];
+            if o.kind == Kind::Bye {
+                r.points2 += 2;
+                r.byes += 1;
+            }
+            continue;
+        };
+        for (me, side) in [(o.seed1, 0), (s2, 1)] {
+            let r = &mut rows[me];
+            r.points2 += o.points2[side];
+            r.games2 += o.games2[side];
+            r.moves += o.moves[side];
+            r.sets += 1;
+            match o.points2[side].cmp(&o.points2[1 - side]) {
+                std::cmp::Ordering::Greater => r.w += 1,
+                std::cmp::Ordering::Equal => r.d += 1,
+                std::cmp::Ordering::Less => r.l += 1,
+            }
+        }
+        for &g in &o.games {
+            let s1 = f64::from(g + 1) / 2.0;
+            perf[o.seed1].push((ratings.get(s2).copied().unwrap_or(1200.0), s1));
+            perf[s2].push((ratings.get(o.seed1).copied().unwrap_or(1200.0), 1.0 - s1));
+        }
+    }
+    let points: Vec<i64> = rows.iter().map(|r| r.points2).collect();
+    for o in outcomes.iter().filter(|o| o.seed1 < n) {
+        let Some(s2) = o.seed2.filter(|&s| s < n) else {
+            continue;
+        };
+        for (me, other, side) in [(o.seed1, s2, 0), (s2, o.seed1, 1)] {
+            rows[me].buchholz2 += points[other];
+            rows[me].sb4 += points[other] * o.points2[side];
+        }
+    }
+    for (r, p) in rows.iter_mut().zip(&perf) {
+        r.performance = elo_stats::performance(p);
+    }
+    rows.sort_by(|a, b| {
+        b.points2
+            .cmp(&a.points2)
+            .then(b.buchholz2.cmp(&a.buchholz2))
+            .then(b.sb4.cmp(&a.sb4))
+            .then(b.games2.cmp(&a.games2))
+            .then(a.moves.cmp(&b.moves))
+            .then(a.seed.cmp(&b.seed))
+    });
+    rows
+}
+
+/// The crosstable: `cells[i][j]` lists seed `i`'s results against seed `j` in pairing order
+/// (`1`, `½`, `0`; `+` / `-` for a forfeit won / lost), empty when they did not meet.
+#[must_use]
+pub fn crosstable(n: usize, outcomes: &[Outcome]) -> Vec<Vec<String>> {
+    let mut cells = vec![vec![String::new(); n]; n];
+    for o in outcomes {
+        let Some(s2) = o.seed2.filter(|&s| s < n && o.seed1 < n) else {
+            continue;
+        };
+        for (me, other, side) in [(o.seed1, s2, 0), (s2, o.seed1, 1)] {
+            let mark = match (o.kind, o.points2[side]) {
+                (Kind::Forfeit, p) if p > 0 => "+",
+                (Kind::Forfeit, _) => "-",
+                (_, 2) => "1",
+                (_, 1) => "½",
+                _ => "0",
+            };
+            let cell = &mut cells[me][other];
+            if !cell.is_empty() {
+                cell.push(' ');
+            }
+            cell.push_str(mark);
+        }
+    }
+    cells
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(a: usize, b: usize, p: [i64; 2], g: [i64; 2], m: [i64; 2], games: Vec<i8>) -> Outcome {
+        Outcome {
+            seed1: a,
+            seed2: Some(b),
+            kind: Kind::Set,
+            points2: p,
+            games2: g,
+            moves: m,
+            games,
+        }
+    }
+
+    #[test]
+    fn buchholz_and_sonneborn_berger_break_a_tie_on_points() {
+        // 0 beats 1, 1 beats 2, 2 draws 0; 3 gets a bye and beats nobody.
+        let o = vec![
+            set(0, 1, [2, 0], [4, 0], [8, 0], vec![1, 1]),
+            set(1, 2, [2, 0], [4, 0], [6, 0], vec![1, 1]),
+            set(2, 0, [1, 1], [2, 2], [5, 5], vec![1, -1]),
+            Outcome {
+                seed1: 3,
+                seed2: None,
+                kind: Kind::Bye,
+                points2: [2, 0],
+                games2: [0, 0],
+                moves: [0, 0],
+                games: vec![],
+            },
+        ];
+        let s = standings(4, &[1200.0; 4], &o);
+        // points2: 0 -> 3, 1 -> 2, 2 -> 1, 3 -> 2 (bye).
+        let order: Vec<usize> = s.iter().map(|r| r.seed).collect();
+        assert_eq!(order, vec![0, 1, 3, 2]);
+        assert_eq!((s[0].buchholz2, s[0].sb4), (2 + 1, 2 * 2 + 1));
+        assert_eq!((s[1].buchholz2, s[1].sb4), (3 + 1, 2));
+        assert_eq!((s[2].buchholz2, s[2].byes), (0, 1));
+        assert_eq!(crosstable(4, &o)[0][2], "½");
+    }
+}

@@ -1,0 +1,27 @@
+//! `bots.last_seen_ms`: the shared half of presence (SPEC 14, issue 12).
+
+use sqlx::AnyConnection;
+
+/// Records that `bot_id` was seen at `at_ms` (never moves the value back).
+pub async fn touch(c: &mut AnyConnection, bot_id: &str, at_ms: i64) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE bots SET last_seen_ms = $1 WHERE id = $2 \
+         AND (last_seen_ms IS NULL OR last_seen_ms < $1)",
+    )
+    .bind(at_ms)
+    .bind(bot_id)
+    .execute(c)
+    .await?;
+    Ok(())
+}
+
+/// Whether `bot_id` is a house bot or was seen at or after `since_ms`.
+pub async fn online(c: &mut AnyConnection, bot_id: &str, since_ms: i64) -> sqlx::Result<bool> {
+    let row: Option<(i64,)> =
+        sqlx::query_as("SELECT 1 FROM bots WHERE id = $1 AND (house <> 0 OR last_seen_ms >= $2)")
+            .bind(bot_id)
+            .bind(since_ms)
+            .fetch_optional(c)
+            .await?;
+    Ok(row.is_some())
+}

@@ -1,0 +1,324 @@
+//! Tournaments, their entries, rounds and pairings (issue 12, SPEC 14). The primary key of
+//! `tournament_rounds` is what keeps a round from being paired twice, by any instance.
+
+use sqlx::AnyConnection;
+
+/// A tournament row. Booleans are 0/1; times ms since the epoch.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TournamentRow {
+    pub id: String,
+    pub name: String,
+    /// `round_robin`, `swiss` or `gauntlet`.
+    pub format: String,
+    pub rounds: i64,
+    /// `created`, `running`, `paused`, `finished` or `cancelled`.
+    pub status: String,
+    pub size: i64,
+    pub random_stones: i64,
+    pub initial_ms: i64,
+    pub increment_ms: i64,
+    pub stake: i64,
+    pub rated: i64,
+    pub max_concurrent: i64,
+    /// `wait` (a set starts once both bots are online), `forfeit`, or `skip` (swiss and
+    /// gauntlet: bots offline when a round is paired sit it out).
+    pub absent: String,
+    pub forfeit_after_ms: i64,
+    pub start_ms: Option<i64>,
+    pub current_round: i64,
+    pub created_ms: i64,
+    pub started_ms: Option<i64>,
+    pub finished_ms: Option<i64>,
+    /// Matches: the player who runs it.
+    pub owner_id: Option<String>,
+    /// Matches: most sets to play.
+    pub match_sets: Option<i64>,
+    /// Matches: the SPRT as JSON `{"elo0", "elo1", "alpha", "beta"}`.
+    pub sprt: Option<String>,
+}
+
+const T_COLS: &str = "id, name, format, rounds, status, size, random_stones, initial_ms, \
+    increment_ms, stake, rated, max_concurrent, absent, forfeit_after_ms, start_ms, current_round, \
+    created_ms, started_ms, finished_ms, owner_id, match_sets, sprt";
+
+/// A participant: `seed` 0 is the top seed (and a gauntlet's challenger).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct EntryRow {
+    pub seed: i64,
+    pub bot_id: String,
+    /// Rating when the tournament was created.
+    pub rating: f64,
+}
+
+/// One pairing of a round (or a bye: `seed2` None). Points are doubled.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PairingRow {
+    pub tournament_id: String,
+    pub round: i64,
+    pub board: i64,
+    pub seed1: i64,
+    pub seed2: Option<i64>,
+    /// `pending`, `playing`, `finished`, `bye`, `forfeit`, `absent` (left out of the round) or
+    /// `cancelled`.
+    pub status: String,
+    pub set_id: Option<String>,
+    pub points2_1: i64,
+    pub points2_2: i64,
+    pub games2_1: i64,
+    pub games2_2: i64,
+    pub moves_1: i64,
+    pub moves_2: i64,
+    /// JSON list of game results from seed1's side: 1 win, 0 draw, -1 loss.
+    pub games_json: Option<String>,
+    pub created_ms: i64,
+    pub finished_ms: Option<i64>,
+}
+
+const P_COLS: &str = "tournament_id, round, board, seed1, seed2, status, set_id, points2_1, \
+    points2_2, games2_1, games2_2, moves_1, moves_2, games_json, created_ms, finished_ms";
+
+/// Inserts a new tournament (or match) row; `current_round` starts at 0, `started_ms` and
+/// `finished_ms` empty.
+pub async fn insert(c: &mut AnyConnection, t: &TournamentRow) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO tournaments (id, name, format, rounds, status, size, random_stones, \
+         initial_ms, increment_ms, stake, rated, max_concurrent, absent, forfeit_after_ms, \
+         start_ms, current_round, created_ms, owner_id, match_sets, sprt) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 0, $16, $17, \
+         $18, $19)",
+    )
+    .bind(&t.id)
+    .bind(&t.name)
+    .bind(&t.format)
+    .bind(t.rounds)
+    .bind(&t.status)
+    .bind(t.size)
+    .bind(t.random_stones)
+    .bind(t.initial_ms)
+    .bind(t.increment_ms)
+    .bind(t.stake)
+    .bind(t.rated)
+    .bind(t.max_concurrent)
+    .bind(&t.absent)
+    .bind(t.forfeit_after_ms)
+    .bind(t.start_ms)
+    .bind(t.created_ms)
+    .bind(&t.owner_id)
+    .bind(t.match_sets)
+    .bind(&t.sprt)
+    .execute(c)
+    .await?;
+    Ok(())
+}
+
+/// Adds a participant at its seed.
+pub async fn insert_entry(c: &mut AnyConnection, id: &str, e: &EntryRow) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO tournament_entries (tournament_id, seed, bot_id, rating) VALUES ($1, $2, $3, $4)",
+    )
+    .bind(id)
+    .bind(e.seed)
+    .bind(&e.bot_id)
+    .bind(e.rating)
+    .execute(c)
+    .await?;
+    Ok(())
+}
+
+/// Reads a tournament; `lock` appends the backend's row lock (see `Store::for_update`).
+pub async fn get(
+    c: &mut AnyConnection,
+    id: &str,
+    lock: &str,
+) -> sqlx::Result<Option<TournamentRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {T_COLS} FROM tournaments WHERE id = $1{lock}"
+    )))
+    .bind(id)
+    .fetch_optional(c)
+    .await
+}
+
+/// Newest first: tournaments (`matches` false) or matches (`matches` true).
+pub async fn list(
+    c: &mut AnyConnection,
+    matches: bool,
+    limit: i64,
+) -> sqlx::Result<Vec<TournamentRow>> {
+    let op = if matches { "=" } else { "<>" };
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {T_COLS} FROM tournaments WHERE format {op} 'match' ORDER BY created_ms DESC, id DESC LIMIT $1"
+    )))
+    .bind(limit)
+    .fetch_all(c)
+    .await
+}
+
+/// Ids of tournaments the driver has work on at `now_ms`: running or paused ones, and created
+/// ones whose start time has come.
+pub async fn due(c: &mut AnyConnection, now_ms: i64) -> sqlx::Result<Vec<String>> {
+    let rows: Vec<(String,)> = sqlx::query_as(
+        "SELECT id FROM tournaments WHERE status IN ('running', 'paused') \
+         OR (status = 'created' AND start_ms IS NOT NULL AND start_ms <= $1) ORDER BY id",
+    )
+    .bind(now_ms)
+    .fetch_all(c)
+    .await?;
+    Ok(rows.into_iter().map(|r| r.0).collect())
+}
+
+/// Moves a tournament from `from` to `to`; returns the rows changed (0: it was not in `from`).
+/// `started_ms` is set on the first start, `finished_ms` on finish and cancel.
+pub async fn set_status(
+    c: &mut AnyConnection,
+    id: &str,
+    from: &str,
+    to: &str,
+    now_ms: i64,
+) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE tournaments SET status = $1, \
+         started_ms = CASE WHEN $1 = 'running' AND started_ms IS NULL THEN $2 ELSE started_ms END, \
+         finished_ms = CASE WHEN $1 IN ('finished', 'cancelled') THEN $2 ELSE finished_ms END \
+         WHERE id = $3 AND status = $4",
+    )
+    .bind(to)
+    .bind(now_ms)
+    .bind(id)
+    .bind(from)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected())
+}
+
+/// Participants in seed order.
+pub async fn entries(c: &mut AnyConnection, id: &str) -> sqlx::Result<Vec<EntryRow>> {
+    sqlx::query_as(
+        "SELECT seed, bot_id, rating FROM tournament_entries WHERE tournament_id = $1 ORDER BY seed",
+    )
+    .bind(id)
+    .fetch_all(c)
+    .await
+}
+
+/// Every pairing, by round and board.
+pub async fn pairings(c: &mut AnyConnection, id: &str) -> sqlx::Result<Vec<PairingRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {P_COLS} FROM tournament_pairings WHERE tournament_id = $1 ORDER BY round, board"
+    )))
+    .bind(id)
+    .fetch_all(c)
+    .await
+}
+
+/// Claims round `round` of a tournament; false if it was already paired (by anyone).
+pub async fn insert_round(
+    c: &mut AnyConnection,
+    id: &str,
+    round: i64,
+    now_ms: i64,
+) -> sqlx::Result<bool> {
+    let r = sqlx::query(
+        "INSERT INTO tournament_rounds (tournament_id, round, paired_ms) VALUES ($1, $2, $3) \
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(id)
+    .bind(round)
+    .bind(now_ms)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected() == 1)
+}
+
+/// Inserts a pairing of a claimed round (see [`insert_round`]).
+pub async fn insert_pairing(c: &mut AnyConnection, p: &PairingRow) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO tournament_pairings (tournament_id, round, board, seed1, seed2, status, \
+         points2_1, points2_2, created_ms, finished_ms) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+    )
+    .bind(&p.tournament_id)
+    .bind(p.round)
+    .bind(p.board)
+    .bind(p.seed1)
+    .bind(p.seed2)
+    .bind(&p.status)
+    .bind(p.points2_1)
+    .bind(p.points2_2)
+    .bind(p.created_ms)
+    .bind(p.finished_ms)
+    .execute(c)
+    .await?;
+    Ok(())
+}
+
+/// Moves `current_round` from `from` to `to`; returns the rows changed.
+pub async fn advance_round(
+    c: &mut AnyConnection,
+    id: &str,
+    from: i64,
+    to: i64,
+) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE tournaments SET current_round = $1 WHERE id = $2 AND current_round = $3",
+    )
+    .bind(to)
+    .bind(id)
+    .bind(from)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected())
+}
+
+/// Links a pending pairing to its new set; returns the rows changed (0: no longer pending).
+pub async fn claim(c: &mut AnyConnection, p: &PairingRow, set_id: &str) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE tournament_pairings SET status = 'playing', set_id = $1 \
+         WHERE tournament_id = $2 AND round = $3 AND board = $4 AND status = 'pending'",
+    )
+    .bind(set_id)
+    .bind(&p.tournament_id)
+    .bind(p.round)
+    .bind(p.board)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected())
+}
+
+/// Records a pairing's result (status, points, moves, games) if it is still `from_status`.
+pub async fn record(c: &mut AnyConnection, p: &PairingRow, from_status: &str) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE tournament_pairings SET status = $1, points2_1 = $2, points2_2 = $3, \
+         games2_1 = $4, games2_2 = $5, moves_1 = $6, moves_2 = $7, games_json = $8, \
+         finished_ms = $9 \
+         WHERE tournament_id = $10 AND round = $11 AND board = $12 AND status = $13",
+    )
+    .bind(&p.status)
+    .bind(p.points2_1)
+    .bind(p.points2_2)
+    .bind(p.games2_1)
+    .bind(p.games2_2)
+    .bind(p.moves_1)
+    .bind(p.moves_2)
+    .bind(&p.games_json)
+    .bind(p.finished_ms)
+    .bind(&p.tournament_id)
+    .bind(p.round)
+    .bind(p.board)
+    .bind(from_status)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected())
+}
+
+/// Cancels every pending pairing of a tournament.
+pub async fn cancel_pending(c: &mut AnyConnection, id: &str) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE tournament_pairings SET status = 'cancelled' \
+         WHERE tournament_id = $1 AND status = 'pending'",
+    )
+    .bind(id)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected())
+}

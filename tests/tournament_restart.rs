@@ -1,0 +1,253 @@
+//! A Swiss survives a hard restart (issue 12): the `hexarena` binary is killed with SIGKILL in
+//! the middle of round 1, started again on the same database, and the tournament continues
+//! without any round paired twice.
+
+use std::collections::HashSet;
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+const OP: &str = "op-restart-secret";
+
+/// The server process, killed when dropped.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn serve(dir: &Path) -> Server {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let child = Command::new(env!("CARGO_BIN_EXE_hexarena"))
+        .arg("serve")
+        .args(["--bind", &format!("127.0.0.1:{port}")])
+        .args([
+            "--database-url",
+            &format!("sqlite://{}/t.db", dir.display()),
+        ])
+        .args(["--house-bots", "false"])
+        .env("ARENA_OPERATOR_TOKEN", OP)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("hexarena starts");
+    let server = Server {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
+    let until = Instant::now() + Duration::from_secs(60);
+    let http = reqwest::Client::new();
+    while !http
+        .get(format!("{}/healthz", server.url))
+        .send()
+        .await
+        .is_ok_and(|r| r.status() == StatusCode::OK)
+    {
+        assert!(Instant::now() < until, "no /healthz within 60 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    server
+}
+
+async fn call(
+    url: &str,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Value,
+) -> (StatusCode, Value) {
+    let http = reqwest::Client::new();
+    let mut rb = if method == "POST" {
+        http.post(format!("{url}{path}")).json(&body)
+    } else {
+        http.get(format!("{url}{path}"))
+    };
+    if let Some(t) = token {
+        rb = rb.bearer_auth(t);
+    }
+    let r = rb.send().await.expect("request sent");
+    let status = r.status();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+/// One pass over the bots: each on move plays the first legal cell, or at ply 2 the higher
+/// seed resigns. Returns whether anything was done.
+async fn step(url: &str, bots: &[(String, String)]) -> bool {
+    let seed = |n: &str| n[2..].parse::<u32>().expect("seed");
+    let mut acted = false;
+    for (_, tok) in bots {
+        let (status, s) = call(
+            url,
+            "GET",
+            "/v1/bots/me/turn?wait_s=0",
+            Some(tok),
+            json!({}),
+        )
+        .await;
+        if status != StatusCode::OK {
+            continue;
+        }
+        let set_id = s["set_id"].as_str().expect("set").to_string();
+        let game_no = s["game_no"].as_i64().expect("game");
+        let ply = s["ply"].as_i64().expect("ply");
+        let (_, set) = call(url, "GET", &format!("/v1/sets/{set_id}"), None, json!({})).await;
+        let (c, a) = (
+            set["creator"].as_str().expect("creator").to_string(),
+            set["acceptor"].as_str().expect("acceptor").to_string(),
+        );
+        let loser = if seed(&c) > seed(&a) { c } else { a };
+        let (status, body) = if ply >= 2 {
+            let t = &bots.iter().find(|(n, _)| *n == loser).expect("loser").1;
+            call(
+                url,
+                "POST",
+                &format!("/v1/sets/{set_id}/games/{game_no}/resign"),
+                Some(t),
+                json!({}),
+            )
+            .await
+        } else {
+            let mv = s["legal_moves"]
+                .as_array()
+                .and_then(|l| l.iter().find(|m| m.get("cell").is_some()))
+                .cloned()
+                .expect("a legal cell");
+            call(
+                url,
+                "POST",
+                &format!("/v1/sets/{set_id}/games/{game_no}/moves?ply={}", ply + 1),
+                Some(tok),
+                mv,
+            )
+            .await
+        };
+        // A move racing the restart may meet a finished game; anything else is a failure.
+        assert!(
+            status.is_success() || status == StatusCode::CONFLICT,
+            "{status} {body}"
+        );
+        acted = true;
+    }
+    acted
+}
+
+async fn tournament(url: &str, id: &str) -> Value {
+    call(
+        url,
+        "GET",
+        &format!("/v1/tournaments/{id}"),
+        None,
+        json!({}),
+    )
+    .await
+    .1
+}
+
+#[tokio::test]
+async fn a_swiss_killed_in_the_middle_of_a_round_continues_after_a_restart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = serve(dir.path()).await;
+    let url = server.url.clone();
+    let mut bots = vec![];
+    for i in 0..5 {
+        let name = format!("Sw{i}");
+        let (_, p) = call(
+            &url,
+            "POST",
+            "/v1/players",
+            None,
+            json!({"name": format!("owner {i}")}),
+        )
+        .await;
+        let pt = p["token"].as_str().expect("player token").to_string();
+        let (_, b) = call(&url, "POST", "/v1/bots", Some(&pt), json!({"name": name})).await;
+        bots.push((name, b["token"].as_str().expect("bot token").to_string()));
+    }
+    let names: Vec<&str> = bots.iter().map(|(n, _)| n.as_str()).collect();
+    step(&url, &bots).await; // every bot polls once: all online
+    let (status, t) = call(
+        &url,
+        "POST",
+        "/v1/tournaments",
+        Some(OP),
+        json!({"name": "Restart", "format": "swiss", "rounds": 3, "participants": names,
+               "options": {"size": 9, "random_stones": 0}, "max_concurrent": 1}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{t}");
+    let id = t["id"].as_str().expect("id").to_string();
+    call(
+        &url,
+        "POST",
+        &format!("/v1/tournaments/{id}/start"),
+        Some(OP),
+        json!({}),
+    )
+    .await;
+    // Play until round 1 has one set finished and the other not yet.
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(Instant::now() < until, "round 1 never got halfway");
+        let t = tournament(&url, &id).await;
+        let done = t["rounds_played"][0]["pairings"]
+            .as_array()
+            .map_or(0, |ps| {
+                ps.iter().filter(|p| p["status"] == "finished").count()
+            });
+        if done == 1 {
+            break;
+        }
+        if !step(&url, &bots).await {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    drop(server); // SIGKILL
+    let server = serve(dir.path()).await;
+    let url = server.url.clone();
+    let until = Instant::now() + Duration::from_secs(120);
+    let t = loop {
+        assert!(
+            Instant::now() < until,
+            "the tournament never finished after the restart"
+        );
+        let t = tournament(&url, &id).await;
+        if t["status"] == "finished" {
+            break t;
+        }
+        if !step(&url, &bots).await {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    let rounds = t["rounds_played"].as_array().expect("rounds");
+    assert_eq!(rounds.len(), 3, "{t}");
+    let mut sets = HashSet::new();
+    let mut byes = HashSet::new();
+    for r in rounds {
+        let ps = r["pairings"].as_array().expect("pairings");
+        assert_eq!(ps.len(), 2, "{r}");
+        for p in ps {
+            assert_eq!(p["status"], "finished");
+            assert!(sets.insert(p["set_id"].as_str().expect("set id").to_string()));
+        }
+        assert!(
+            byes.insert(r["bye"].as_str().expect("a bye").to_string()),
+            "two byes for one bot"
+        );
+    }
+    assert_eq!(t["standings"][0]["bot"], "Sw0");
+    assert_eq!(t["standings"][0]["points"], 3.0);
+}
