@@ -137,28 +137,27 @@ fn is_busy(msg: &str) -> bool {
 /// Result alias of handlers and arena operations.
 pub type ApiResult<T> = Result<T, ApiError>;
 
-/// The HTTP edge of the game aggregate's refusals (SPEC section 10).
-impl From<crate::arena::game::GameError> for ApiError {
-    fn from(e: crate::arena::game::GameError) -> Self {
-        use crate::arena::game::GameError as G;
-        let message = e.to_string();
-        match e {
-            G::NotYourSeat => ApiError::forbidden_code("not_your_seat", message),
-            G::NotStarted => ApiError::conflict("not_your_turn", message),
-            G::NotYourTurn { to_move, ply } => ApiError::conflict("not_your_turn", message)
-                .with_details(json!({"to_move": to_move.number(), "ply": ply})),
-            G::StalePly { expected, ply, .. } => ApiError::conflict("stale_ply", message)
-                .with_details(json!({"expected_ply": expected, "ply": ply})),
-            G::GameOver => ApiError::conflict("game_over", message),
-            G::Illegal {
-                error: hex::PlayError::GameOver,
-                ..
-            } => ApiError::conflict("game_over", message),
-            G::Illegal { error, mv } => {
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, error.code(), message)
-                    .with_details(json!({"move": crate::arena::views::move_json(mv)}))
-            }
-            G::Corrupt(m) => ApiError::internal(m),
+/// The HTTP edge of the arena's errors: each kind has its status code (SPEC section 10).
+impl From<crate::arena::error::ArenaError> for ApiError {
+    fn from(e: crate::arena::error::ArenaError) -> Self {
+        use crate::arena::error::ErrorKind as K;
+        let status = match e.kind {
+            K::BadRequest => StatusCode::BAD_REQUEST,
+            K::Unauthorized => StatusCode::UNAUTHORIZED,
+            K::Forbidden => StatusCode::FORBIDDEN,
+            K::NotFound => StatusCode::NOT_FOUND,
+            K::Conflict => StatusCode::CONFLICT,
+            K::Unprocessable => StatusCode::UNPROCESSABLE_ENTITY,
+            K::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            K::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            K::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        ApiError {
+            status,
+            code: e.code,
+            message: e.message,
+            details: e.details,
+            retry_after_s: e.retry_after_s,
         }
     }
 }

@@ -4,8 +4,8 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::Arena;
+use super::error::{ArenaError, ArenaResult};
 use super::views::rfc3339;
-use crate::error::{ApiError, ApiResult};
 use crate::store::accounts::{self as acc, BotRow, PlayerRow};
 use crate::store::ledger::{self, Posting, TransferError};
 
@@ -71,12 +71,12 @@ fn shows(c: char) -> bool {
 }
 
 /// Checks a player name before anything is counted or stored. Errors: 400 naming the field.
-pub fn check_player_name(name: &str) -> ApiResult<()> {
+pub fn check_player_name(name: &str) -> ArenaResult<()> {
     if valid_player_name(name) {
         Ok(())
     } else {
         Err(
-            ApiError::bad_request("name must be 1 to 40 visible characters, not all blank")
+            ArenaError::bad_request("name must be 1 to 40 visible characters, not all blank")
                 .with_details(json!({"field": "name"})),
         )
     }
@@ -84,16 +84,16 @@ pub fn check_player_name(name: &str) -> ApiResult<()> {
 
 /// Checks a new bot's name and `max_stake` before anything is counted or stored; returns the
 /// `max_stake` to use. Errors: 400 naming the field.
-pub fn check_new_bot(name: &str, max_stake: Option<i64>) -> ApiResult<i64> {
+pub fn check_new_bot(name: &str, max_stake: Option<i64>) -> ArenaResult<i64> {
     if !valid_bot_name(name) {
         return Err(
-            ApiError::bad_request("bot name must be 3 to 24 of A-Z a-z 0-9 _ -")
+            ArenaError::bad_request("bot name must be 3 to 24 of A-Z a-z 0-9 _ -")
                 .with_details(json!({"field": "name"})),
         );
     }
     let max_stake = max_stake.unwrap_or(DEFAULT_MAX_STAKE);
     if !(0..=MAX_STAKE).contains(&max_stake) {
-        return Err(ApiError::bad_request("max_stake must be 0 to 1000")
+        return Err(ArenaError::bad_request("max_stake must be 0 to 1000")
             .with_details(json!({"field": "max_stake", "min": 0, "max": MAX_STAKE})));
     }
     Ok(max_stake)
@@ -101,7 +101,11 @@ pub fn check_new_bot(name: &str, max_stake: Option<i64>) -> ApiResult<i64> {
 
 impl Arena {
     /// Registers a player and grants the starting balance. Returns (player, token).
-    pub async fn register_player(&self, name: &str, house: bool) -> ApiResult<(PlayerRow, String)> {
+    pub async fn register_player(
+        &self,
+        name: &str,
+        house: bool,
+    ) -> ArenaResult<(PlayerRow, String)> {
         check_player_name(name)?;
         let token = new_token("hxp_");
         let mut tx = self.store.begin_write().await?;
@@ -125,7 +129,7 @@ impl Arena {
         }
         let player = acc::player_by_id(&mut tx, &id)
             .await?
-            .ok_or_else(|| ApiError::internal("player vanished"))?;
+            .ok_or_else(|| ArenaError::internal("player vanished"))?;
         tx.commit().await?;
         Ok((player, token))
     }
@@ -137,13 +141,13 @@ impl Arena {
         name: &str,
         max_stake: Option<i64>,
         house: bool,
-    ) -> ApiResult<(BotRow, String)> {
+    ) -> ArenaResult<(BotRow, String)> {
         let max_stake = check_new_bot(name, max_stake)?;
         let token = new_token("hxb_");
         let id = format!("bot_{}", ulid::Ulid::generate());
         let mut tx = self.store.begin_write().await?;
         let taken = || {
-            ApiError::conflict("name_taken", format!("a bot named '{name}' exists"))
+            ArenaError::conflict("name_taken", format!("a bot named '{name}' exists"))
                 .with_details(json!({"field": "name"}))
         };
         if acc::bot_by_ref(&mut tx, name).await?.is_some() {
@@ -164,17 +168,17 @@ impl Arena {
         .await
         .map_err(|e| match &e {
             sqlx::Error::Database(db) if db.is_unique_violation() => taken(),
-            _ => ApiError::from(e),
+            _ => ArenaError::from(e),
         })?;
         let bot = acc::bot_by_ref(&mut tx, &id)
             .await?
-            .ok_or_else(|| ApiError::internal("bot vanished"))?;
+            .ok_or_else(|| ArenaError::internal("bot vanished"))?;
         tx.commit().await?;
         Ok((bot, token))
     }
 
     /// The player a bearer token belongs to.
-    pub async fn player_by_token(&self, token: &str) -> ApiResult<Option<PlayerRow>> {
+    pub async fn player_by_token(&self, token: &str) -> ArenaResult<Option<PlayerRow>> {
         let mut c = self.store.pool.acquire().await?;
         Ok(acc::player_by_token(&mut c, &token_hash(token)).await?)
     }
@@ -182,7 +186,7 @@ impl Arena {
     /// The bot a bearer token belongs to.
     /// Only the bot's immutable columns (id, name, owner, `max_stake`, house) may be relied on:
     /// the row is remembered per token, so a move costs no query to authenticate.
-    pub async fn bot_by_token(&self, token: &str) -> ApiResult<Option<BotRow>> {
+    pub async fn bot_by_token(&self, token: &str) -> ArenaResult<Option<BotRow>> {
         let hash = token_hash(token);
         if let Some(bot) = self.cached_bot_token(&hash) {
             return Ok(Some(bot));
@@ -200,7 +204,7 @@ impl Arena {
         &self,
         c: &mut sqlx::AnyConnection,
         bot_id: &str,
-    ) -> ApiResult<(Vec<acc::StrikeRow>, Option<i64>)> {
+    ) -> ArenaResult<(Vec<acc::StrikeRow>, Option<i64>)> {
         let now = self.now_ms();
         // A strike counts while now < at + 24 h: at `expires_at` it no longer does.
         let strikes = acc::strikes_since(c, bot_id, now - STRIKE_WINDOW_MS + 1).await?;
@@ -217,10 +221,10 @@ impl Arena {
         &self,
         c: &mut sqlx::AnyConnection,
         bot: &BotRow,
-    ) -> ApiResult<()> {
+    ) -> ArenaResult<()> {
         let (_, until) = self.strikes(c, &bot.id).await?;
         match until {
-            Some(u) => Err(ApiError::forbidden_code(
+            Some(u) => Err(ArenaError::forbidden_code(
                 "suspended",
                 format!(
                     "{} has 3 strikes in 24 h and may not play staked sets until {}",
@@ -234,7 +238,7 @@ impl Arena {
     }
 
     /// A bot's public profile.
-    pub async fn bot_profile(&self, c: &mut sqlx::AnyConnection, b: &BotRow) -> ApiResult<Value> {
+    pub async fn bot_profile(&self, c: &mut sqlx::AnyConnection, b: &BotRow) -> ArenaResult<Value> {
         let (strikes, until) = self.strikes(c, &b.id).await?;
         let strikes: Vec<Value> = strikes
             .iter()
@@ -266,21 +270,21 @@ impl Arena {
     }
 
     /// Operator grant: mints `amount` PTS into a player's balance.
-    pub async fn grant(&self, player_ref: &str, amount: i64) -> ApiResult<PlayerRow> {
+    pub async fn grant(&self, player_ref: &str, amount: i64) -> ArenaResult<PlayerRow> {
         if !(1..=1_000_000_000).contains(&amount) {
-            return Err(ApiError::bad_request("amount must be 1 to 1e9")
+            return Err(ArenaError::bad_request("amount must be 1 to 1e9")
                 .with_details(json!({"field": "amount", "min": 1, "max": 1_000_000_000})));
         }
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
         let p = acc::player_by_ref(&mut tx, player_ref)
             .await?
-            .ok_or_else(|| ApiError::not_found(format!("no player '{player_ref}'")))?;
+            .ok_or_else(|| ArenaError::not_found(format!("no player '{player_ref}'")))?;
         let key = format!("grant:{}:{}", p.id, ulid::Ulid::generate());
         grant_in(&mut tx, &p.id, amount, &key, now).await?;
         let p = acc::player_by_id(&mut tx, &p.id)
             .await?
-            .ok_or_else(|| ApiError::internal("player vanished"))?;
+            .ok_or_else(|| ArenaError::internal("player vanished"))?;
         tx.commit().await?;
         Ok(p)
     }
@@ -292,7 +296,7 @@ async fn grant_in(
     amount: i64,
     key: &str,
     now: i64,
-) -> ApiResult<()> {
+) -> ArenaResult<()> {
     let legs = [
         Posting::player(player_id, "grant", amount),
         Posting::account("mint".into(), "grant", -amount),
@@ -304,16 +308,16 @@ async fn grant_in(
 }
 
 /// Maps a ledger refusal to the API's errors.
-pub fn transfer_error(e: TransferError) -> ApiError {
+pub fn transfer_error(e: TransferError) -> ArenaError {
     match e {
-        TransferError::InsufficientBalance { player_id } => ApiError::conflict(
+        TransferError::InsufficientBalance { player_id } => ArenaError::conflict(
             "insufficient_balance",
             format!("{player_id} has too few PTS for this stake"),
         )
         .with_details(json!({"player": player_id})),
         TransferError::Unbalanced(sum) => {
-            ApiError::internal(format!("unbalanced transfer ({sum})"))
+            ArenaError::internal(format!("unbalanced transfer ({sum})"))
         }
-        TransferError::Db(e) => ApiError::from(e),
+        TransferError::Db(e) => ArenaError::from(e),
     }
 }

@@ -11,9 +11,9 @@ use rand_pcg::Pcg64;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::Arena;
+use super::error::ArenaResult;
 use super::sets::{GameOptions, NewSet};
 use super::views::position_of;
-use crate::error::ApiResult;
 use crate::store::accounts::{self as acc, BotRow};
 use crate::store::{games, sets};
 
@@ -37,7 +37,7 @@ pub const HOUSE: [(&str, &str, Strategy); 2] = [
 ];
 
 /// Registers the house bots on first start; returns them with their strategies.
-pub async fn ensure(arena: &Arena) -> ApiResult<Vec<(BotRow, Strategy)>> {
+pub async fn ensure(arena: &Arena) -> ArenaResult<Vec<(BotRow, Strategy)>> {
     let mut out = vec![];
     for (name, owner, strategy) in HOUSE {
         let existing = {
@@ -92,7 +92,7 @@ async fn drive(arena: Arc<Arena>, bot: BotRow, strategy: Strategy) {
 }
 
 /// One round: accept private challenges, then move in every game where this bot is on move.
-async fn act(arena: &Arena, bot: &BotRow, strategy: Strategy, rng: &mut Pcg64) -> ApiResult<()> {
+async fn act(arena: &Arena, bot: &BotRow, strategy: Strategy, rng: &mut Pcg64) -> ArenaResult<()> {
     let (open, on_move) = {
         let mut c = arena.store.pool.acquire().await?;
         (

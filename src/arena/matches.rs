@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 
 use super::Arena;
 use super::elo_stats::{Wdl, sprt_bounds};
+use super::error::{ArenaError, ArenaResult};
 use super::pairing::Round;
 use super::sets::{GameOptions, NewSet};
-use crate::error::{ApiError, ApiResult};
 use crate::store::accounts::{self as acc, PlayerRow};
 use crate::store::tournaments::{self as store, EntryRow, PairingRow, TournamentRow};
 
@@ -35,9 +35,10 @@ pub struct Sprt {
 
 impl Sprt {
     /// Errors: 400 naming the field (`elo1` must exceed `elo0`; alpha, beta in 0..0.5).
-    pub fn check(&self) -> ApiResult<()> {
+    pub fn check(&self) -> ArenaResult<()> {
         let bad = |f: &str, m: &str| {
-            ApiError::bad_request(m.to_string()).with_details(json!({"field": format!("sprt.{f}")}))
+            ArenaError::bad_request(m.to_string())
+                .with_details(json!({"field": format!("sprt.{f}")}))
         };
         if !(self.elo0.is_finite() && self.elo1.is_finite() && self.elo1 > self.elo0) {
             return Err(bad("elo1", "sprt.elo1 must be greater than sprt.elo0"));
@@ -145,7 +146,7 @@ pub fn decided(t: &TournamentRow, pairings: &[PairingRow]) -> bool {
 impl Arena {
     /// Creates and starts a match for `player`. Errors: 400 (fields), 404 (bot), 403
     /// `forbidden` (a bot that is not the player's).
-    pub async fn create_match(&self, player: &PlayerRow, req: NewMatch) -> ApiResult<Value> {
+    pub async fn create_match(&self, player: &PlayerRow, req: NewMatch) -> ArenaResult<Value> {
         if let Some(s) = &req.sprt {
             s.check()?;
         }
@@ -154,14 +155,14 @@ impl Arena {
             (None, Some(_)) => DEFAULT_SPRT_SETS,
             (None, None) => {
                 return Err(
-                    ApiError::bad_request("a match needs 'sets', 'sprt' or both")
+                    ArenaError::bad_request("a match needs 'sets', 'sprt' or both")
                         .with_details(json!({"field": "sets"})),
                 );
             }
         };
         if !(1..=MAX_SETS).contains(&sets) {
             return Err(
-                ApiError::bad_request(format!("sets must be 1 to {MAX_SETS}"))
+                ArenaError::bad_request(format!("sets must be 1 to {MAX_SETS}"))
                     .with_details(json!({"field": "sets"})),
             );
         }
@@ -181,9 +182,9 @@ impl Arena {
         for (seed, r) in req.bots.iter().enumerate() {
             let b = acc::bot_by_ref(&mut tx, r)
                 .await?
-                .ok_or_else(|| ApiError::not_found(format!("no bot '{r}'")))?;
+                .ok_or_else(|| ArenaError::not_found(format!("no bot '{r}'")))?;
             if seed == 0 && b.owner_id != player.id {
-                return Err(ApiError::forbidden(format!(
+                return Err(ArenaError::forbidden(format!(
                     "{} is not your bot; the first bot of a match must be yours",
                     b.name
                 )));
@@ -192,7 +193,7 @@ impl Arena {
                 other_owner = true;
             }
             if entries.iter().any(|e: &EntryRow| e.bot_id == b.id) {
-                return Err(ApiError::bad_request("a match needs two different bots")
+                return Err(ArenaError::bad_request("a match needs two different bots")
                     .with_details(json!({"field": "bots"})));
             }
             entries.push(EntryRow {
@@ -229,7 +230,7 @@ impl Arena {
                 .sprt
                 .map(|s| serde_json::to_string(&s))
                 .transpose()
-                .map_err(ApiError::internal)?,
+                .map_err(ArenaError::internal)?,
         };
         store::insert(&mut tx, &t).await?;
         // `insert` writes no started_ms: set it with the status.
@@ -244,29 +245,29 @@ impl Arena {
 
     /// Accepts a match proposed to `player` (the owner of its second bot): it starts. Errors:
     /// 404; 403 unless `player` owns the second bot; 409 `tournament_state` unless proposed.
-    pub async fn accept_match(&self, player: &PlayerRow, id: &str) -> ApiResult<Value> {
+    pub async fn accept_match(&self, player: &PlayerRow, id: &str) -> ArenaResult<Value> {
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
         let t = store::get(&mut tx, id, self.store.for_update())
             .await?
             .filter(|t| t.format == "match")
-            .ok_or_else(|| ApiError::not_found(format!("no match '{id}'")))?;
+            .ok_or_else(|| ArenaError::not_found(format!("no match '{id}'")))?;
         let second = store::entries(&mut tx, id)
             .await?
             .into_iter()
             .find(|e| e.seed == 1)
-            .ok_or_else(|| ApiError::internal("match without a second bot"))?;
+            .ok_or_else(|| ArenaError::internal("match without a second bot"))?;
         let bot = acc::bot_by_ref(&mut tx, &second.bot_id)
             .await?
-            .ok_or_else(|| ApiError::internal("match bot missing"))?;
+            .ok_or_else(|| ArenaError::internal("match bot missing"))?;
         if bot.owner_id != player.id {
-            return Err(ApiError::forbidden(format!(
+            return Err(ArenaError::forbidden(format!(
                 "only the owner of {} may accept this match",
                 bot.name
             )));
         }
         if store::set_status(&mut tx, id, "proposed", "running", now).await? != 1 {
-            return Err(ApiError::conflict(
+            return Err(ArenaError::conflict(
                 "tournament_state",
                 format!("the match is {}, not proposed", t.status),
             )
@@ -279,12 +280,12 @@ impl Arena {
 
     /// Cancels (or, while proposed, declines) a match: the player who started it, or the owner
     /// of its second bot. Errors: 404, 403, 409 `tournament_state`.
-    pub async fn cancel_match(&self, player: &PlayerRow, id: &str) -> ApiResult<Value> {
+    pub async fn cancel_match(&self, player: &PlayerRow, id: &str) -> ArenaResult<Value> {
         let mut c = self.store.pool.acquire().await?;
         let t = store::get(&mut c, id, "")
             .await?
             .filter(|t| t.format == "match")
-            .ok_or_else(|| ApiError::not_found(format!("no match '{id}'")))?;
+            .ok_or_else(|| ArenaError::not_found(format!("no match '{id}'")))?;
         let mut allowed = t.owner_id.as_deref() == Some(player.id.as_str());
         for e in store::entries(&mut c, id).await? {
             allowed |= acc::bot_by_ref(&mut c, &e.bot_id)
@@ -293,7 +294,7 @@ impl Arena {
         }
         drop(c);
         if !allowed {
-            return Err(ApiError::forbidden(
+            return Err(ArenaError::forbidden(
                 "only the owners of a match's bots may cancel it",
             ));
         }
@@ -302,7 +303,7 @@ impl Arena {
     }
 
     /// Matches, newest first, as summaries (public).
-    pub async fn list_matches(&self, limit: i64) -> ApiResult<Value> {
+    pub async fn list_matches(&self, limit: i64) -> ArenaResult<Value> {
         let mut c = self.store.pool.acquire().await?;
         let rows = store::list(&mut c, true, limit).await?;
         drop(c);
@@ -319,12 +320,12 @@ impl Arena {
 
     /// A match (public): bots, sets planned and played, W/D/L, score, Elo difference with its
     /// 95% error, and with an SPRT the LLR, its bounds and the decision. Errors: 404.
-    pub async fn match_view(&self, id: &str) -> ApiResult<Value> {
+    pub async fn match_view(&self, id: &str) -> ArenaResult<Value> {
         let mut c = self.store.pool.acquire().await?;
         let t = store::get(&mut c, id, "")
             .await?
             .filter(|t| t.format == "match")
-            .ok_or_else(|| ApiError::not_found(format!("no match '{id}'")))?;
+            .ok_or_else(|| ArenaError::not_found(format!("no match '{id}'")))?;
         let entries = store::entries(&mut c, id).await?;
         let mut names = vec![];
         for e in &entries {

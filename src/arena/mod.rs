@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod clock;
 pub mod commit;
 pub mod elo_stats;
+pub mod error;
 pub mod game;
 pub mod house;
 pub mod live;
@@ -27,9 +28,9 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::broadcast;
 
-use crate::error::{ApiError, ApiResult};
 use crate::store::{Store, accounts as acc};
 use clock::TimeSource;
+use error::{ArenaError, ArenaResult};
 use scheduler::Scheduler;
 
 /// Settings of the arena's rules that an operator may change.
@@ -166,13 +167,13 @@ impl Arena {
         &self,
         conn: &mut sqlx::AnyConnection,
         bot_id: &str,
-    ) -> ApiResult<String> {
+    ) -> ArenaResult<String> {
         if let Some(n) = self.names.lock().ok().and_then(|m| m.get(bot_id).cloned()) {
             return Ok(n);
         }
         let bot = acc::bot_by_ref(conn, bot_id)
             .await?
-            .ok_or_else(|| ApiError::internal(format!("bot {bot_id} missing")))?;
+            .ok_or_else(|| ArenaError::internal(format!("bot {bot_id} missing")))?;
         if let Ok(mut m) = self.names.lock() {
             m.insert(bot.id.clone(), bot.name.clone());
         }

@@ -18,12 +18,12 @@ use skillratings::Outcomes;
 use skillratings::elo::{EloConfig, EloRating, elo};
 
 use super::commit::MoveCommit;
+use super::error::{ArenaError, ArenaResult};
 use super::game::{Game, GameError, Transition};
 use super::live::{self, LiveGame, MovesFrom, Slot, Snapshot};
 use super::scoring::{GameEnd, SetOutcome, Side, score_set};
 use super::views;
 use super::{Arena, Change, LiveEvent};
-use crate::error::{ApiError, ApiResult};
 use crate::store::accounts::{self as acc, BotRow};
 use crate::store::games::{self, GameRow, MoveRow, MoveWrite};
 use crate::store::ledger::{self, Posting};
@@ -179,7 +179,7 @@ impl Effects {
     }
 
     /// Stores the events in the transaction, last thing before its commit.
-    pub async fn write(&mut self, tx: &mut WriteTx, now: i64) -> ApiResult<()> {
+    pub async fn write(&mut self, tx: &mut WriteTx, now: i64) -> ArenaResult<()> {
         if self.events.is_empty() {
             return Ok(());
         }
@@ -214,7 +214,7 @@ impl Effects {
     }
 
     /// Stores the events, commits, and applies the effects in memory in commit order.
-    pub async fn commit(mut self, mut tx: WriteTx, arena: &Arena, now: i64) -> ApiResult<()> {
+    pub async fn commit(mut self, mut tx: WriteTx, arena: &Arena, now: i64) -> ArenaResult<()> {
         self.write(&mut tx, now).await?;
         tx.commit_then(|| arena.apply(self)).await?;
         Ok(())
@@ -262,7 +262,7 @@ impl Arena {
         &self,
         set_id: &str,
         game_no: i64,
-    ) -> ApiResult<(Arc<Slot>, Arc<LiveGame>)> {
+    ) -> ArenaResult<(Arc<Slot>, Arc<LiveGame>)> {
         let slot = self
             .live
             .slot(set_id, game_no)
@@ -290,7 +290,12 @@ impl Arena {
         }
     }
 
-    async fn load_live(&self, slot: &Slot, set_id: &str, game_no: i64) -> ApiResult<Arc<LiveGame>> {
+    async fn load_live(
+        &self,
+        slot: &Slot,
+        set_id: &str,
+        game_no: i64,
+    ) -> ArenaResult<Arc<LiveGame>> {
         let mut c = self.store.pool.acquire().await?;
         let (set, g) = load(&mut c, set_id, game_no, "").await?;
         let moves = games::moves(&mut c, set_id, game_no).await?;
@@ -320,7 +325,7 @@ impl Arena {
 
     /// Loads every active game into memory (at start, so the first move of each is as cheap as
     /// the rest). Returns how many.
-    pub async fn hold_active_games(&self) -> ApiResult<usize> {
+    pub async fn hold_active_games(&self) -> ArenaResult<usize> {
         let active = {
             let mut c = self.store.pool.acquire().await?;
             games::active(&mut c).await?
@@ -332,12 +337,12 @@ impl Arena {
     }
 
     /// A game's state (public), rendered once per change and shared.
-    pub async fn game_snapshot(&self, set_id: &str, game_no: i64) -> ApiResult<Arc<Snapshot>> {
+    pub async fn game_snapshot(&self, set_id: &str, game_no: i64) -> ArenaResult<Arc<Snapshot>> {
         Ok(self.live_game(set_id, game_no).await?.1.snapshot.clone())
     }
 
     /// A game's state as of now, as JSON text (SPEC section 6).
-    pub async fn game_state_body(&self, set_id: &str, game_no: i64) -> ApiResult<String> {
+    pub async fn game_state_body(&self, set_id: &str, game_no: i64) -> ArenaResult<String> {
         Ok(self
             .game_snapshot(set_id, game_no)
             .await?
@@ -351,7 +356,7 @@ impl Arena {
         set_id: &str,
         game_no: i64,
         m: StateMarker,
-    ) -> ApiResult<String> {
+    ) -> ArenaResult<String> {
         let (_, l) = self.live_game(set_id, game_no).await?;
         if (l.game.ply == m.ply && l.snapshot.finished() == m.is_final) || m.is_final {
             return Ok(l.snapshot.body());
@@ -379,7 +384,7 @@ impl Arena {
         game_no: i64,
         mv: Move,
         ply_hint: Option<i64>,
-    ) -> ApiResult<Arc<Snapshot>> {
+    ) -> ArenaResult<Arc<Snapshot>> {
         let slot = self
             .live
             .slot(set_id, game_no)
@@ -431,7 +436,7 @@ impl Arena {
             self.metrics.move_played(started.elapsed());
             return Ok(snapshot);
         }
-        Err(ApiError::unavailable("game changed concurrently; retry"))
+        Err(ArenaError::unavailable("game changed concurrently; retry"))
     }
 
     /// The fast path: a move that does not end the game. None when the row had moved on.
@@ -440,9 +445,9 @@ impl Arena {
         slot: &Arc<Slot>,
         l: &LiveGame,
         t: &Transition,
-    ) -> ApiResult<Option<Arc<Snapshot>>> {
+    ) -> ArenaResult<Option<Arc<Snapshot>>> {
         let Some(p) = t.played else {
-            return Err(ApiError::internal("a move transition without a move"));
+            return Err(ArenaError::internal("a move transition without a move"));
         };
         let row = live::move_row(&t.game, &p);
         let snapshot = Arc::new(live::render(
@@ -483,7 +488,7 @@ impl Arena {
         l: &LiveGame,
         t: Transition,
         now: i64,
-    ) -> ApiResult<Option<Arc<Snapshot>>> {
+    ) -> ArenaResult<Option<Arc<Snapshot>>> {
         let mut tx = self.store.begin_write().await?;
         let g = t.game.to_row();
         if !games::update(&mut tx, &g).await? {
@@ -540,7 +545,7 @@ impl Arena {
         bot: &BotRow,
         set_id: &str,
         game_no: i64,
-    ) -> ApiResult<Arc<Snapshot>> {
+    ) -> ArenaResult<Arc<Snapshot>> {
         let slot = self
             .live
             .slot(set_id, game_no)
@@ -565,11 +570,11 @@ impl Arena {
                 None => slot.clear(),
             }
         }
-        Err(ApiError::unavailable("game changed concurrently; retry"))
+        Err(ArenaError::unavailable("game changed concurrently; retry"))
     }
 
     /// Ends a game whose deadline passed (the scheduler calls this; a no-op otherwise).
-    pub async fn expire(&self, set_id: &str, game_no: i64) -> ApiResult<bool> {
+    pub async fn expire(&self, set_id: &str, game_no: i64) -> ArenaResult<bool> {
         let slot = self
             .live
             .slot(set_id, game_no)
@@ -590,12 +595,16 @@ impl Arena {
             }
             slot.clear();
         }
-        Err(ApiError::unavailable("game changed concurrently; retry"))
+        Err(ArenaError::unavailable("game changed concurrently; retry"))
     }
 
     /// The bots of seats 1 and 2, read on `c` (the caller's transaction: an in-memory SQLite
     /// pool has one connection, which the transaction holds).
-    async fn bot_names(&self, c: &mut sqlx::AnyConnection, g: &GameRow) -> ApiResult<[String; 2]> {
+    async fn bot_names(
+        &self,
+        c: &mut sqlx::AnyConnection,
+        g: &GameRow,
+    ) -> ArenaResult<[String; 2]> {
         Ok([
             self.bot_name(c, &g.seat1_id).await?,
             self.bot_name(c, &g.seat2_id).await?,
@@ -609,16 +618,16 @@ impl Arena {
         g1: &GameRow,
         now: i64,
         fx: &mut Effects,
-    ) -> ApiResult<()> {
+    ) -> ArenaResult<()> {
         let g = games::get(tx, &set.id, 2, self.store.for_update())
             .await?
-            .ok_or_else(|| ApiError::internal("game 2 missing"))?;
+            .ok_or_else(|| ArenaError::internal("game 2 missing"))?;
         let Some(game) = Game::from_row(&g, set.increment_ms)?.start(now) else {
             return Ok(());
         };
         let row = game.to_row();
         if !games::update(tx, &row).await? {
-            return Err(ApiError::unavailable("game changed concurrently"));
+            return Err(ArenaError::unavailable("game changed concurrently"));
         }
         sets::set_points(tx, &set.id, game_points(g1)).await?;
         let names = self.bot_names(tx, &row).await?;
@@ -640,16 +649,16 @@ impl Arena {
         set: &SetRow,
         now: i64,
         fx: &mut Effects,
-    ) -> ApiResult<()> {
+    ) -> ArenaResult<()> {
         let gs = games::of_set(tx, &set.id).await?;
         let [g1, g2] = gs.as_slice() else {
-            return Err(ApiError::internal("set without two games"));
+            return Err(ArenaError::internal("set without two games"));
         };
         let score = score_set(&[game_end(g1), game_end(g2)]);
         let acceptor_id = set
             .acceptor_id
             .clone()
-            .ok_or_else(|| ApiError::internal("active set without acceptor"))?;
+            .ok_or_else(|| ArenaError::internal("active set without acceptor"))?;
         let id_of = |side: Side| {
             if side == Side::Creator {
                 set.creator_id.clone()
@@ -688,17 +697,17 @@ impl Arena {
         }
         let creator = acc::bot_by_ref(tx, &set.creator_id)
             .await?
-            .ok_or_else(|| ApiError::internal("creator missing"))?;
+            .ok_or_else(|| ArenaError::internal("creator missing"))?;
         let acceptor = acc::bot_by_ref(tx, &acceptor_id)
             .await?
-            .ok_or_else(|| ApiError::internal("acceptor missing"))?;
+            .ok_or_else(|| ArenaError::internal("acceptor missing"))?;
         if set.practice == 0 {
             self.settle(tx, set, &creator, &acceptor, score.outcome, now)
                 .await?;
         }
         let set = sets::get(tx, &set.id, "")
             .await?
-            .ok_or_else(|| ApiError::internal("set vanished"))?;
+            .ok_or_else(|| ArenaError::internal("set vanished"))?;
         let view = self.set_view(tx, &set).await?;
         for b in [&creator.id, &acceptor.id] {
             fx.event(Some(b), &set.id, None, "set_finished", json!({"set": view}));
@@ -723,7 +732,7 @@ impl Arena {
         acceptor: &BotRow,
         outcome: SetOutcome,
         now: i64,
-    ) -> ApiResult<()> {
+    ) -> ArenaResult<()> {
         let pot = 2 * set.stake;
         let escrow = format!("escrow:{}", set.id);
         let fee = pot * self.config.fee_bps.clamp(0, 10_000) / 10_000;
@@ -797,21 +806,21 @@ impl Arena {
     /// written, so nothing is paid, refunded or rated twice. Errors: 404; 409 `set_not_open`
     /// unless the set is finished.
     #[doc(hidden)]
-    pub async fn settle_again(&self, set_id: &str) -> ApiResult<()> {
+    pub async fn settle_again(&self, set_id: &str) -> ArenaResult<()> {
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
         let set = sets::get(&mut tx, set_id, self.store.for_update())
             .await?
-            .ok_or_else(|| ApiError::not_found(format!("no set '{set_id}'")))?;
+            .ok_or_else(|| ArenaError::not_found(format!("no set '{set_id}'")))?;
         if set.status != "finished" {
-            return Err(ApiError::conflict(
+            return Err(ArenaError::conflict(
                 "set_not_open",
                 format!("set {set_id} is {}", set.status),
             ));
         }
         let gs = games::of_set(&mut tx, set_id).await?;
         let [g1, g2] = gs.as_slice() else {
-            return Err(ApiError::internal("set without two games"));
+            return Err(ArenaError::internal("set without two games"));
         };
         let outcome = score_set(&[game_end(g1), game_end(g2)]).outcome;
         let mut fx = Effects::default();
@@ -819,13 +828,13 @@ impl Arena {
         let acceptor_id = set
             .acceptor_id
             .clone()
-            .ok_or_else(|| ApiError::internal("finished set without acceptor"))?;
+            .ok_or_else(|| ArenaError::internal("finished set without acceptor"))?;
         let creator = acc::bot_by_ref(&mut tx, &set.creator_id)
             .await?
-            .ok_or_else(|| ApiError::internal("creator missing"))?;
+            .ok_or_else(|| ArenaError::internal("creator missing"))?;
         let acceptor = acc::bot_by_ref(&mut tx, &acceptor_id)
             .await?
-            .ok_or_else(|| ApiError::internal("acceptor missing"))?;
+            .ok_or_else(|| ArenaError::internal("acceptor missing"))?;
         if set.practice == 0 {
             self.settle(&mut tx, &set, &creator, &acceptor, outcome, now)
                 .await?;
@@ -864,8 +873,8 @@ async fn load(
     set_id: &str,
     game_no: i64,
     lock: &str,
-) -> ApiResult<(SetRow, GameRow)> {
-    let not_found = || ApiError::not_found(format!("no game {game_no} in set '{set_id}'"));
+) -> ArenaResult<(SetRow, GameRow)> {
+    let not_found = || ArenaError::not_found(format!("no game {game_no} in set '{set_id}'"));
     if !(1..=2).contains(&game_no) {
         return Err(not_found());
     }
@@ -878,22 +887,22 @@ async fn load(
 
 /// The game of `l` as it stood after `moves` (a prefix of its stored moves): the position
 /// replayed from the opening, the clocks charged move by move, the next seat on move.
-fn game_at(l: &LiveGame, moves: &[MoveRow]) -> ApiResult<Game> {
+fn game_at(l: &LiveGame, moves: &[MoveRow]) -> ArenaResult<Game> {
     let set = &l.set;
-    let size = u8::try_from(set.size).map_err(ApiError::internal)?;
+    let size = u8::try_from(set.size).map_err(ArenaError::internal)?;
     let opening: Vec<hex::Cell> = views::opening_of(set)
         .into_iter()
         .map(hex::Cell::from)
         .collect();
     let mut position = hex::Position::with_opening(size, &opening)
-        .map_err(|e| ApiError::internal(format!("opening: {e}")))?;
+        .map_err(|e| ArenaError::internal(format!("opening: {e}")))?;
     let mut clock = super::clock::Clock::new(set.initial_ms, set.increment_ms);
     clock.turn_started_ms = l.game.started_ms;
     for m in moves {
-        let mv = views::move_of_row(m).ok_or_else(|| ApiError::internal("bad stored move"))?;
+        let mv = views::move_of_row(m).ok_or_else(|| ArenaError::internal("bad stored move"))?;
         position
             .play(mv)
-            .map_err(|e| ApiError::internal(format!("stored move refused: {e}")))?;
+            .map_err(|e| ArenaError::internal(format!("stored move refused: {e}")))?;
         let i = usize::try_from(m.seat - 1).unwrap_or(0).min(1);
         if clock.first_move[i] {
             clock.first_move[i] = false;
@@ -904,7 +913,7 @@ fn game_at(l: &LiveGame, moves: &[MoveRow]) -> ApiResult<Game> {
     }
     let to_move = position
         .to_move()
-        .ok_or_else(|| ApiError::internal("no seat on move in a past position"))?;
+        .ok_or_else(|| ArenaError::internal("no seat on move in a past position"))?;
     Ok(Game {
         status: super::game::Status::Active { to_move },
         position,
@@ -915,12 +924,12 @@ fn game_at(l: &LiveGame, moves: &[MoveRow]) -> ApiResult<Game> {
     })
 }
 
-fn not_found(set_id: &str, game_no: i64) -> ApiError {
-    ApiError::not_found(format!("no game {game_no} in set '{set_id}'"))
+fn not_found(set_id: &str, game_no: i64) -> ArenaError {
+    ArenaError::not_found(format!("no game {game_no} in set '{set_id}'"))
 }
 
 /// 409 `game_over` with the result (the same body however the game ended).
-fn game_over(l: &LiveGame) -> ApiError {
-    ApiError::conflict("game_over", "the game is over")
+fn game_over(l: &LiveGame) -> ArenaError {
+    ArenaError::conflict("game_over", "the game is over")
         .with_details(json!({"result": live::result_json(l.game.status, &l.names)}))
 }

@@ -6,10 +6,10 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::accounts::transfer_error;
+use super::error::{ArenaError, ArenaResult};
 use super::play::Effects;
 use super::views::{self, SetNames};
 use super::{Arena, Change};
-use crate::error::{ApiError, ApiResult};
 use crate::store::accounts::{self as acc, BotRow};
 use crate::store::events::LOBBY;
 use crate::store::games::{self, GameRow};
@@ -57,7 +57,7 @@ pub struct ClockRequest {
 
 impl ClockRequest {
     /// Validated (initial_ms, increment_ms). Errors: 400 `bad_request` naming the field and range.
-    pub fn resolve(&self) -> ApiResult<(i64, i64)> {
+    pub fn resolve(&self) -> ArenaResult<(i64, i64)> {
         let initial = self.initial_s.unwrap_or(INITIAL_S.2);
         let inc = self.increment_s.unwrap_or(INCREMENT_S.2);
         for (field, v, (min, max, _)) in [
@@ -66,7 +66,7 @@ impl ClockRequest {
         ] {
             if !(min..=max).contains(&v) {
                 return Err(
-                    ApiError::bad_request(format!("{field} must be {min} to {max}"))
+                    ArenaError::bad_request(format!("{field} must be {min} to {max}"))
                         .with_details(json!({"field": field, "min": min, "max": max, "value": v})),
                 );
             }
@@ -98,7 +98,7 @@ impl NewSet {
 
     /// Checks the stake and rating choice: a staked set stakes 10..=1000 and is always rated;
     /// `stake: 0` makes an unstaked set. Errors: 400 `bad_request` naming `stake` or `rated`.
-    pub fn check_stake(&self) -> ApiResult<()> {
+    pub fn check_stake(&self) -> ArenaResult<()> {
         if self.stake != 0 && !(STAKE_MIN..=STAKE_MAX).contains(&self.stake) {
             return Err(stake_error(
                 format!("stake must be 0 (unstaked) or {STAKE_MIN} to {STAKE_MAX}"),
@@ -106,7 +106,7 @@ impl NewSet {
             ));
         }
         if self.staked() && !self.rated {
-            return Err(ApiError::bad_request(
+            return Err(ArenaError::bad_request(
                 "a staked set is always rated; use stake 0 for rated: false",
             )
             .with_details(json!({"field": "rated"})));
@@ -115,14 +115,15 @@ impl NewSet {
     }
 }
 
-fn stake_error(msg: String, max: i64) -> ApiError {
-    ApiError::bad_request(msg).with_details(json!({"field": "stake", "min": STAKE_MIN, "max": max}))
+fn stake_error(msg: String, max: i64) -> ArenaError {
+    ArenaError::bad_request(msg)
+        .with_details(json!({"field": "stake", "min": STAKE_MIN, "max": max}))
 }
 
 impl Arena {
     /// Creates an open set (lobby or private challenge). Errors: bad stake (400), unknown
     /// opponent (404), self-challenge (400), same owner (403), suspended (403), balance (409).
-    pub async fn create_set(&self, bot: &BotRow, req: NewSet) -> ApiResult<Value> {
+    pub async fn create_set(&self, bot: &BotRow, req: NewSet) -> ArenaResult<Value> {
         req.check_stake()?;
         if req.stake > bot.max_stake {
             return Err(stake_error(
@@ -139,9 +140,9 @@ impl Arena {
             Some(name) => {
                 let o = acc::bot_by_ref(&mut tx, name)
                     .await?
-                    .ok_or_else(|| ApiError::not_found(format!("no bot named '{name}'")))?;
+                    .ok_or_else(|| ArenaError::not_found(format!("no bot named '{name}'")))?;
                 if o.id == bot.id {
-                    return Err(ApiError::bad_request("a bot cannot challenge itself")
+                    return Err(ArenaError::bad_request("a bot cannot challenge itself")
                         .with_details(json!({"field": "opponent"})));
                 }
                 if req.staked() && o.owner_id == bot.owner_id {
@@ -162,7 +163,7 @@ impl Arena {
             .await?
             .map_or(0, |p| p.balance);
         if balance < req.stake {
-            return Err(ApiError::conflict(
+            return Err(ArenaError::conflict(
                 "insufficient_balance",
                 format!("your balance {balance} is below the stake"),
             )
@@ -194,12 +195,12 @@ impl Arena {
     /// accepted answers the set as it is now and changes nothing. Errors: 404, 403 `forbidden`
     /// (own set, private to another bot, over max_stake), `same_owner`, `suspended`, 409
     /// `set_not_open`, `insufficient_balance`.
-    pub async fn accept_set(&self, bot: &BotRow, set_id: &str) -> ApiResult<Value> {
+    pub async fn accept_set(&self, bot: &BotRow, set_id: &str) -> ArenaResult<Value> {
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
         let set = sets::get(&mut tx, set_id, self.store.for_update())
             .await?
-            .ok_or_else(|| ApiError::not_found(format!("no set '{set_id}'")))?;
+            .ok_or_else(|| ArenaError::not_found(format!("no set '{set_id}'")))?;
         if set.status != "open" {
             // A retry by the bot whose accept already took effect (its answer may have been
             // lost): the same success, the set as it is now (SPEC 14, retries).
@@ -211,22 +212,22 @@ impl Arena {
             return Err(not_open(&set));
         }
         if set.creator_id == bot.id {
-            return Err(ApiError::forbidden("you cannot accept your own set"));
+            return Err(ArenaError::forbidden("you cannot accept your own set"));
         }
         if set.opponent_id.as_deref().is_some_and(|o| o != bot.id) {
-            return Err(ApiError::forbidden(
+            return Err(ArenaError::forbidden(
                 "this set is a private challenge to another bot",
             ));
         }
         let creator = acc::bot_by_ref(&mut tx, &set.creator_id)
             .await?
-            .ok_or_else(|| ApiError::internal("creator missing"))?;
+            .ok_or_else(|| ArenaError::internal("creator missing"))?;
         if set.stake > 0 {
             if creator.owner_id == bot.owner_id {
                 return Err(same_owner());
             }
             if set.stake > bot.max_stake {
-                return Err(ApiError::forbidden(format!(
+                return Err(ArenaError::forbidden(format!(
                     "stake {} exceeds your max_stake {}",
                     set.stake, bot.max_stake
                 ))
@@ -255,7 +256,7 @@ impl Arena {
         creator: &BotRow,
         now: i64,
         fx: &mut Effects,
-    ) -> ApiResult<Value> {
+    ) -> ArenaResult<Value> {
         if set.practice == 0 && set.stake > 0 {
             let legs = [
                 Posting::player(&creator.owner_id, "escrow", -set.stake),
@@ -267,14 +268,14 @@ impl Arena {
                 .map_err(transfer_error)?;
         }
         let seed = hex::parse_seed_hex(&set.seed_hex)
-            .ok_or_else(|| ApiError::internal("bad stored seed"))?;
-        let size = u8::try_from(set.size).map_err(ApiError::internal)?;
-        let stones = u8::try_from(set.random_stones).map_err(ApiError::internal)?;
+            .ok_or_else(|| ArenaError::internal("bad stored seed"))?;
+        let size = u8::try_from(set.size).map_err(ArenaError::internal)?;
+        let stones = u8::try_from(set.random_stones).map_err(ArenaError::internal)?;
         let opening = hex::opening(&seed, size, stones)
-            .map_err(|e| ApiError::internal(format!("opening: {e}")))?;
+            .map_err(|e| ArenaError::internal(format!("opening: {e}")))?;
         let pos = Position::with_opening(size, &opening)
-            .map_err(|e| ApiError::internal(format!("opening: {e}")))?;
-        let opening_json = serde_json::to_string(&opening).map_err(ApiError::internal)?;
+            .map_err(|e| ArenaError::internal(format!("opening: {e}")))?;
+        let opening_json = serde_json::to_string(&opening).map_err(ArenaError::internal)?;
         if sets::start(tx, &set.id, &acceptor.id, &opening_json, now).await? != 1 {
             return Err(not_open(&set));
         }
@@ -340,19 +341,19 @@ impl Arena {
 
     /// Cancels (creator) or declines (named opponent) an open set. Repeating the call that
     /// closed the set answers the closed set again and changes nothing.
-    pub async fn close_set(&self, bot: &BotRow, set_id: &str, decline: bool) -> ApiResult<Value> {
+    pub async fn close_set(&self, bot: &BotRow, set_id: &str, decline: bool) -> ArenaResult<Value> {
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
         let set = sets::get(&mut tx, set_id, self.store.for_update())
             .await?
-            .ok_or_else(|| ApiError::not_found(format!("no set '{set_id}'")))?;
+            .ok_or_else(|| ArenaError::not_found(format!("no set '{set_id}'")))?;
         let allowed = if decline {
             set.opponent_id.as_deref() == Some(bot.id.as_str())
         } else {
             set.creator_id == bot.id
         };
         if !allowed {
-            return Err(ApiError::forbidden(if decline {
+            return Err(ArenaError::forbidden(if decline {
                 "only the challenged bot may decline a set"
             } else {
                 "only the creator may cancel a set"
@@ -374,7 +375,7 @@ impl Arena {
         }
         let set = sets::get(&mut tx, set_id, "")
             .await?
-            .ok_or_else(|| ApiError::internal("set vanished"))?;
+            .ok_or_else(|| ArenaError::internal("set vanished"))?;
         let view = self.set_view(&mut tx, &set).await?;
         let mut fx = Effects::default();
         for b in [Some(set.creator_id.as_str()), set.opponent_id.as_deref()]
@@ -405,7 +406,7 @@ impl Arena {
         creator: &BotRow,
         opponent: &BotRow,
         req: NewSet,
-    ) -> ApiResult<Value> {
+    ) -> ArenaResult<Value> {
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
         let (view, fx) = self
@@ -424,9 +425,9 @@ impl Arena {
         opponent: &BotRow,
         req: NewSet,
         now: i64,
-    ) -> ApiResult<(Value, Effects)> {
+    ) -> ArenaResult<(Value, Effects)> {
         if creator.id == opponent.id {
-            return Err(ApiError::bad_request("a bot cannot play itself"));
+            return Err(ArenaError::bad_request("a bot cannot play itself"));
         }
         req.check_stake()?;
         if req.staked() {
@@ -454,7 +455,7 @@ impl Arena {
     }
 
     /// The full set view of SPEC section 5.
-    pub async fn set_view(&self, c: &mut sqlx::AnyConnection, set: &SetRow) -> ApiResult<Value> {
+    pub async fn set_view(&self, c: &mut sqlx::AnyConnection, set: &SetRow) -> ArenaResult<Value> {
         let names = self.set_names(c, set).await?;
         let mut v = views::set_row_json(set, &names);
         let mut games_json = vec![];
@@ -485,7 +486,7 @@ impl Arena {
         &self,
         c: &mut sqlx::AnyConnection,
         set: &SetRow,
-    ) -> ApiResult<SetNames> {
+    ) -> ArenaResult<SetNames> {
         let mut n = SetNames {
             creator: self.bot_name(c, &set.creator_id).await?,
             ..SetNames::default()
@@ -502,7 +503,11 @@ impl Arena {
         Ok(n)
     }
 
-    async fn settlement_json(&self, c: &mut sqlx::AnyConnection, set: &SetRow) -> ApiResult<Value> {
+    async fn settlement_json(
+        &self,
+        c: &mut sqlx::AnyConnection,
+        set: &SetRow,
+    ) -> ArenaResult<Value> {
         if set.status != "finished" || set.stake == 0 {
             return Ok(Value::Null);
         }
@@ -530,12 +535,12 @@ impl Arena {
         bot: Option<&str>,
         before: Option<&str>,
         limit: i64,
-    ) -> ApiResult<Value> {
+    ) -> ArenaResult<Value> {
         let mut c = self.store.pool.acquire().await?;
         let bot_id = match bot {
             Some(b) => match acc::bot_by_ref(&mut c, b).await? {
                 Some(row) => Some(row.id),
-                None => return Err(ApiError::not_found(format!("no bot '{b}'"))),
+                None => return Err(ArenaError::not_found(format!("no bot '{b}'"))),
             },
             None => None,
         };
@@ -554,11 +559,11 @@ impl Arena {
     }
 
     /// One set by id.
-    pub async fn get_set(&self, set_id: &str) -> ApiResult<Value> {
+    pub async fn get_set(&self, set_id: &str) -> ArenaResult<Value> {
         let mut c = self.store.pool.acquire().await?;
         let set = sets::get(&mut c, set_id, "")
             .await?
-            .ok_or_else(|| ApiError::not_found(format!("no set '{set_id}'")))?;
+            .ok_or_else(|| ArenaError::not_found(format!("no set '{set_id}'")))?;
         self.set_view(&mut c, &set).await
     }
 }
@@ -594,14 +599,14 @@ fn new_set_row(creator: &BotRow, req: &NewSet, opponent_id: Option<String>, now:
     }
 }
 
-fn same_owner() -> ApiError {
-    ApiError::forbidden_code(
+fn same_owner() -> ArenaError {
+    ArenaError::forbidden_code(
         "same_owner",
         "bots of the same owner may not play staked sets against each other",
     )
 }
 
-fn not_open(set: &SetRow) -> ApiError {
-    ApiError::conflict("set_not_open", format!("set {} is {}", set.id, set.status))
+fn not_open(set: &SetRow) -> ArenaError {
+    ArenaError::conflict("set_not_open", format!("set {} is {}", set.id, set.status))
         .with_details(json!({"status": set.status}))
 }

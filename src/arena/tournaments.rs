@@ -14,12 +14,12 @@ use hex::Seat;
 use serde_json::{Value, json};
 
 use super::Arena;
+use super::error::{ArenaError, ArenaResult};
 use super::pairing::{self, Round, SwissPlayer};
 use super::scoring::{GameEnd, Side, score_set};
 use super::sets::{GameOptions, NewSet};
 use super::standings::{self, Kind, Outcome};
 use super::views::{opt_time, rfc3339};
-use crate::error::{ApiError, ApiResult};
 use crate::store::accounts as acc;
 use crate::store::games;
 use crate::store::sets;
@@ -58,18 +58,18 @@ pub struct NewTournament {
     pub start_ms: Option<i64>,
 }
 
-fn bad(field: &str, msg: impl Into<String>) -> ApiError {
-    ApiError::bad_request(msg).with_details(json!({"field": field}))
+fn bad(field: &str, msg: impl Into<String>) -> ArenaError {
+    ArenaError::bad_request(msg).with_details(json!({"field": field}))
 }
 
-fn not_found(id: &str) -> ApiError {
-    ApiError::not_found(format!("no tournament '{id}'"))
+fn not_found(id: &str) -> ArenaError {
+    ArenaError::not_found(format!("no tournament '{id}'"))
 }
 
 impl Arena {
     /// Creates a tournament (status `created`; it starts on `start` or at `start_at`).
     /// Errors: 400 `bad_request` naming the field; 404 for an unknown participant.
-    pub async fn create_tournament(&self, req: NewTournament) -> ApiResult<Value> {
+    pub async fn create_tournament(&self, req: NewTournament) -> ArenaResult<Value> {
         let n = req.participants.len();
         if !(2..=MAX_PARTICIPANTS).contains(&n) {
             return Err(bad(
@@ -106,7 +106,7 @@ impl Arena {
         for (seed, r) in req.participants.iter().enumerate() {
             let b = acc::bot_by_ref(&mut tx, r)
                 .await?
-                .ok_or_else(|| ApiError::not_found(format!("no bot '{r}'")))?;
+                .ok_or_else(|| ArenaError::not_found(format!("no bot '{r}'")))?;
             if !seen.insert(b.id.clone()) {
                 return Err(bad("participants", format!("{} is listed twice", b.name)));
             }
@@ -151,7 +151,7 @@ impl Arena {
 
     /// `start`, `pause`, `resume` or `cancel`. Errors: 404; 409 `tournament_state` when the
     /// tournament is not in a state the action applies to (details carry `status`).
-    pub async fn tournament_action(&self, id: &str, action: &str) -> ApiResult<Value> {
+    pub async fn tournament_action(&self, id: &str, action: &str) -> ArenaResult<Value> {
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
         let t = store::get(&mut tx, id, self.store.for_update())
@@ -169,7 +169,7 @@ impl Arena {
             ],
         };
         let Some((from, to)) = moves.iter().find(|(f, _)| *f == t.status) else {
-            return Err(ApiError::conflict(
+            return Err(ArenaError::conflict(
                 "tournament_state",
                 format!("cannot {action} a tournament that is {}", t.status),
             )
@@ -185,7 +185,7 @@ impl Arena {
     }
 
     /// Tournaments, newest first, as summaries.
-    pub async fn list_tournaments(&self, limit: i64) -> ApiResult<Value> {
+    pub async fn list_tournaments(&self, limit: i64) -> ArenaResult<Value> {
         let mut c = self.store.pool.acquire().await?;
         let rows = store::list(&mut c, false, limit).await?;
         let mut out = vec![];
@@ -200,7 +200,7 @@ impl Arena {
 
     /// The whole tournament: settings, participants, rounds with pairings (set links and
     /// results), standings and crosstable. Errors: 404.
-    pub async fn tournament(&self, id: &str) -> ApiResult<Value> {
+    pub async fn tournament(&self, id: &str) -> ArenaResult<Value> {
         let mut c = self.store.pool.acquire().await?;
         let t = store::get(&mut c, id, "")
             .await?
@@ -303,7 +303,7 @@ impl Arena {
     /// One driver step for tournament `id`: record finished sets, pair the next round when the
     /// current one is over (or finish the tournament), then start pending sets up to
     /// `max_concurrent`. Returns whether anything changed.
-    pub async fn drive_tournament(&self, id: &str) -> ApiResult<bool> {
+    pub async fn drive_tournament(&self, id: &str) -> ArenaResult<bool> {
         let mut changed = self.record_and_pair(id).await?;
         changed |= self.start_pending(id).await?;
         if changed {
@@ -315,7 +315,7 @@ impl Arena {
     /// Whether [`Arena::record_and_pair`] has anything to do, read without the write lock so an
     /// idle tournament costs no write transaction: a due start, a finished set to record, or a
     /// round that is over.
-    async fn needs_recording(&self, id: &str) -> ApiResult<bool> {
+    async fn needs_recording(&self, id: &str) -> ArenaResult<bool> {
         let mut c = self.store.pool.acquire().await?;
         let Some(t) = store::get(&mut c, id, "").await? else {
             return Ok(false);
@@ -345,7 +345,7 @@ impl Arena {
                 .all(|p| !matches!(p.status.as_str(), "pending" | "playing")))
     }
 
-    async fn record_and_pair(&self, id: &str) -> ApiResult<bool> {
+    async fn record_and_pair(&self, id: &str) -> ArenaResult<bool> {
         if !self.needs_recording(id).await? {
             return Ok(false);
         }
@@ -472,7 +472,7 @@ impl Arena {
                 store::insert_pairing(&mut tx, &p).await?;
             }
             if store::advance_round(&mut tx, id, t.current_round, next).await? != 1 {
-                return Err(ApiError::unavailable("tournament changed concurrently"));
+                return Err(ArenaError::unavailable("tournament changed concurrently"));
             }
             tracing::info!(tournament = id, round = next, "round paired");
             changed = true;
@@ -483,7 +483,7 @@ impl Arena {
 
     /// Starts pending sets of the current round while fewer than `max_concurrent` play, when both
     /// bots are online; forfeits an absent bot after `forfeit_after_ms` when the tournament says so.
-    async fn start_pending(&self, id: &str) -> ApiResult<bool> {
+    async fn start_pending(&self, id: &str) -> ArenaResult<bool> {
         let (t, pairings, entries) = {
             let mut c = self.store.pool.acquire().await?;
             let Some(t) = store::get(&mut c, id, "").await? else {
@@ -560,15 +560,15 @@ impl Arena {
         p: &PairingRow,
         creator_id: &str,
         acceptor_id: &str,
-    ) -> ApiResult<bool> {
+    ) -> ArenaResult<bool> {
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
         let creator = acc::bot_by_ref(&mut tx, creator_id)
             .await?
-            .ok_or_else(|| ApiError::internal("tournament bot missing"))?;
+            .ok_or_else(|| ArenaError::internal("tournament bot missing"))?;
         let acceptor = acc::bot_by_ref(&mut tx, acceptor_id)
             .await?
-            .ok_or_else(|| ApiError::internal("tournament bot missing"))?;
+            .ok_or_else(|| ArenaError::internal("tournament bot missing"))?;
         let req = NewSet {
             options: GameOptions {
                 size: t.size,
@@ -594,7 +594,7 @@ impl Arena {
 
     /// Every game of a tournament's sets (started ones), by round and board, as one SGF
     /// collection (the game trees one after another). Errors: 404.
-    pub async fn tournament_sgf(&self, id: &str) -> ApiResult<String> {
+    pub async fn tournament_sgf(&self, id: &str) -> ArenaResult<String> {
         let pairings = {
             let mut c = self.store.pool.acquire().await?;
             store::get(&mut c, id, "")
@@ -607,7 +607,7 @@ impl Arena {
         for set_id in pairings.iter().filter_map(|p| p.set_id.as_deref()) {
             for game_no in [1, 2] {
                 let body = self.game_state_body(set_id, game_no).await?;
-                let v: Value = serde_json::from_str(&body).map_err(ApiError::internal)?;
+                let v: Value = serde_json::from_str(&body).map_err(ArenaError::internal)?;
                 if v["status"] == "pending" {
                     continue;
                 }
@@ -621,7 +621,7 @@ impl Arena {
     }
 
     /// A CSV export of the standings or the crosstable. Errors: 404.
-    pub async fn tournament_csv(&self, id: &str, what: &str) -> ApiResult<String> {
+    pub async fn tournament_csv(&self, id: &str, what: &str) -> ArenaResult<String> {
         let v = self.tournament(id).await?;
         let mut out = String::new();
         let cell = |v: &Value| match v {

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::clock::Clock;
-use crate::error::{ApiError, ApiResult};
+use super::error::{ArenaError, ArenaResult};
 use crate::store::games::{GameRow, MoveRow};
 use crate::store::sets::SetRow;
 
@@ -42,9 +42,10 @@ pub fn store_clock(g: &mut GameRow, c: &Clock) {
 }
 
 /// The engine position stored in a game row.
-pub fn position_of(g: &GameRow) -> ApiResult<Position> {
-    Position::from_compact(&g.board)
-        .map_err(|e| ApiError::internal(format!("game {} {}: bad board: {e}", g.set_id, g.game_no)))
+pub fn position_of(g: &GameRow) -> ArenaResult<Position> {
+    Position::from_compact(&g.board).map_err(|e| {
+        ArenaError::internal(format!("game {} {}: bad board: {e}", g.set_id, g.game_no))
+    })
 }
 
 /// The seat on move as stored (None when the game is not active).
@@ -219,7 +220,7 @@ pub fn game_state(
     moves: &[MoveRow],
     names: &[String; 2],
     now_ms: i64,
-) -> ApiResult<GameState> {
+) -> ArenaResult<GameState> {
     let pos = position_of(g)?;
     let active = g.status == "active";
     let on_move = if active { seat_on_move(g) } else { None };
