@@ -42,6 +42,14 @@ fn last_event_id(req: &HttpRequest) -> Option<i64> {
         .ok()
 }
 
+/// The cursor of a resumed stream: the client's `Last-Event-ID`, but never beyond the newest
+/// stored event (an id from before a database reset, or made up, would otherwise skip every
+/// live event until the ids caught up with it).
+async fn resume_cursor(arena: &Arena, id: i64) -> Result<i64, sqlx::Error> {
+    let mut c = arena.store.pool.acquire().await?;
+    Ok(id.min(events::last_id(&mut c).await?))
+}
+
 fn data(id: i64, kind: &str, payload: String) -> sse::Event {
     sse::Event::Data(
         sse::Data::new(payload)
@@ -279,6 +287,7 @@ async fn bot_events(
     let mut snapshot = vec![];
     let cursor = match last_event_id(&req) {
         Some(id) => {
+            let id = resume_cursor(&arena, id).await?;
             // A turn the bot saw before it dropped, and still has to play, is not among the
             // missed events: send it again so a restarted bot never loses on time.
             let mut c = arena.store.pool.acquire().await?;
@@ -345,7 +354,7 @@ async fn game_events(
     let cursor = match last_event_id(&req) {
         Some(id) => {
             arena.game_snapshot(&set_id, game_no).await?; // 404 for unknown games
-            id
+            resume_cursor(&arena, id).await?
         }
         None => {
             let cursor = {

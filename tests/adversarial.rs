@@ -1,0 +1,314 @@
+//! Hostile and buggy clients: odd `Last-Event-ID` values, racing commands, malformed queries and
+//! paths. Each test keeps one kind of fault found by trying to break the server.
+
+mod common;
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use common::{TestApp, seat_tokens, spawn_app};
+use hexarena::client::{SseEvent, SseItem, SseParser};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+/// An open `text/event-stream` response, read chunk by chunk.
+struct EventStream {
+    resp: reqwest::Response,
+    parser: SseParser,
+    items: VecDeque<SseItem>,
+}
+
+impl EventStream {
+    async fn open(
+        app: &TestApp,
+        path: &str,
+        token: Option<&str>,
+        last_id: Option<&str>,
+    ) -> EventStream {
+        let mut rb = app.http.get(format!("{}{path}", app.url));
+        if let Some(t) = token {
+            rb = rb.bearer_auth(t);
+        }
+        if let Some(id) = last_id {
+            rb = rb.header("Last-Event-ID", id);
+        }
+        let resp = rb.send().await.expect("stream opens");
+        assert_eq!(resp.status(), StatusCode::OK, "GET {path}");
+        EventStream {
+            resp,
+            parser: SseParser::new(),
+            items: VecDeque::new(),
+        }
+    }
+
+    /// The next event (comments skipped), or None if none arrives within `within`.
+    async fn next_event_within(&mut self, within: Duration) -> Option<(i64, String, Value)> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            match self.items.pop_front() {
+                Some(SseItem::Event(SseEvent { id, event, data })) => {
+                    let id = id
+                        .expect("every event has an id")
+                        .parse()
+                        .expect("numeric id");
+                    return Some((id, event, serde_json::from_str(&data).expect("JSON data")));
+                }
+                Some(SseItem::Comment(_)) => continue,
+                None => {}
+            }
+            match tokio::time::timeout_at(deadline, self.resp.chunk()).await {
+                Ok(Ok(Some(bytes))) => self.items.extend(self.parser.push(&bytes)),
+                Ok(Ok(None)) => panic!("the server closed the stream"),
+                Ok(Err(e)) => panic!("stream read failed: {e}"),
+                Err(_) => return None,
+            }
+        }
+    }
+
+    async fn next_event(&mut self) -> (i64, String, Value) {
+        self.next_event_within(Duration::from_secs(5))
+            .await
+            .expect("an event within 5 s")
+    }
+}
+
+fn cell(r: u8, c: u8) -> Value {
+    json!({"cell": [r, c]})
+}
+
+/// Two bots and an active 9x9 set without random stones; returns (set id, [seat 1, seat 2]
+/// tokens of game 1).
+async fn game(app: &TestApp) -> (String, [String; 2]) {
+    let (_, _, alpha) = app.player_with_bot("Alpha").await;
+    let (_, _, bravo) = app.player_with_bot("Bravo").await;
+    let set = app
+        .start_set(
+            &alpha,
+            &bravo,
+            json!({"options": {"size": 9, "random_stones": 0}}),
+        )
+        .await;
+    let st = app.state(&set, 1).await;
+    let [a, b] = seat_tokens(&st, &[("Alpha", &alpha), ("Bravo", &bravo)]);
+    (set, [a.to_string(), b.to_string()])
+}
+
+#[tokio::test]
+async fn a_game_stream_resumed_from_an_id_beyond_the_newest_event_still_gets_live_states() {
+    let app = spawn_app().await;
+    let (set, seats) = game(&app).await;
+    let path = format!("/v1/sets/{set}/games/1/events");
+    // An id from another server's life (the database was reset), or simply made up.
+    let mut s = EventStream::open(&app, &path, None, Some("999999999")).await;
+    let r = app.play(&seats[0], &set, 1, cell(4, 4), Some(1)).await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let (_, kind, state) = s
+        .next_event_within(Duration::from_secs(3))
+        .await
+        .expect("the move's state reaches a stream resumed from a future id");
+    assert_eq!((kind.as_str(), state["ply"].as_i64()), ("state", Some(1)));
+}
+
+#[tokio::test]
+async fn a_bot_stream_resumed_from_an_id_beyond_the_newest_event_still_gets_its_turns() {
+    let app = spawn_app().await;
+    let (set, seats) = game(&app).await;
+    let r = app.play(&seats[0], &set, 1, cell(4, 4), Some(1)).await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let mut s = EventStream::open(
+        &app,
+        "/v1/bots/me/events",
+        Some(&seats[0]),
+        Some("999999999"),
+    )
+    .await;
+    let r = app.play(&seats[1], &set, 1, cell(0, 0), Some(2)).await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let (_, kind, data) = s
+        .next_event_within(Duration::from_secs(3))
+        .await
+        .expect("seat 1's turn reaches a stream resumed from a future id");
+    assert_eq!(
+        (kind.as_str(), data["state"]["ply"].as_i64()),
+        ("your_turn", Some(2))
+    );
+}
+
+#[tokio::test]
+async fn a_negative_or_garbage_last_event_id_is_harmless() {
+    let app = spawn_app().await;
+    let (set, seats) = game(&app).await;
+    app.play(&seats[0], &set, 1, cell(4, 4), Some(1)).await;
+    app.play(&seats[1], &set, 1, cell(0, 0), Some(2)).await;
+    let path = format!("/v1/sets/{set}/games/1/events");
+    // Negative: every stored state of the game, in order, once.
+    let mut s = EventStream::open(&app, &path, None, Some("-5")).await;
+    let mut plies = vec![];
+    let mut last = i64::MIN;
+    while let Some((id, kind, st)) = s.next_event_within(Duration::from_millis(700)).await {
+        assert_eq!(kind, "state");
+        assert!(id > last, "ids increase: {last} then {id}");
+        last = id;
+        plies.push(st["ply"].as_i64().expect("ply"));
+    }
+    assert_eq!(plies, vec![0, 1, 2]);
+    // Not a number: a fresh connection (the current state first).
+    for garbage in ["abc", "1e3", "99999999999999999999999", " "] {
+        let mut s = EventStream::open(&app, &path, None, Some(garbage)).await;
+        let (_, kind, st) = s.next_event().await;
+        assert_eq!((kind.as_str(), st["ply"].as_i64()), ("state", Some(2)));
+    }
+}
+
+#[tokio::test]
+async fn malformed_long_poll_queries_and_paths_are_json_errors() {
+    let app = spawn_app().await;
+    let (set, seats) = game(&app).await;
+    for q in [
+        "wait_s=-1",
+        "wait_s=abc",
+        "after_ply=x",
+        "after_ply=1&after_ply=2",
+        "wait_s=99999999999999999999999",
+    ] {
+        let r = app.get(&format!("/v1/sets/{set}/games/1?{q}")).await;
+        assert_eq!(
+            (r.status, r.code()),
+            (StatusCode::BAD_REQUEST, "bad_request"),
+            "{q}"
+        );
+    }
+    for n in ["0", "3", "-1", "99999999999999999999", "abc", "1.0"] {
+        let r = app.get(&format!("/v1/sets/{set}/games/{n}")).await;
+        assert_eq!(
+            (r.status, r.code()),
+            (StatusCode::NOT_FOUND, "not_found"),
+            "game {n}"
+        );
+    }
+    let r = app
+        .get_auth("/v1/bots/me/turn?wait_s=-3", &seats[0])
+        .await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::BAD_REQUEST, "bad_request")
+    );
+    // Moves with a bad ply query.
+    for q in ["ply=abc", "ply=1.5", "ply=99999999999999999999"] {
+        let r = app
+            .post(
+                &format!("/v1/sets/{set}/games/1/moves?{q}"),
+                Some(&seats[0]),
+                cell(4, 4),
+            )
+            .await;
+        assert_eq!(
+            (r.status, r.code()),
+            (StatusCode::BAD_REQUEST, "bad_request"),
+            "{q}"
+        );
+    }
+    assert_eq!(app.state(&set, 1).await["ply"], 0, "nothing was played");
+}
+
+#[tokio::test]
+async fn concurrent_identical_moves_store_one_move_and_all_succeed() {
+    let app = spawn_app().await;
+    let (set, seats) = game(&app).await;
+    let mut hs = vec![];
+    for _ in 0..16 {
+        let http = app.http.clone();
+        let url = format!("{}/v1/sets/{set}/games/1/moves?ply=1", app.url);
+        let t = seats[0].clone();
+        hs.push(tokio::spawn(async move {
+            http.post(url)
+                .bearer_auth(t)
+                .json(&cell(4, 4))
+                .send()
+                .await
+                .expect("sent")
+                .status()
+        }));
+    }
+    for h in hs {
+        assert_eq!(h.await.expect("joined"), StatusCode::OK);
+    }
+    let st = app.state(&set, 1).await;
+    assert_eq!(st["ply"], 1);
+    assert_eq!(st["moves"].as_array().map(Vec::len), Some(1));
+}
+
+#[tokio::test]
+async fn concurrent_different_moves_at_one_ply_store_exactly_one() {
+    let app = spawn_app().await;
+    let (set, seats) = game(&app).await;
+    let mut hs = vec![];
+    for i in 0..9u8 {
+        let http = app.http.clone();
+        let url = format!("{}/v1/sets/{set}/games/1/moves?ply=1", app.url);
+        let t = seats[0].clone();
+        hs.push(tokio::spawn(async move {
+            http.post(url)
+                .bearer_auth(t)
+                .json(&cell(i, i))
+                .send()
+                .await
+                .expect("sent")
+                .status()
+        }));
+    }
+    let mut ok = 0;
+    for h in hs {
+        match h.await.expect("joined") {
+            StatusCode::OK => ok += 1,
+            StatusCode::CONFLICT => {}
+            s => panic!("unexpected status {s}"),
+        }
+    }
+    assert_eq!(ok, 1);
+    let st = app.state(&set, 1).await;
+    assert_eq!(st["ply"], 1);
+}
+
+#[tokio::test]
+async fn a_move_racing_a_resignation_leaves_one_consistent_ending() {
+    let app = spawn_app().await;
+    let (set, seats) = game(&app).await;
+    let mv = {
+        let http = app.http.clone();
+        let url = format!("{}/v1/sets/{set}/games/1/moves?ply=1", app.url);
+        let t = seats[0].clone();
+        tokio::spawn(async move {
+            http.post(url)
+                .bearer_auth(t)
+                .json(&cell(4, 4))
+                .send()
+                .await
+                .expect("sent")
+                .status()
+        })
+    };
+    let rs = {
+        let http = app.http.clone();
+        let url = format!("{}/v1/sets/{set}/games/1/resign", app.url);
+        let t = seats[1].clone();
+        tokio::spawn(async move {
+            http.post(url)
+                .bearer_auth(t)
+                .send()
+                .await
+                .expect("sent")
+                .status()
+        })
+    };
+    let (m, r) = (mv.await.expect("joined"), rs.await.expect("joined"));
+    assert_eq!(r, StatusCode::OK);
+    let st = app.state(&set, 1).await;
+    assert_eq!(st["status"], "finished");
+    assert_eq!(st["result"]["reason"], "resignation");
+    assert_eq!(st["result"]["winner"], 1);
+    let expected_ply = if m == StatusCode::OK { 1 } else { 0 };
+    assert_eq!(st["ply"], expected_ply, "move answered {m}");
+    let g2 = app.state(&set, 2).await;
+    assert_eq!(g2["status"], "active");
+}
