@@ -437,3 +437,65 @@ async fn a_bot_stream_resumed_at_every_event_id_gets_exactly_the_events_after_it
         }
     }
 }
+
+#[tokio::test]
+async fn a_staked_tournament_whose_pairings_could_never_start_is_refused_at_creation() {
+    let app = spawn_app().await;
+    let (_, owner) = app.player("Owner of two").await;
+    app.bot(&owner, "Twin1").await;
+    app.bot(&owner, "Twin2").await;
+    let (_, _, _) = app.player_with_bot("Other").await;
+    let (_, small) = app.player("Cautious owner").await;
+    let r = app
+        .post("/v1/bots", Some(&small), json!({"name": "Cautious", "max_stake": 20}))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let before = app.get("/v1/tournaments").await.body["tournaments"]
+        .as_array()
+        .map(Vec::len);
+    // Two bots of one owner would meet in a staked set: same_owner, for ever.
+    let r = app
+        .post(
+            "/v1/tournaments",
+            Some("op-secret"),
+            json!({"name": "T", "format": "round_robin", "stake": 10,
+                   "participants": ["Twin1", "Other", "Twin2"]}),
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::FORBIDDEN, "same_owner"),
+        "{:?}",
+        r.body
+    );
+    // A stake above a participant's max_stake: refused by every pairing of that bot.
+    let r = app
+        .post(
+            "/v1/tournaments",
+            Some("op-secret"),
+            json!({"name": "T", "format": "round_robin", "stake": 50,
+                   "participants": ["Cautious", "Other"]}),
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::BAD_REQUEST, "bad_request"),
+        "{:?}",
+        r.body
+    );
+    assert_eq!(r.body["error"]["details"]["field"], "stake");
+    let after = app.get("/v1/tournaments").await.body["tournaments"]
+        .as_array()
+        .map(Vec::len);
+    assert_eq!(before, after, "nothing was created");
+    // Unstaked, the same bots are fine.
+    let r = app
+        .post(
+            "/v1/tournaments",
+            Some("op-secret"),
+            json!({"name": "T", "format": "round_robin", "stake": 0,
+                   "participants": ["Twin1", "Other", "Twin2", "Cautious"]}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+}

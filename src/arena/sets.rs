@@ -115,7 +115,7 @@ impl NewSet {
     }
 }
 
-fn stake_error(msg: String, max: i64) -> ArenaError {
+pub(crate) fn stake_error(msg: String, max: i64) -> ArenaError {
     ArenaError::bad_request(msg)
         .with_details(json!({"field": "stake", "min": STAKE_MIN, "max": max}))
 }
@@ -599,7 +599,7 @@ fn new_set_row(creator: &BotRow, req: &NewSet, opponent_id: Option<String>, now:
     }
 }
 
-fn same_owner() -> ArenaError {
+pub(crate) fn same_owner() -> ArenaError {
     ArenaError::forbidden_code(
         "same_owner",
         "bots of the same owner may not play staked sets against each other",

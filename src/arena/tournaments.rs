@@ -102,6 +102,7 @@ impl Arena {
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
         let mut seen = HashSet::new();
+        let mut owners = std::collections::HashMap::new();
         let mut entries = Vec::with_capacity(n);
         for (seed, r) in req.participants.iter().enumerate() {
             let b = acc::bot_by_ref(&mut tx, r)
@@ -109,6 +110,19 @@ impl Arena {
                 .ok_or_else(|| ArenaError::not_found(format!("no bot '{r}'")))?;
             if !seen.insert(b.id.clone()) {
                 return Err(bad("participants", format!("{} is listed twice", b.name)));
+            }
+            // What every staked pairing would refuse later is refused now: a tournament whose
+            // pairings can never start would stay running for ever.
+            if req.stake > 0 {
+                if req.stake > b.max_stake {
+                    return Err(super::sets::stake_error(
+                        format!("stake exceeds {}'s max_stake {}", b.name, b.max_stake),
+                        b.max_stake,
+                    ));
+                }
+                if owners.insert(b.owner_id.clone(), b.name.clone()).is_some() {
+                    return Err(super::sets::same_owner());
+                }
             }
             entries.push(EntryRow {
                 seed: seed as i64,
