@@ -499,3 +499,31 @@ async fn a_staked_tournament_whose_pairings_could_never_start_is_refused_at_crea
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
 }
+
+#[tokio::test]
+async fn reading_finished_sets_does_not_keep_them_in_memory() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("Alpha").await;
+    let (_, _, bravo) = app.player_with_bot("Bravo").await;
+    let mut sets = vec![];
+    for _ in 0..3 {
+        sets.push(play_whole_set(&app, &alpha, &bravo).await);
+    }
+    let held = app.arena.live.sets_held();
+    // Anyone may read every finished game (their ids are listed); each read must not pin a
+    // rendering of the whole game in memory, or walking the archive exhausts it.
+    for round in 0..2 {
+        for set in &sets {
+            for g in [1, 2] {
+                let st = app.state(set, g).await;
+                assert_eq!(st["status"], "finished", "round {round}");
+                let r = app.get(&format!("/v1/sets/{set}/games/{g}/sgf")).await;
+                assert_eq!(r.status, StatusCode::OK);
+            }
+        }
+    }
+    assert_eq!(app.arena.live.sets_held(), held);
+    let st = app.state(&sets[0], 1).await;
+    assert_eq!(st["result"]["reason"], "connection");
+    assert_eq!(st["ply"], 19);
+}

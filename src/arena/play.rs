@@ -279,7 +279,14 @@ impl Arena {
             slot.clear();
         }
         match self.load_live(&slot, set_id, game_no).await {
-            Ok(l) => Ok((slot, l)),
+            Ok(l) => {
+                if l.set.status == "finished" {
+                    // A finished set is read from the database: anyone may walk the archive,
+                    // and holding every game read would pin them all in memory.
+                    self.live.forget_set(set_id);
+                }
+                Ok((slot, l))
+            }
             Err(e) => {
                 if e.code == "not_found" {
                     // No slot is kept for a game that does not exist (any id can be asked for).
