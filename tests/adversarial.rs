@@ -527,3 +527,83 @@ async fn reading_finished_sets_does_not_keep_them_in_memory() {
     assert_eq!(st["result"]["reason"], "connection");
     assert_eq!(st["ply"], 19);
 }
+
+/// The sum of every player's balance plus every escrow account.
+async fn money_in_play(app: &TestApp) -> i64 {
+    let pool = &app.arena.store.pool;
+    let (b,): (Option<i64>,) = sqlx::query_as("SELECT CAST(SUM(balance) AS BIGINT) FROM players")
+        .fetch_one(pool)
+        .await
+        .expect("balances");
+    let (e,): (Option<i64>,) = sqlx::query_as(
+        "SELECT CAST(SUM(amount) AS BIGINT) FROM ledger WHERE account LIKE 'escrow:%'",
+    )
+    .fetch_one(pool)
+    .await
+    .expect("escrow");
+    b.unwrap_or(0) + e.unwrap_or(0)
+}
+
+#[tokio::test]
+async fn many_bots_racing_to_accept_one_challenge_escrow_it_once() {
+    let app = spawn_app().await;
+    let (_, creator_owner, creator) = app.player_with_bot("Creator").await;
+    let mut takers = vec![];
+    for i in 0..8 {
+        let (_, _, t) = app.player_with_bot(&format!("Taker{i}")).await;
+        takers.push(t);
+    }
+    let total = money_in_play(&app).await;
+    let r = app
+        .post("/v1/sets", Some(&creator), json!({"game": "hex", "stake": 100}))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let set = r.body["id"].as_str().expect("id").to_string();
+    let mut hs = vec![];
+    for (i, t) in takers.iter().enumerate() {
+        let http = app.http.clone();
+        // The creator cancels in the middle of the rush.
+        let (url, tok) = if i == 4 {
+            (format!("{}/v1/sets/{set}/cancel", app.url), creator.clone())
+        } else {
+            (format!("{}/v1/sets/{set}/accept", app.url), t.clone())
+        };
+        hs.push(tokio::spawn(async move {
+            let r = http
+                .post(url)
+                .bearer_auth(tok)
+                .json(&json!({}))
+                .send()
+                .await
+                .expect("sent");
+            (i, r.status())
+        }));
+    }
+    let mut ok = vec![];
+    for h in hs {
+        let (i, s) = h.await.expect("joined");
+        match s {
+            StatusCode::OK => ok.push(i),
+            StatusCode::CONFLICT => {}
+            s => panic!("request {i}: unexpected {s}"),
+        }
+    }
+    assert_eq!(ok.len(), 1, "exactly one of accept/cancel won: {ok:?}");
+    let view = app.get(&format!("/v1/sets/{set}")).await.body;
+    let escrow = if ok[0] == 4 {
+        assert_eq!(view["status"], "cancelled");
+        0
+    } else {
+        assert_eq!(view["status"], "active");
+        200
+    };
+    assert_eq!(money_in_play(&app).await, total);
+    let (e,): (Option<i64>,) =
+        sqlx::query_as("SELECT CAST(SUM(amount) AS BIGINT) FROM ledger WHERE account = $1")
+            .bind(format!("escrow:{set}"))
+            .fetch_one(&app.arena.store.pool)
+            .await
+            .expect("escrow");
+    assert_eq!(e.unwrap_or(0), escrow);
+    assert_eq!(app.balance(&creator_owner).await, 1000 - escrow / 2);
+}
