@@ -607,3 +607,92 @@ async fn many_bots_racing_to_accept_one_challenge_escrow_it_once() {
     assert_eq!(e.unwrap_or(0), escrow);
     assert_eq!(app.balance(&creator_owner).await, 1000 - escrow / 2);
 }
+
+#[tokio::test]
+async fn a_tournament_cancelled_mid_round_starts_nothing_more_and_still_reads() {
+    let app = spawn_app().await;
+    let mut toks = vec![];
+    for n in ["Tea", "Teb", "Tec", "Ted"] {
+        let (_, _, t) = app.player_with_bot(n).await;
+        toks.push(t);
+    }
+    for t in &toks {
+        app.get_auth("/v1/bots/me/turn?wait_s=0", t).await; // online
+    }
+    let r = app
+        .post(
+            "/v1/tournaments",
+            Some("op-secret"),
+            json!({"name": "Cut short", "format": "round_robin", "max_concurrent": 1,
+                   "participants": ["Tea", "Teb", "Tec", "Ted"],
+                   "options": {"size": 9, "random_stones": 0}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    let r = app
+        .post(&format!("/v1/tournaments/{id}/start"), Some("op-secret"), json!({}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    // Wait for the first set to start.
+    let mut playing = None;
+    for _ in 0..50 {
+        for t in &toks {
+            let r = app.get_auth("/v1/bots/me/turn?wait_s=0", t).await;
+            if r.status == StatusCode::OK {
+                playing = Some((t.clone(), r.body));
+            }
+        }
+        if playing.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (tok, st) = playing.expect("a pairing started");
+    let set = st["set_id"].as_str().expect("set").to_string();
+    let r = app
+        .post(&format!("/v1/tournaments/{id}/cancel"), Some("op-secret"), json!({}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(r.body["status"], "cancelled");
+    // The set in play ends; nothing else starts.
+    for g in [1, 2] {
+        let st = app.state(&set, g).await;
+        let on_move = st["to_move"].as_u64().expect("on move") as usize;
+        let name = st["seats"][on_move - 1]["bot"].as_str().expect("bot");
+        let me = app.get_auth("/v1/bots/me", &tok).await.body["name"].clone();
+        let resigner = if me == name {
+            tok.clone()
+        } else {
+            // the other seat's token
+            let mut other = None;
+            for t in &toks {
+                if app.get_auth("/v1/bots/me", t).await.body["name"] == name {
+                    other = Some(t.clone());
+                }
+            }
+            other.expect("seat token")
+        };
+        let r = app
+            .post(&format!("/v1/sets/{set}/games/{g}/resign"), Some(&resigner), json!({}))
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    }
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let active = app.get("/v1/sets?status=active").await;
+    assert_eq!(active.status, StatusCode::OK);
+    assert_eq!(active.body["sets"].as_array().map(Vec::len), Some(0), "{:?}", active.body);
+    let t = app.get(&format!("/v1/tournaments/{id}")).await;
+    assert_eq!(t.status, StatusCode::OK);
+    assert_eq!(t.body["status"], "cancelled");
+    for suffix in ["standings.csv", "crosstable.csv", "games.sgf"] {
+        let r = app.get(&format!("/v1/tournaments/{id}/{suffix}")).await;
+        assert_eq!(r.status, StatusCode::OK, "{suffix}");
+    }
+    for action in ["start", "pause", "resume", "cancel"] {
+        let r = app
+            .post(&format!("/v1/tournaments/{id}/{action}"), Some("op-secret"), json!({}))
+            .await;
+        assert_eq!((r.status, r.code()), (StatusCode::CONFLICT, "tournament_state"), "{action}");
+    }
+}
