@@ -696,3 +696,77 @@ async fn a_tournament_cancelled_mid_round_starts_nothing_more_and_still_reads() 
         assert_eq!((r.status, r.code()), (StatusCode::CONFLICT, "tournament_state"), "{action}");
     }
 }
+
+#[tokio::test]
+async fn a_retried_match_accept_or_cancel_is_the_same_success() {
+    let app = spawn_app().await;
+    let (_, mine, _) = app.player_with_bot("Mine").await;
+    let (_, theirs, _) = app.player_with_bot("Theirs").await;
+    let (_, stranger, _) = app.player_with_bot("Stranger").await;
+    let r = app
+        .post(
+            "/v1/matches",
+            Some(&mine),
+            json!({"bots": ["Mine", "Theirs"], "sets": 2}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    assert_eq!(r.body["status"], "proposed");
+    let id = r.body["id"].as_str().expect("id").to_string();
+    // Accepted, and the answer lost: the retry is the same success.
+    for _ in 0..2 {
+        let r = app
+            .post(&format!("/v1/matches/{id}/accept"), Some(&theirs), json!({}))
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        assert_eq!(r.body["status"], "running");
+    }
+    // Nobody else may accept it, retry or not.
+    let r = app
+        .post(&format!("/v1/matches/{id}/accept"), Some(&stranger), json!({}))
+        .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{:?}", r.body);
+    for _ in 0..2 {
+        let r = app
+            .post(&format!("/v1/matches/{id}/cancel"), Some(&mine), json!({}))
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        assert_eq!(r.body["status"], "cancelled");
+    }
+    let r = app
+        .post(&format!("/v1/matches/{id}/cancel"), Some(&stranger), json!({}))
+        .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{:?}", r.body);
+    // A cancelled match cannot be accepted any more.
+    let r = app
+        .post(&format!("/v1/matches/{id}/accept"), Some(&theirs), json!({}))
+        .await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::CONFLICT, "tournament_state")
+    );
+}
+
+#[tokio::test]
+async fn a_match_cannot_be_driven_through_the_tournament_routes() {
+    let app = spawn_app().await;
+    let (_, mine, _) = app.player_with_bot("Mine").await;
+    app.bot(&mine, "Mine2").await;
+    let r = app
+        .post(
+            "/v1/matches",
+            Some(&mine),
+            json!({"bots": ["Mine", "Mine2"], "sets": 2}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    for action in ["pause", "cancel"] {
+        let r = app
+            .post(&format!("/v1/tournaments/{id}/{action}"), Some("op-secret"), json!({}))
+            .await;
+        assert_eq!((r.status, r.code()), (StatusCode::NOT_FOUND, "not_found"), "{action}");
+    }
+    let m = app.get(&format!("/v1/matches/{id}")).await;
+    assert_eq!(m.body["status"], "running", "nothing happened to the match");
+}

@@ -243,8 +243,9 @@ impl Arena {
         self.match_view(&t.id).await
     }
 
-    /// Accepts a match proposed to `player` (the owner of its second bot): it starts. Errors:
-    /// 404; 403 unless `player` owns the second bot; 409 `tournament_state` unless proposed.
+    /// Accepts a match proposed to `player` (the owner of its second bot): it starts. A retry
+    /// once it runs (or finished) is the same success. Errors: 404; 403 unless `player` owns
+    /// the second bot; 409 `tournament_state` when cancelled.
     pub async fn accept_match(&self, player: &PlayerRow, id: &str) -> ArenaResult<Value> {
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
@@ -267,6 +268,11 @@ impl Arena {
             )));
         }
         if store::set_status(&mut tx, id, "proposed", "running", now).await? != 1 {
+            if matches!(t.status.as_str(), "running" | "finished") {
+                // A retry of an accept that took effect: the same success (agents.md, retries).
+                drop(tx);
+                return self.match_view(id).await;
+            }
             return Err(ArenaError::conflict(
                 "tournament_state",
                 format!("the match is {}, not proposed", t.status),
@@ -279,7 +285,8 @@ impl Arena {
     }
 
     /// Cancels (or, while proposed, declines) a match: the player who started it, or the owner
-    /// of its second bot. Errors: 404, 403, 409 `tournament_state`.
+    /// of its second bot. A retry once cancelled is the same success. Errors: 404, 403, 409
+    /// `tournament_state` (finished).
     pub async fn cancel_match(&self, player: &PlayerRow, id: &str) -> ArenaResult<Value> {
         let mut c = self.store.pool.acquire().await?;
         let t = store::get(&mut c, id, "")
@@ -298,7 +305,11 @@ impl Arena {
                 "only the owners of a match's bots may cancel it",
             ));
         }
-        self.tournament_action(id, "cancel").await?;
+        if t.status == "cancelled" {
+            // A retry of a cancel that took effect: the same success (agents.md, retries).
+            return self.match_view(id).await;
+        }
+        self.transition(id, "cancel", true).await?;
         self.match_view(id).await
     }
 

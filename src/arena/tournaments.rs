@@ -166,10 +166,18 @@ impl Arena {
     /// `start`, `pause`, `resume` or `cancel`. Errors: 404; 409 `tournament_state` when the
     /// tournament is not in a state the action applies to (details carry `status`).
     pub async fn tournament_action(&self, id: &str, action: &str) -> ArenaResult<Value> {
+        self.transition(id, action, false).await?;
+        self.tournament(id).await
+    }
+
+    /// The state change of [`Arena::tournament_action`] on a tournament, or on a match when
+    /// `is_match` (each kind is not found through the other's routes).
+    pub(crate) async fn transition(&self, id: &str, action: &str, is_match: bool) -> ArenaResult<()> {
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
         let t = store::get(&mut tx, id, self.store.for_update())
             .await?
+            .filter(|t| (t.format == "match") == is_match)
             .ok_or_else(|| not_found(id))?;
         let moves: &[(&str, &str)] = match action {
             "start" => &[("created", "running")],
@@ -195,7 +203,7 @@ impl Arena {
         }
         tx.commit().await?;
         self.tournament_wake.notify_one();
-        self.tournament(id).await
+        Ok(())
     }
 
     /// Tournaments, newest first, as summaries.
