@@ -770,3 +770,87 @@ async fn a_match_cannot_be_driven_through_the_tournament_routes() {
     let m = app.get(&format!("/v1/matches/{id}")).await;
     assert_eq!(m.body["status"], "running", "nothing happened to the match");
 }
+
+#[tokio::test]
+async fn a_late_move_a_resignation_and_the_timer_racing_end_the_game_once() {
+    use hexarena::arena::clock::FakeTime;
+    use std::sync::Arc;
+    const T0: i64 = 1_800_000_000_000;
+    for round in 0..4 {
+        let time = Arc::new(FakeTime::new(T0));
+        let app = common::spawn_with(common::Spawn {
+            time: time.clone(),
+            ..common::Spawn::default()
+        })
+        .await;
+        let (_, alice_owner, alice) = app.player_with_bot("Alice").await;
+        let (_, bob_owner, bob) = app.player_with_bot("Bob").await;
+        let set = app
+            .start_set(
+                &alice,
+                &bob,
+                json!({"stake": 50, "options": {"size": 9, "random_stones": 0}}),
+            )
+            .await;
+        // Bob is seat 1 of game 1 and lets the first-move deadline pass.
+        time.advance(30_001);
+        let url = app.url.clone();
+        let http = app.http.clone();
+        let mv = {
+            let (http, url, set, bob) = (http.clone(), url.clone(), set.clone(), bob.clone());
+            tokio::spawn(async move {
+                http.post(format!("{url}/v1/sets/{set}/games/1/moves?ply=1"))
+                    .bearer_auth(bob)
+                    .json(&json!({"cell": [4, 4]}))
+                    .send()
+                    .await
+                    .expect("sent")
+                    .status()
+            })
+        };
+        let rs = {
+            let (http, url, set, alice) = (http.clone(), url.clone(), set.clone(), alice.clone());
+            tokio::spawn(async move {
+                http.post(format!("{url}/v1/sets/{set}/games/1/resign"))
+                    .bearer_auth(alice)
+                    .send()
+                    .await
+                    .expect("sent")
+                    .status()
+            })
+        };
+        let ex = {
+            let arena = app.arena.clone();
+            let set = set.clone();
+            tokio::spawn(async move { arena.expire(&set, 1).await.is_ok() })
+        };
+        let (m, r, e) = (
+            mv.await.expect("joined"),
+            rs.await.expect("joined"),
+            ex.await.expect("joined"),
+        );
+        assert!(e, "round {round}: expire ran");
+        // Whatever came first, the seat that was out of time lost it on time.
+        assert_eq!(m, StatusCode::CONFLICT, "round {round}: late move");
+        assert!(
+            r == StatusCode::OK || r == StatusCode::CONFLICT,
+            "round {round}: resign answered {r}"
+        );
+        let st = app.state(&set, 1).await;
+        assert_eq!(st["result"]["reason"], "first_move_timeout", "round {round}");
+        assert_eq!(st["ply"], 0);
+        let g2 = app.state(&set, 2).await;
+        assert_eq!((g2["status"].as_str(), g2["ply"].as_i64()), (Some("active"), Some(0)));
+        let bob_view = app.get("/v1/bots/Bob").await.body;
+        let strikes = bob_view["strikes"]
+            .as_array()
+            .map(Vec::len)
+            .or_else(|| bob_view["strikes"].as_u64().map(|n| n as usize));
+        assert_eq!(strikes, Some(1), "round {round}: {bob_view}");
+        assert_eq!(
+            app.balance(&alice_owner).await + app.balance(&bob_owner).await,
+            1900,
+            "round {round}: 100 in escrow"
+        );
+    }
+}
