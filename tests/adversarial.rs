@@ -186,9 +186,7 @@ async fn malformed_long_poll_queries_and_paths_are_json_errors() {
             "game {n}"
         );
     }
-    let r = app
-        .get_auth("/v1/bots/me/turn?wait_s=-3", &seats[0])
-        .await;
+    let r = app.get_auth("/v1/bots/me/turn?wait_s=-3", &seats[0]).await;
     assert_eq!(
         (r.status, r.code()),
         (StatusCode::BAD_REQUEST, "bad_request")
@@ -346,7 +344,11 @@ async fn play_whole_set(app: &TestApp, alpha: &str, bravo: &str) -> String {
     let st = app.state(&set, 2).await;
     assert_eq!(st["status"], "active");
     let r = app
-        .post(&format!("/v1/sets/{set}/games/2/resign"), Some(alpha), json!({}))
+        .post(
+            &format!("/v1/sets/{set}/games/2/resign"),
+            Some(alpha),
+            json!({}),
+        )
         .await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     set
@@ -447,7 +449,11 @@ async fn a_staked_tournament_whose_pairings_could_never_start_is_refused_at_crea
     let (_, _, _) = app.player_with_bot("Other").await;
     let (_, small) = app.player("Cautious owner").await;
     let r = app
-        .post("/v1/bots", Some(&small), json!({"name": "Cautious", "max_stake": 20}))
+        .post(
+            "/v1/bots",
+            Some(&small),
+            json!({"name": "Cautious", "max_stake": 20}),
+        )
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let before = app.get("/v1/tournaments").await.body["tournaments"]
@@ -555,7 +561,11 @@ async fn many_bots_racing_to_accept_one_challenge_escrow_it_once() {
     }
     let total = money_in_play(&app).await;
     let r = app
-        .post("/v1/sets", Some(&creator), json!({"game": "hex", "stake": 100}))
+        .post(
+            "/v1/sets",
+            Some(&creator),
+            json!({"game": "hex", "stake": 100}),
+        )
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let set = r.body["id"].as_str().expect("id").to_string();
@@ -631,7 +641,11 @@ async fn a_tournament_cancelled_mid_round_starts_nothing_more_and_still_reads() 
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let id = r.body["id"].as_str().expect("id").to_string();
     let r = app
-        .post(&format!("/v1/tournaments/{id}/start"), Some("op-secret"), json!({}))
+        .post(
+            &format!("/v1/tournaments/{id}/start"),
+            Some("op-secret"),
+            json!({}),
+        )
         .await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     // Wait for the first set to start.
@@ -651,7 +665,11 @@ async fn a_tournament_cancelled_mid_round_starts_nothing_more_and_still_reads() 
     let (tok, st) = playing.expect("a pairing started");
     let set = st["set_id"].as_str().expect("set").to_string();
     let r = app
-        .post(&format!("/v1/tournaments/{id}/cancel"), Some("op-secret"), json!({}))
+        .post(
+            &format!("/v1/tournaments/{id}/cancel"),
+            Some("op-secret"),
+            json!({}),
+        )
         .await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(r.body["status"], "cancelled");
@@ -674,14 +692,23 @@ async fn a_tournament_cancelled_mid_round_starts_nothing_more_and_still_reads() 
             other.expect("seat token")
         };
         let r = app
-            .post(&format!("/v1/sets/{set}/games/{g}/resign"), Some(&resigner), json!({}))
+            .post(
+                &format!("/v1/sets/{set}/games/{g}/resign"),
+                Some(&resigner),
+                json!({}),
+            )
             .await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     }
     tokio::time::sleep(Duration::from_millis(2500)).await;
     let active = app.get("/v1/sets?status=active").await;
     assert_eq!(active.status, StatusCode::OK);
-    assert_eq!(active.body["sets"].as_array().map(Vec::len), Some(0), "{:?}", active.body);
+    assert_eq!(
+        active.body["sets"].as_array().map(Vec::len),
+        Some(0),
+        "{:?}",
+        active.body
+    );
     let t = app.get(&format!("/v1/tournaments/{id}")).await;
     assert_eq!(t.status, StatusCode::OK);
     assert_eq!(t.body["status"], "cancelled");
@@ -691,9 +718,17 @@ async fn a_tournament_cancelled_mid_round_starts_nothing_more_and_still_reads() 
     }
     for action in ["start", "pause", "resume", "cancel"] {
         let r = app
-            .post(&format!("/v1/tournaments/{id}/{action}"), Some("op-secret"), json!({}))
+            .post(
+                &format!("/v1/tournaments/{id}/{action}"),
+                Some("op-secret"),
+                json!({}),
+            )
             .await;
-        assert_eq!((r.status, r.code()), (StatusCode::CONFLICT, "tournament_state"), "{action}");
+        assert_eq!(
+            (r.status, r.code()),
+            (StatusCode::CONFLICT, "tournament_state"),
+            "{action}"
+        );
     }
 }
 
@@ -716,14 +751,22 @@ async fn a_retried_match_accept_or_cancel_is_the_same_success() {
     // Accepted, and the answer lost: the retry is the same success.
     for _ in 0..2 {
         let r = app
-            .post(&format!("/v1/matches/{id}/accept"), Some(&theirs), json!({}))
+            .post(
+                &format!("/v1/matches/{id}/accept"),
+                Some(&theirs),
+                json!({}),
+            )
             .await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
         assert_eq!(r.body["status"], "running");
     }
     // Nobody else may accept it, retry or not.
     let r = app
-        .post(&format!("/v1/matches/{id}/accept"), Some(&stranger), json!({}))
+        .post(
+            &format!("/v1/matches/{id}/accept"),
+            Some(&stranger),
+            json!({}),
+        )
         .await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{:?}", r.body);
     for _ in 0..2 {
@@ -734,12 +777,20 @@ async fn a_retried_match_accept_or_cancel_is_the_same_success() {
         assert_eq!(r.body["status"], "cancelled");
     }
     let r = app
-        .post(&format!("/v1/matches/{id}/cancel"), Some(&stranger), json!({}))
+        .post(
+            &format!("/v1/matches/{id}/cancel"),
+            Some(&stranger),
+            json!({}),
+        )
         .await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{:?}", r.body);
     // A cancelled match cannot be accepted any more.
     let r = app
-        .post(&format!("/v1/matches/{id}/accept"), Some(&theirs), json!({}))
+        .post(
+            &format!("/v1/matches/{id}/accept"),
+            Some(&theirs),
+            json!({}),
+        )
         .await;
     assert_eq!(
         (r.status, r.code()),
@@ -763,9 +814,17 @@ async fn a_match_cannot_be_driven_through_the_tournament_routes() {
     let id = r.body["id"].as_str().expect("id").to_string();
     for action in ["pause", "cancel"] {
         let r = app
-            .post(&format!("/v1/tournaments/{id}/{action}"), Some("op-secret"), json!({}))
+            .post(
+                &format!("/v1/tournaments/{id}/{action}"),
+                Some("op-secret"),
+                json!({}),
+            )
             .await;
-        assert_eq!((r.status, r.code()), (StatusCode::NOT_FOUND, "not_found"), "{action}");
+        assert_eq!(
+            (r.status, r.code()),
+            (StatusCode::NOT_FOUND, "not_found"),
+            "{action}"
+        );
     }
     let m = app.get(&format!("/v1/matches/{id}")).await;
     assert_eq!(m.body["status"], "running", "nothing happened to the match");
@@ -837,10 +896,16 @@ async fn a_late_move_a_resignation_and_the_timer_racing_end_the_game_once() {
             "round {round}: resign answered {r}"
         );
         let st = app.state(&set, 1).await;
-        assert_eq!(st["result"]["reason"], "first_move_timeout", "round {round}");
+        assert_eq!(
+            st["result"]["reason"], "first_move_timeout",
+            "round {round}"
+        );
         assert_eq!(st["ply"], 0);
         let g2 = app.state(&set, 2).await;
-        assert_eq!((g2["status"].as_str(), g2["ply"].as_i64()), (Some("active"), Some(0)));
+        assert_eq!(
+            (g2["status"].as_str(), g2["ply"].as_i64()),
+            (Some("active"), Some(0))
+        );
         let bob_view = app.get("/v1/bots/Bob").await.body;
         let strikes = bob_view["strikes"]
             .as_array()

@@ -172,7 +172,12 @@ impl Arena {
 
     /// The state change of [`Arena::tournament_action`] on a tournament, or on a match when
     /// `is_match` (each kind is not found through the other's routes).
-    pub(crate) async fn transition(&self, id: &str, action: &str, is_match: bool) -> ArenaResult<()> {
+    pub(crate) async fn transition(
+        &self,
+        id: &str,
+        action: &str,
+        is_match: bool,
+    ) -> ArenaResult<()> {
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
         let t = store::get(&mut tx, id, self.store.for_update())
