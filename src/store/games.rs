@@ -153,14 +153,13 @@ pub async fn insert_move(
     m: &MoveRow,
 ) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO moves (set_id, game_no, ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, at_ms) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
     )
     .bind(set_id)
     .bind(game_no)
     .bind(m.ply)
     .bind(m.seat)
-    .bind(&m.bot_id)
     .bind(m.cell_row)
     .bind(m.cell_col)
     .bind(m.swap)
@@ -178,8 +177,9 @@ pub async fn moves(
     game_no: i64,
 ) -> sqlx::Result<Vec<MoveRow>> {
     sqlx::query_as(
-        "SELECT ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms FROM moves \
-         WHERE set_id = $1 AND game_no = $2 ORDER BY ply",
+        "SELECT m.ply, m.seat, CASE m.seat WHEN 1 THEN g.seat1_id ELSE g.seat2_id END AS bot_id, \
+         m.cell_row, m.cell_col, m.swap, m.elapsed_ms, m.at_ms FROM moves m JOIN games g \
+         ON g.set_id = m.set_id AND g.game_no = m.game_no WHERE m.set_id = $1 AND m.game_no = $2 ORDER BY m.ply",
     )
     .bind(set_id)
     .bind(game_no)
@@ -195,8 +195,9 @@ pub async fn move_at(
     ply: i64,
 ) -> sqlx::Result<Option<MoveRow>> {
     sqlx::query_as(
-        "SELECT ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms FROM moves \
-         WHERE set_id = $1 AND game_no = $2 AND ply = $3",
+        "SELECT m.ply, m.seat, CASE m.seat WHEN 1 THEN g.seat1_id ELSE g.seat2_id END AS bot_id, \
+         m.cell_row, m.cell_col, m.swap, m.elapsed_ms, m.at_ms FROM moves m JOIN games g \
+         ON g.set_id = m.set_id AND g.game_no = m.game_no WHERE m.set_id = $1 AND m.game_no = $2 AND m.ply = $3",
     )
     .bind(set_id)
     .bind(game_no)
@@ -349,9 +350,9 @@ pub async fn write_moves(
         return Ok(vec![None; writes.len()]);
     }
     let sql = super::values_sql(
-        "INSERT INTO moves (set_id, game_no, ply, seat, bot_id, cell_row, cell_col, swap, \
-         elapsed_ms, at_ms) VALUES",
-        10,
+        "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, \
+         at_ms) VALUES",
+        9,
         kept.len(),
         "",
     );
@@ -362,7 +363,6 @@ pub async fn write_moves(
             .bind(w.game.game_no)
             .bind(w.mv.ply)
             .bind(w.mv.seat)
-            .bind(&w.mv.bot_id)
             .bind(w.mv.cell_row)
             .bind(w.mv.cell_col)
             .bind(w.mv.swap)
