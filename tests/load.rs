@@ -127,7 +127,7 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
     let server = start(dir.path()).await;
 
     // The load: 6 games of size 9 (short, so whole sets finish and pay out) on three pairs of
-    // players (2 games per pair), about 4 s of moves.
+    // players (2 games per pair), about 8 s of moves.
     let out = Command::new(env!("CARGO_BIN_EXE_hexarena"))
         .arg("bench")
         .args(["--url", &server.url])
