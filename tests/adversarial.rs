@@ -919,3 +919,40 @@ async fn a_late_move_a_resignation_and_the_timer_racing_end_the_game_once() {
         );
     }
 }
+
+#[tokio::test]
+async fn concurrent_resignations_by_both_seats_end_the_game_once() {
+    let app = spawn_app().await;
+    let (set, seats) = game(&app).await;
+    let mut hs = vec![];
+    for i in 0..10 {
+        let http = app.http.clone();
+        let url = format!("{}/v1/sets/{set}/games/1/resign", app.url);
+        let t = seats[i % 2].clone();
+        hs.push(tokio::spawn(async move {
+            let r = http.post(url).bearer_auth(t).send().await.expect("sent");
+            let status = r.status();
+            let body: Value = r.json().await.expect("JSON");
+            (i % 2, status, body)
+        }));
+    }
+    let mut answers = vec![];
+    for h in hs {
+        answers.push(h.await.expect("joined"));
+    }
+    let st = app.state(&set, 1).await;
+    assert_eq!(st["result"]["reason"], "resignation");
+    let winner = st["result"]["winner"].as_u64().expect("winner") as usize;
+    let loser_seat = 2 - winner; // index into seats: the seat that resigned
+    for (seat, status, body) in answers {
+        if seat == loser_seat {
+            // The resigning seat, first or retrying: the same success.
+            assert_eq!(status, StatusCode::OK, "{body}");
+            assert_eq!(body["result"], st["result"]);
+        } else {
+            assert_eq!(status, StatusCode::CONFLICT, "{body}");
+            assert_eq!(body["error"]["code"], "game_over");
+        }
+    }
+    assert_eq!(app.state(&set, 2).await["status"], "active");
+}
