@@ -273,6 +273,7 @@ async fn update_moved(c: &mut AnyConnection, writes: &[MoveWrite]) -> sqlx::Resu
     }
     // VALUES columns are column1..column12 in SQLite.
     let sql = super::values_sql(
+        c,
         "UPDATE games SET board = v.column3, ply = v.column4, to_move_id = v.column5, \
          remaining1_ms = v.column6, remaining2_ms = v.column7, first1 = v.column8, \
          first2 = v.column9, turn_started_ms = v.column10, deadline_ms = v.column11, \
@@ -350,6 +351,7 @@ pub async fn write_moves(
         return Ok(vec![None; writes.len()]);
     }
     let sql = super::values_sql(
+        c,
         "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, \
          at_ms) VALUES",
         9,
