@@ -195,6 +195,20 @@ impl Store {
         })
     }
 
+    /// SQLite's writer: the in-process write queue's lock and a connection, for a writer that
+    /// runs its own `BEGIN IMMEDIATE ... COMMIT` (see `games::commit_moves_sqlite`). None on
+    /// PostgreSQL.
+    pub async fn sqlite_writer(
+        &self,
+    ) -> Result<Option<(OwnedMutexGuard<()>, sqlx::pool::PoolConnection<Any>)>, sqlx::Error> {
+        let Some(q) = &self.write_queue else {
+            return Ok(None);
+        };
+        let guard = q.clone().lock_owned().await;
+        let conn = self.pool.acquire().await?;
+        Ok(Some((guard, conn)))
+    }
+
     /// `" FOR UPDATE"` on PostgreSQL (row lock), empty on SQLite (the transaction holds the lock).
     pub fn for_update(&self) -> &'static str {
         match self.backend {
