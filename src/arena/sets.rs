@@ -522,9 +522,9 @@ impl Arena {
         let payouts: Vec<Value> = rows
             .iter()
             .filter_map(|(_, p, kind, amount, name)| {
-                p.as_ref().map(|p| {
-                    json!({"player": p, "player_name": name, "kind": kind, "amount": amount})
-                })
+                p.as_ref().map(
+                    |p| json!({"player": p, "player_name": name, "kind": kind, "amount": amount}),
+                )
             })
             .collect();
         Ok(json!({"pot": 2 * set.stake, "fee": fee, "payouts": payouts}))

@@ -20,8 +20,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/", web::get().to(index))
         .route("/sets/{id}", web::get().to(set_page))
         .route("/bots/{name}", web::get().to(|| async { html(BOT_HTML) }))
-        .route("/tournaments", web::get().to(|| async { html(TOURNAMENTS_HTML) }))
-        .route("/tournaments/{id}", web::get().to(|| async { html(TOURNAMENT_HTML) }))
+        .route(
+            "/tournaments",
+            web::get().to(|| async { html(TOURNAMENTS_HTML) }),
+        )
+        .route(
+            "/tournaments/{id}",
+            web::get().to(|| async { html(TOURNAMENT_HTML) }),
+        )
         .route("/assets/{file}", web::get().to(asset))
         .route("/favicon.svg", web::get().to(favicon))
         .route("/favicon.ico", web::get().to(favicon));
