@@ -52,11 +52,16 @@ async function bot(playerToken, name) {
   return { name, token: b.token };
 }
 
-// One move for `b` if it is on move anywhere: the first legal move. Returns the game or null.
+// One move for `b` if it is on move anywhere: the first legal move, or resigning a game
+// `b.resigns(state)` picks. Returns the game or null.
 async function moveOnce(b) {
   const r = await api("GET", "/v1/bots/me/turn?wait_s=0", b.token);
   if (r.status !== 200) return null;
   const st = r.data;
+  if (b.resigns && b.resigns(st)) {
+    await must("POST", `/v1/sets/${st.set_id}/games/${st.game_no}/resign`, b.token, {});
+    return st;
+  }
   const mv = st.legal_moves[0];
   await api("POST", `/v1/sets/${st.set_id}/games/${st.game_no}/moves?ply=${st.ply + 1}`, b.token, mv);
   return st;
@@ -85,14 +90,17 @@ const adaBot = await bot(ada.token, "ada-bot");
 const graceBot = await bot(grace.token, "grace-bot");
 const carolBot = await bot(grace.token, "carol-bot");
 
-// Two staked (so rated) sets played to the end.
+// Two staked (so rated) sets played to the end: a draw, then ada-bot wins (grace-bot resigns
+// game 2), so the ratings move.
 const finished = [];
 for (let i = 0; i < 2; i++) {
   const s = await must("POST", "/v1/sets", adaBot.token, { game: "hex", stake: 10 });
   await must("POST", `/v1/sets/${s.id}/accept`, graceBot.token, {});
+  graceBot.resigns = i === 1 ? st => st.set_id === s.id && st.game_no === 2 : null;
   await playUntil([adaBot, graceBot], () => setFinished(s.id), "set " + s.id);
   finished.push(s.id);
 }
+graceBot.resigns = null;
 
 // A tournament (round robin of three, unstaked, 9x9), played to its end.
 let tourId = null;
@@ -191,6 +199,11 @@ try {
   await page.waitForSelector("svg.rating-chart polyline.rating-line", { state: "attached" });
   const pts = await page.$$eval("svg.rating-chart circle", cs => cs.length);
   check(pts === 3, `the bot page's rating chart has a point per rated set plus the start (${pts})`);
+  const hist = (await must("GET", "/v1/bots/ada-bot/ratings")).history;
+  check(hist.length === 2 && hist[1].rating_after > hist[1].rating_before && hist[0].rating_after === hist[0].rating_before,
+        `the rating history records each rated set (${hist.map(h => h.rating_before + "→" + h.rating_after)})`);
+  const chartLabel = await page.getAttribute("svg.rating-chart", "aria-label");
+  check(chartLabel.includes(`to ${Math.round(hist[1].rating_after)}`), `the chart describes itself ("${chartLabel}")`);
   check((await page.textContent(".owner")) === "Ada Lovelace", "the bot page names the owner");
   check((await page.$$("#sets tr")).length >= 2, "the bot page lists recent sets");
   await axe(page, "/bots/ada-bot");
