@@ -44,6 +44,8 @@ pub enum Command {
     /// Load a running arena: N concurrent sets of random moves, then state GETs and /healthz;
     /// prints a table and, as the last line, one JSON object with the figures.
     Bench(crate::bench::BenchArgs),
+    /// Measures an idle arena: server memory per active game and CPU with many open streams.
+    BenchIdle(crate::bench_idle::IdleArgs),
 }
 
 /// Server settings; each flag also reads an environment variable.

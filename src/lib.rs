@@ -8,6 +8,7 @@
 pub mod api;
 pub mod arena;
 pub mod bench;
+pub mod bench_idle;
 pub mod cli;
 pub mod client;
 pub mod config;

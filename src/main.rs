@@ -29,6 +29,7 @@ async fn main() -> std::process::ExitCode {
         Some(Command::Gtp(args)) => hexarena::gtp::serve(&args),
         Some(Command::Play(args)) => hexarena::client::play(args).await,
         Some(Command::Bench(args)) => hexarena::bench::command(args).await,
+        Some(Command::BenchIdle(args)) => hexarena::bench_idle::command(args).await,
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -74,6 +74,8 @@ pub struct Metrics {
     streams: Gauge,
     commit_batch: Histogram,
     resident_memory_bytes: Option<Gauge>,
+    /// CPU time of the process (user + system), advanced to `/proc/self/stat` at scrape time.
+    cpu_seconds: Option<Counter<f64, std::sync::atomic::AtomicU64>>,
 }
 
 impl Default for Metrics {
@@ -137,6 +139,15 @@ impl Metrics {
             );
             g
         });
+        let cpu_seconds = cpu_seconds().map(|_| {
+            let c = Counter::<f64, std::sync::atomic::AtomicU64>::default();
+            registry.register(
+                "process_cpu_seconds",
+                "CPU time (user and system) of the server process in seconds, read at scrape time",
+                c.clone(),
+            );
+            c
+        });
         Metrics {
             registry,
             http_requests,
@@ -147,6 +158,7 @@ impl Metrics {
             streams,
             commit_batch,
             resident_memory_bytes,
+            cpu_seconds,
         }
     }
 
@@ -219,10 +231,32 @@ impl Metrics {
         if let (Some(g), Some(bytes)) = (&self.resident_memory_bytes, resident_memory_bytes()) {
             g.set(i64::try_from(bytes).unwrap_or(i64::MAX));
         }
+        if let (Some(c), Some(now)) = (&self.cpu_seconds, cpu_seconds()) {
+            let ahead = now - c.get();
+            if ahead > 0.0 {
+                c.inc_by(ahead);
+            }
+        }
         let mut out = String::with_capacity(4096);
         prometheus_client::encoding::text::encode(&mut out, &self.registry)?;
         Ok(out)
     }
+}
+
+/// CPU time of this process in seconds: `utime` + `stime` of `/proc/self/stat` in clock ticks
+/// (`USER_HZ`, 100 on Linux). None where there is no `/proc`.
+pub fn cpu_seconds() -> Option<f64> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) start at field 3 (`state`).
+    let rest = stat.get(stat.rfind(')')? + 1..)?;
+    let mut f = rest.split_whitespace().skip(11);
+    let utime: u64 = f.next()?.parse().ok()?;
+    let stime: u64 = f.next()?.parse().ok()?;
+    const USER_HZ: f64 = 100.0;
+    Some((utime + stime) as f64 / USER_HZ)
 }
 
 /// Resident set size of this process in bytes: the second field of `/proc/self/statm` (pages)

@@ -25,18 +25,17 @@ async fn play_behind_the_servers_back(app: &common::TestApp, set_id: &str, r: u8
     .fetch_one(&mut *tx)
     .await
     .expect("game row");
-    let (board, seat1, seat2, ply, version) = row;
+    let (board, seat1, _seat2, ply, version) = row;
     let mut pos = hex::Position::from_compact(&board).expect("board");
     pos.play(hex::Move::Place(hex::Cell::new(r, c)))
         .expect("a legal move");
     let now = chrono::Utc::now().timestamp_millis();
     sqlx::query(
-        "INSERT INTO moves (set_id, game_no, ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms) \
-         VALUES ($1, 1, $2, 2, $3, $4, $5, 0, 0, $6)",
+        "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, at_ms) \
+         VALUES ($1, 1, $2, 2, $3, $4, 0, 0, $5)",
     )
     .bind(set_id)
     .bind(ply + 1)
-    .bind(&seat2)
     .bind(i64::from(r))
     .bind(i64::from(c))
     .bind(now)

@@ -127,11 +127,11 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
     let server = start(dir.path()).await;
 
     // The load: 6 games of size 9 (short, so whole sets finish and pay out) on three pairs of
-    // players (2 games per pair), about 4 s of moves.
+    // players (2 games per pair), about 8 s of moves.
     let out = Command::new(env!("CARGO_BIN_EXE_hexarena"))
         .arg("bench")
         .args(["--url", &server.url])
-        .args(["--games", "6", "--seconds", "4", "--read-seconds", "1"])
+        .args(["--games", "6", "--seconds", "8", "--read-seconds", "1"])
         .args(["--size", "9"])
         .args(["--games-per-pair", "2"])
         .output()

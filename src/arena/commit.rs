@@ -79,7 +79,13 @@ impl Writer {
                 tx.serialize_events().await?;
                 let now = c.write.mv.at_ms;
                 self.sinks.metrics.commit_batch(1);
-                let ids = games::write_moves(&mut tx, std::slice::from_ref(&c.write), now).await?;
+                let ids = games::write_moves(
+                    &mut tx,
+                    std::slice::from_ref(&c.write),
+                    now,
+                    self.store.backend,
+                )
+                .await?;
                 let id = ids.first().copied().flatten();
                 if id.is_none() {
                     return Ok(None);
@@ -131,7 +137,7 @@ async fn commit_batch(
     let writes: Vec<MoveWrite> = jobs.iter().map(|j| j.commit.write.clone()).collect();
     let now = writes.iter().map(|w| w.mv.at_ms).max().unwrap_or(0);
     let mut tx = store.begin_write().await?;
-    let ids = games::write_moves(&mut tx, &writes, now).await?;
+    let ids = games::write_moves(&mut tx, &writes, now, store.backend).await?;
     tx.commit_then(|| {
         for (job, id) in jobs.iter().zip(&ids) {
             if id.is_some() {

@@ -37,6 +37,7 @@ pub async fn insert_all(
         return Ok(vec![]);
     }
     let sql = super::values_sql(
+        c,
         "INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms) VALUES",
         6,
         rows.len(),
@@ -134,11 +135,16 @@ pub async fn prune(
     before_ms: i64,
     finished_before_ms: i64,
 ) -> sqlx::Result<u64> {
-    let old = sqlx::query("DELETE FROM events WHERE at_ms < $1")
-        .bind(before_ms)
-        .execute(&mut *c)
-        .await?
-        .rows_affected();
+    // Ids grow with time: everything below the first id at or after the cutoff is older. The
+    // scan for that id walks only the rows about to go.
+    let old = sqlx::query(
+        "DELETE FROM events WHERE id < COALESCE((SELECT id FROM events WHERE at_ms >= $1 \
+         ORDER BY id LIMIT 1), (SELECT MAX(id) + 1 FROM events))",
+    )
+    .bind(before_ms)
+    .execute(&mut *c)
+    .await?
+    .rows_affected();
     let done = sqlx::query(
         "DELETE FROM events WHERE kind IN ('state', 'your_turn', 'game_finished') AND set_id IN \
          (SELECT id FROM sets WHERE status = 'finished' AND finished_ms < $1)",

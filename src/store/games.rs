@@ -153,14 +153,13 @@ pub async fn insert_move(
     m: &MoveRow,
 ) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO moves (set_id, game_no, ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, at_ms) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
     )
     .bind(set_id)
     .bind(game_no)
     .bind(m.ply)
     .bind(m.seat)
-    .bind(&m.bot_id)
     .bind(m.cell_row)
     .bind(m.cell_col)
     .bind(m.swap)
@@ -178,8 +177,9 @@ pub async fn moves(
     game_no: i64,
 ) -> sqlx::Result<Vec<MoveRow>> {
     sqlx::query_as(
-        "SELECT ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms FROM moves \
-         WHERE set_id = $1 AND game_no = $2 ORDER BY ply",
+        "SELECT m.ply, m.seat, CASE m.seat WHEN 1 THEN g.seat1_id ELSE g.seat2_id END AS bot_id, \
+         m.cell_row, m.cell_col, m.swap, m.elapsed_ms, m.at_ms FROM moves m JOIN games g \
+         ON g.set_id = m.set_id AND g.game_no = m.game_no WHERE m.set_id = $1 AND m.game_no = $2 ORDER BY m.ply",
     )
     .bind(set_id)
     .bind(game_no)
@@ -195,8 +195,9 @@ pub async fn move_at(
     ply: i64,
 ) -> sqlx::Result<Option<MoveRow>> {
     sqlx::query_as(
-        "SELECT ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms FROM moves \
-         WHERE set_id = $1 AND game_no = $2 AND ply = $3",
+        "SELECT m.ply, m.seat, CASE m.seat WHEN 1 THEN g.seat1_id ELSE g.seat2_id END AS bot_id, \
+         m.cell_row, m.cell_col, m.swap, m.elapsed_ms, m.at_ms FROM moves m JOIN games g \
+         ON g.set_id = m.set_id AND g.game_no = m.game_no WHERE m.set_id = $1 AND m.game_no = $2 AND m.ply = $3",
     )
     .bind(set_id)
     .bind(game_no)
@@ -263,6 +264,53 @@ pub async fn shift_turns(c: &mut AnyConnection, shift_ms: i64) -> sqlx::Result<u
     Ok(r.rows_affected())
 }
 
+/// The game rows of a batch of moves in one statement (SQLite's `UPDATE ... FROM VALUES`):
+/// each row changes only if still at the version its move was computed from. Returns, per
+/// write, whether its row changed. Only what a move changes is written (status stays active).
+async fn update_moved(c: &mut AnyConnection, writes: &[MoveWrite]) -> sqlx::Result<Vec<bool>> {
+    if writes.is_empty() {
+        return Ok(vec![]);
+    }
+    // VALUES columns are column1..column12 in SQLite.
+    let sql = super::values_sql(
+        c,
+        "UPDATE games SET board = v.column3, ply = v.column4, to_move_id = v.column5, \
+         remaining1_ms = v.column6, remaining2_ms = v.column7, first1 = v.column8, \
+         first2 = v.column9, turn_started_ms = v.column10, deadline_ms = v.column11, \
+         version = v.column12 FROM (VALUES",
+        12,
+        writes.len(),
+        ") AS v WHERE games.set_id = v.column1 AND games.game_no = v.column2 \
+         AND games.version = v.column12 - 1 RETURNING games.set_id, games.game_no",
+    );
+    let mut q = sqlx::query_as::<_, (String, i64)>(sqlx::AssertSqlSafe(sql.to_string()));
+    for w in writes {
+        let g = &w.game;
+        q = q
+            .bind(&g.set_id)
+            .bind(g.game_no)
+            .bind(&g.board)
+            .bind(g.ply)
+            .bind(&g.to_move_id)
+            .bind(g.remaining1_ms)
+            .bind(g.remaining2_ms)
+            .bind(g.first1)
+            .bind(g.first2)
+            .bind(g.turn_started_ms)
+            .bind(g.deadline_ms)
+            .bind(g.version);
+    }
+    let changed = q.fetch_all(c).await?;
+    Ok(writes
+        .iter()
+        .map(|w| {
+            changed
+                .iter()
+                .any(|(s, n)| *s == w.game.set_id && *n == w.game.game_no)
+        })
+        .collect())
+}
+
 /// One move to store on the fast path: the game row after it (`version` one above the row's
 /// current one), the move, and the game's `state` event for the streams (`event_bot` is the
 /// bot now on move; `event_payload` the small event body).
@@ -282,11 +330,18 @@ pub async fn write_moves(
     c: &mut AnyConnection,
     writes: &[MoveWrite],
     now_ms: i64,
+    backend: super::Backend,
 ) -> sqlx::Result<Vec<Option<i64>>> {
-    let mut fresh = Vec::with_capacity(writes.len());
-    for w in writes {
-        fresh.push(update(&mut *c, &w.game).await?);
-    }
+    let fresh = match backend {
+        super::Backend::Sqlite => update_moved(&mut *c, writes).await?,
+        super::Backend::Postgres => {
+            let mut fresh = Vec::with_capacity(writes.len());
+            for w in writes {
+                fresh.push(update(&mut *c, &w.game).await?);
+            }
+            fresh
+        }
+    };
     let kept: Vec<&MoveWrite> = writes
         .iter()
         .zip(&fresh)
@@ -296,9 +351,10 @@ pub async fn write_moves(
         return Ok(vec![None; writes.len()]);
     }
     let sql = super::values_sql(
-        "INSERT INTO moves (set_id, game_no, ply, seat, bot_id, cell_row, cell_col, swap, \
-         elapsed_ms, at_ms) VALUES",
-        10,
+        c,
+        "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, \
+         at_ms) VALUES",
+        9,
         kept.len(),
         "",
     );
@@ -309,7 +365,6 @@ pub async fn write_moves(
             .bind(w.game.game_no)
             .bind(w.mv.ply)
             .bind(w.mv.seat)
-            .bind(&w.mv.bot_id)
             .bind(w.mv.cell_row)
             .bind(w.mv.cell_col)
             .bind(w.mv.swap)
