@@ -69,7 +69,8 @@ pub struct PlayArgs {
 pub enum Strategy {
     /// A uniformly random empty cell.
     Random,
-    /// The engine's tree search, sized to the time left on the clock.
+    /// The engine's tree search: a thirtieth of the time left (50 ms to 1.5 s), capped at the
+    /// house bot's playout budget, so it never thinks longer than `house-bridge` does.
     Strong,
 }
 

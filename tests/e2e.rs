@@ -359,11 +359,16 @@ async fn the_python_bot_and_the_rust_client_play_a_staked_set_against_the_real_s
     );
     let payouts = match winner.as_deref() {
         Some(w) => {
-            let owner = if w == "PyBot" { py_id } else { rs_id };
-            json!([{"player": owner, "kind": "payout", "amount": 2 * STAKE}])
+            let (owner, name) = if w == "PyBot" {
+                (py_id, "py-owner")
+            } else {
+                (rs_id, "rs-owner")
+            };
+            json!([{"player": owner, "player_name": name, "kind": "payout", "amount": 2 * STAKE}])
         }
         None => {
-            json!([{"player": py_id, "kind": "refund", "amount": STAKE}, {"player": rs_id, "kind": "refund", "amount": STAKE}])
+            json!([{"player": py_id, "player_name": "py-owner", "kind": "refund", "amount": STAKE},
+                   {"player": rs_id, "player_name": "rs-owner", "kind": "refund", "amount": STAKE}])
         }
     };
     assert_eq!(

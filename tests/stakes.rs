@@ -513,7 +513,7 @@ async fn a_set_won_two_nil_pays_the_whole_pot_to_the_winners_owner_and_moves_bot
     let alpha_owner = w.owner_of(alpha).id.clone();
     assert_eq!(
         s["settlement"],
-        json!({"pot": 100, "fee": 0, "payouts": [{"player": alpha_owner, "kind": "payout", "amount": 100}]})
+        json!({"pot": 100, "fee": 0, "payouts": [{"player": alpha_owner, "player_name": format!("owner of {}", w.bots[alpha].name), "kind": "payout", "amount": 100}]})
     );
     assert_eq!(s["games"][0]["moves_used"], json!([9, 9]));
     assert_eq!(s["games"][1]["moves_used"], json!([9, 8]));
@@ -626,8 +626,8 @@ async fn a_one_all_set_level_on_moves_is_a_draw_and_returns_both_stakes_exactly(
     w.settle(&id, alpha, bravo, 75, Outcome::Draw);
     let s = check_set(&app, &id, "draw", None, [1.0, 1.0], 75).await;
     let refunds = json!([
-        {"player": w.owner_of(alpha).id, "kind": "refund", "amount": 75},
-        {"player": w.owner_of(bravo).id, "kind": "refund", "amount": 75},
+        {"player": w.owner_of(alpha).id, "player_name": format!("owner of {}", w.bots[alpha].name), "kind": "refund", "amount": 75},
+        {"player": w.owner_of(bravo).id, "player_name": format!("owner of {}", w.bots[bravo].name), "kind": "refund", "amount": 75},
     ]);
     assert_eq!(s["settlement"]["pot"], 150);
     assert_eq!(s["settlement"]["fee"], 0);
@@ -816,7 +816,7 @@ async fn the_fee_goes_to_the_fees_account_and_money_is_conserved() {
     let s = check_set(&app, &id, "Alpha wins", Some("Alpha"), [2.0, 0.0], 100).await;
     assert_eq!(
         s["settlement"],
-        json!({"pot": 200, "fee": 10, "payouts": [{"player": w.owner_of(alpha).id, "kind": "payout", "amount": 190}]})
+        json!({"pot": 200, "fee": 10, "payouts": [{"player": w.owner_of(alpha).id, "player_name": format!("owner of {}", w.bots[alpha].name), "kind": "payout", "amount": 190}]})
     );
     w.check(&app).await;
     // 5 % of the 200 pot: Alpha's owner gets 190, the fees account 10.

@@ -17,6 +17,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/v1/bots", web::get().to(list_bots))
         .route("/v1/bots/me", web::get().to(get_bot_me))
         .route("/v1/bots/{bot}", web::get().to(get_bot))
+        .route("/v1/bots/{bot}/ratings", web::get().to(get_bot_ratings))
         .route("/v1/leaderboard", web::get().to(leaderboard))
         .route("/v1/operator/grants", web::post().to(grant));
 }
@@ -134,6 +135,29 @@ async fn get_bot(st: web::Data<AppState>, path: web::Path<String>) -> ApiResult<
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no bot '{}'", path.as_str())))?;
     Ok(HttpResponse::Ok().json(st.arena.bot_profile(&mut c, &b).await?))
+}
+
+/// `GET /v1/bots/{name-or-id}/ratings`: the bot's Elo before and after each of its last 200
+/// rated sets, oldest first (issue 14; sets settled before the history was kept are absent).
+/// Errors: 404 for an unknown bot.
+#[tracing::instrument(skip(st), fields(bot = %path))]
+async fn get_bot_ratings(
+    st: web::Data<AppState>,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    let mut c = st.arena.store.pool.acquire().await?;
+    let b = acc::bot_by_ref(&mut c, &path)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no bot '{}'", path.as_str())))?;
+    let history: Vec<Value> = crate::store::sets::rating_history(&mut c, &b.id, 200)
+        .await?
+        .iter()
+        .map(|p| {
+            json!({"set_id": p.set_id, "finished_at": crate::arena::views::opt_time(p.finished_ms),
+                   "rating_before": p.rating_before, "rating_after": p.rating_after})
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(json!({"bot": b.name, "rating": b.rating, "history": history})))
 }
 
 #[derive(Deserialize)]

@@ -29,7 +29,8 @@ const KEEP_FOREVER: Duration = Duration::from_secs(24 * 3600);
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/v1/bots/me/events", web::get().to(bot_events))
-        .route("/v1/sets/{id}/games/{n}/events", web::get().to(game_events));
+        .route("/v1/sets/{id}/games/{n}/events", web::get().to(game_events))
+        .route("/v1/events", web::get().to(public_events));
 }
 
 fn last_event_id(req: &HttpRequest) -> Option<i64> {
@@ -374,4 +375,44 @@ async fn game_events(
     Ok(Sse::from_infallible_receiver(rx)
         .with_keep_alive(KEEP_ALIVE)
         .with_retry_duration(Duration::from_secs(2)))
+}
+
+/// Whether a change concerns the public lists (lobby, active and finished sets, leaderboard):
+/// set-level changes and game changes that are more than a new state (a game's start or end).
+fn listed(c: &Change) -> bool {
+    c.game_no.is_none() || c.events.iter().any(|e| e.kind != "state")
+}
+
+/// `GET /v1/events` (public, issue 14): a `set` event `{"set_id": ...}` whenever a set is
+/// created, accepted, cancelled, started or finished, or one of its games ends, so the front
+/// page refreshes its lists when something changed instead of on a timer. Carries no
+/// `Last-Event-ID` replay: a reconnecting client reloads the lists. Only this instance's
+/// changes are seen (on PostgreSQL with several instances, clients also reload now and then).
+async fn public_events(st: web::Data<AppState>) -> impl Responder {
+    let mut rx = st.arena.changes.subscribe();
+    let (tx, out) = mpsc::channel(64);
+    let open = st.arena.metrics.stream_opened();
+    tokio::spawn(async move {
+        loop {
+            let change = tokio::select! {
+                _ = tx.closed() => break,
+                c = rx.recv() => c,
+            };
+            let ev = match change {
+                Ok(c) if listed(&c) => json!({"set_id": c.set_id}),
+                Ok(_) => continue,
+                // Missed some: tell the client to reload everything.
+                Err(RecvError::Lagged(_)) => json!({"set_id": null}),
+                Err(RecvError::Closed) => break,
+            };
+            let ev = sse::Event::Data(sse::Data::new(ev.to_string()).event("set"));
+            if tx.send(ev).await.is_err() {
+                break;
+            }
+        }
+        drop(open)
+    });
+    Sse::from_infallible_receiver(out)
+        .with_keep_alive(KEEP_ALIVE)
+        .with_retry_duration(Duration::from_secs(2))
 }

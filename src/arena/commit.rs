@@ -136,16 +136,17 @@ async fn commit_batch(
 ) -> Result<Vec<Option<i64>>, sqlx::Error> {
     let writes: Vec<MoveWrite> = jobs.iter().map(|j| j.commit.write.clone()).collect();
     let now = writes.iter().map(|w| w.mv.at_ms).max().unwrap_or(0);
-    let mut tx = store.begin_write().await?;
-    let ids = games::write_moves(&mut tx, &writes, now, store.backend).await?;
-    tx.commit_then(|| {
-        for (job, id) in jobs.iter().zip(&ids) {
-            if id.is_some() {
-                after_commit(sinks, &job.commit, *id);
-            }
+    let Some((queue, mut conn)) = store.sqlite_writer().await? else {
+        return Err(sqlx::Error::Protocol("the move queue is SQLite's".into()));
+    };
+    let ids = games::commit_moves_sqlite(&mut conn, &writes, now).await?;
+    // Committed: the effects run before the write queue is let go, in commit order.
+    for (job, id) in jobs.iter().zip(&ids) {
+        if id.is_some() {
+            after_commit(sinks, &job.commit, *id);
         }
-    })
-    .await?;
+    }
+    drop(queue);
     Ok(ids)
 }
 

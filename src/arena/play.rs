@@ -796,6 +796,14 @@ impl Arena {
             &sc,
             &EloConfig::new(),
         );
+        // The bot page's rating history (issue 14).
+        sets::record_ratings(
+            tx,
+            &set.id,
+            [creator.rating, rc.rating],
+            [acceptor.rating, ra.rating],
+        )
+        .await?;
         let gain = set.stake - fee; // what the winner took from the loser, net of the fee
         for (bot, outcome, rating) in [(creator, sc, rc.rating), (acceptor, sa, ra.rating)] {
             let (w, d, l, won, net) = match outcome {

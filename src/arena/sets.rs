@@ -120,6 +120,9 @@ pub(crate) fn stake_error(msg: String, max: i64) -> ArenaError {
         .with_details(json!({"field": "stake", "min": STAKE_MIN, "max": max}))
 }
 
+/// A settlement's ledger row: account, player id, kind, amount and the player's name.
+type PayoutRow = (String, Option<String>, String, i64, Option<String>);
+
 impl Arena {
     /// Creates an open set (lobby or private challenge). Errors: bad stake (400), unknown
     /// opponent (404), self-challenge (400), same owner (403), suspended (403), balance (409).
@@ -511,8 +514,9 @@ impl Arena {
         if set.status != "finished" || set.stake == 0 {
             return Ok(Value::Null);
         }
-        let rows: Vec<(String, Option<String>, String, i64)> = sqlx::query_as(
-            "SELECT account, player_id, kind, amount FROM ledger WHERE transfer_key = $1 ORDER BY id",
+        let rows: Vec<PayoutRow> = sqlx::query_as(
+            "SELECT l.account, l.player_id, l.kind, l.amount, p.name FROM ledger l \
+             LEFT JOIN players p ON p.id = l.player_id WHERE l.transfer_key = $1 ORDER BY l.id",
         )
         .bind(format!("settle:{}", set.id))
         .fetch_all(c)
@@ -520,9 +524,10 @@ impl Arena {
         let fee: i64 = rows.iter().filter(|r| r.2 == "fee").map(|r| r.3).sum();
         let payouts: Vec<Value> = rows
             .iter()
-            .filter_map(|(_, p, kind, amount)| {
-                p.as_ref()
-                    .map(|p| json!({"player": p, "kind": kind, "amount": amount}))
+            .filter_map(|(_, p, kind, amount, name)| {
+                p.as_ref().map(
+                    |p| json!({"player": p, "player_name": name, "kind": kind, "amount": amount}),
+                )
             })
             .collect();
         Ok(json!({"pot": 2 * set.stake, "fee": fee, "payouts": payouts}))

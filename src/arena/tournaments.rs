@@ -869,6 +869,11 @@ fn result_text(p: &PairingRow, name_of: &dyn Fn(Option<i64>) -> Option<String>) 
         ("forfeit", std::cmp::Ordering::Greater) => format!("{n1} wins by forfeit"),
         ("forfeit", std::cmp::Ordering::Less) => format!("{n2} wins by forfeit"),
         ("forfeit", _) => "double forfeit".into(),
+        // Level game points decided by the fewer-moves tiebreak: say so, as the set does.
+        (_, o) if o.is_ne() && p.games2_1 == p.games2_2 => {
+            let winner = if o.is_gt() { n1 } else { n2 };
+            format!("{winner} wins on the tiebreak")
+        }
         (_, std::cmp::Ordering::Greater) => format!("{n1} wins"),
         (_, std::cmp::Ordering::Less) => format!("{n2} wins"),
         _ => "draw".into(),

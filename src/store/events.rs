@@ -37,6 +37,7 @@ pub async fn insert_all(
         return Ok(vec![]);
     }
     let sql = super::values_sql(
+        c,
         "INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms) VALUES",
         6,
         rows.len(),

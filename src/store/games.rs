@@ -264,19 +264,127 @@ pub async fn shift_turns(c: &mut AnyConnection, shift_ms: i64) -> sqlx::Result<u
     Ok(r.rows_affected())
 }
 
-/// The game rows of a batch of moves in one statement (SQLite's `UPDATE ... FROM VALUES`):
-/// each row changes only if still at the version its move was computed from. Returns, per
-/// write, whether its row changed. Only what a move changes is written (status stays active).
-async fn update_moved(c: &mut AnyConnection, writes: &[MoveWrite]) -> sqlx::Result<Vec<bool>> {
+/// Stores a batch of moves on SQLite in one transaction of two round trips to the database
+/// (each statement through sqlx is a hop to its connection thread, and on a busy machine the
+/// hops, not the statements, are what a batch costs): `BEGIN IMMEDIATE` with the game rows'
+/// update, then the moves, the events and `COMMIT`. The caller holds the write queue. Returns
+/// what [`write_moves`] returns; on an error the transaction is rolled back.
+pub async fn commit_moves_sqlite(
+    c: &mut AnyConnection,
+    writes: &[MoveWrite],
+    now_ms: i64,
+) -> sqlx::Result<Vec<Option<i64>>> {
+    let r = commit_moves_sqlite_inner(&mut *c, writes, now_ms).await;
+    if r.is_err() {
+        // Whatever failed, leave no transaction open on the pooled connection.
+        let _ = sqlx::query("ROLLBACK").execute(&mut *c).await;
+    }
+    r
+}
+
+async fn commit_moves_sqlite_inner(
+    c: &mut AnyConnection,
+    writes: &[MoveWrite],
+    now_ms: i64,
+) -> sqlx::Result<Vec<Option<i64>>> {
+    let fresh = update_moved(&mut *c, writes, true).await?;
+    let kept: Vec<&MoveWrite> = writes
+        .iter()
+        .zip(&fresh)
+        .filter_map(|(w, ok)| ok.then_some(w))
+        .collect();
+    if kept.is_empty() {
+        sqlx::query("COMMIT").execute(&mut *c).await?;
+        return Ok(vec![None; writes.len()]);
+    }
+    // One text, two statements and the commit; `?` placeholders continue across statements.
+    type Shapes = std::sync::Mutex<std::collections::HashMap<usize, std::sync::Arc<str>>>;
+    static SHAPES: std::sync::OnceLock<Shapes> = std::sync::OnceLock::new();
+    let shapes = SHAPES.get_or_init(Default::default);
+    let sql = match shapes.lock().ok().and_then(|m| m.get(&kept.len()).cloned()) {
+        Some(sql) => sql,
+        None => {
+            let moves = super::values_sql(
+                c,
+                "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, \
+                 elapsed_ms, at_ms) VALUES",
+                9,
+                kept.len(),
+                "; ",
+            );
+            let events = super::values_sql(
+                c,
+                "INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms) VALUES",
+                6,
+                kept.len(),
+                " RETURNING id; COMMIT",
+            );
+            let sql: std::sync::Arc<str> = format!("{moves}{events}").into();
+            if let Ok(mut m) = shapes.lock() {
+                m.insert(kept.len(), sql.clone());
+            }
+            sql
+        }
+    };
+    let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
+    for w in &kept {
+        q = q
+            .bind(&w.game.set_id)
+            .bind(w.game.game_no)
+            .bind(w.mv.ply)
+            .bind(w.mv.seat)
+            .bind(w.mv.cell_row)
+            .bind(w.mv.cell_col)
+            .bind(w.mv.swap)
+            .bind(w.mv.elapsed_ms)
+            .bind(w.mv.at_ms);
+    }
+    for w in &kept {
+        q = q
+            .bind(w.event_bot.as_deref())
+            .bind(&w.game.set_id)
+            .bind(Some(w.game.game_no))
+            .bind("state")
+            .bind(&w.event_payload)
+            .bind(now_ms);
+    }
+    let mut ids = q.fetch_all(&mut *c).await?;
+    ids.sort_unstable();
+    let mut ids = ids.into_iter();
+    Ok(fresh
+        .into_iter()
+        .map(|ok| if ok { ids.next() } else { None })
+        .collect())
+}
+
+/// The game rows of a batch of moves in one statement (SQLite's `UPDATE ... FROM VALUES`),
+/// after `BEGIN IMMEDIATE` in the same text when `begin`: each row changes only if still at
+/// the version its move was computed from. Returns, per write, whether its row changed. Only what a move changes is written (status stays active).
+async fn update_moved(
+    c: &mut AnyConnection,
+    writes: &[MoveWrite],
+    begin: bool,
+) -> sqlx::Result<Vec<bool>> {
     if writes.is_empty() {
         return Ok(vec![]);
     }
     // VALUES columns are column1..column12 in SQLite.
+    macro_rules! update_head {
+        () => {
+            "UPDATE games SET board = v.column3, ply = v.column4, to_move_id = v.column5, \
+             remaining1_ms = v.column6, remaining2_ms = v.column7, first1 = v.column8, \
+             first2 = v.column9, turn_started_ms = v.column10, deadline_ms = v.column11, \
+             version = v.column12 FROM (VALUES"
+        };
+    }
+    let head = if begin {
+        concat!("BEGIN IMMEDIATE; ", update_head!())
+    } else {
+        update_head!()
+    };
     let sql = super::values_sql(
-        "UPDATE games SET board = v.column3, ply = v.column4, to_move_id = v.column5, \
-         remaining1_ms = v.column6, remaining2_ms = v.column7, first1 = v.column8, \
-         first2 = v.column9, turn_started_ms = v.column10, deadline_ms = v.column11, \
-         version = v.column12 FROM (VALUES",
+        c,
+        head,
         12,
         writes.len(),
         ") AS v WHERE games.set_id = v.column1 AND games.game_no = v.column2 \
@@ -332,7 +440,7 @@ pub async fn write_moves(
     backend: super::Backend,
 ) -> sqlx::Result<Vec<Option<i64>>> {
     let fresh = match backend {
-        super::Backend::Sqlite => update_moved(&mut *c, writes).await?,
+        super::Backend::Sqlite => update_moved(&mut *c, writes, false).await?,
         super::Backend::Postgres => {
             let mut fresh = Vec::with_capacity(writes.len());
             for w in writes {
@@ -350,6 +458,7 @@ pub async fn write_moves(
         return Ok(vec![None; writes.len()]);
     }
     let sql = super::values_sql(
+        c,
         "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, \
          at_ms) VALUES",
         9,

@@ -132,6 +132,8 @@ impl Store {
                 AnyPoolOptions::new()
                     .max_connections(if memory { 1 } else { 8 })
                     .acquire_timeout(Duration::from_secs(10))
+                    // A local file: no round trip to ping a connection before each use.
+                    .test_before_acquire(false)
                     .after_connect(move |conn, _meta| {
                         Box::pin(async move {
                             // WAL: readers never block the writer; NORMAL sync is durable against a
@@ -193,6 +195,20 @@ impl Store {
         })
     }
 
+    /// SQLite's writer: the in-process write queue's lock and a connection, for a writer that
+    /// runs its own `BEGIN IMMEDIATE ... COMMIT` (see `games::commit_moves_sqlite`). None on
+    /// PostgreSQL.
+    pub async fn sqlite_writer(
+        &self,
+    ) -> Result<Option<(OwnedMutexGuard<()>, sqlx::pool::PoolConnection<Any>)>, sqlx::Error> {
+        let Some(q) = &self.write_queue else {
+            return Ok(None);
+        };
+        let guard = q.clone().lock_owned().await;
+        let conn = self.pool.acquire().await?;
+        Ok(Some((guard, conn)))
+    }
+
     /// `" FOR UPDATE"` on PostgreSQL (row lock), empty on SQLite (the transaction holds the lock).
     pub fn for_update(&self) -> &'static str {
         match self.backend {
@@ -203,19 +219,23 @@ impl Store {
 }
 
 /// The text of a multi-row statement: `head ($1, .., $cols), (..) tail` for `rows` rows, with
-/// `$n` placeholders that both backends understand (sqlx's `QueryBuilder` writes `?` for the
-/// `Any` driver, which PostgreSQL refuses). Built once per shape and remembered, so a batch
-/// costs no formatting.
+/// `$n` placeholders for PostgreSQL (sqlx's `QueryBuilder` writes `?` for the `Any` driver,
+/// which PostgreSQL refuses) and plain `?` in order for SQLite (SQLite looks a `$n` name up
+/// by a linear search per parameter, which a batch of hundreds of values feels). Built once
+/// per shape and remembered, so a batch costs no formatting.
 pub(crate) fn values_sql(
+    c: &sqlx::AnyConnection,
     head: &'static str,
     cols: usize,
     rows: usize,
     tail: &'static str,
 ) -> Arc<str> {
-    type Shapes = std::sync::Mutex<HashMap<(&'static str, &'static str, usize, usize), Arc<str>>>;
+    type Shapes =
+        std::sync::Mutex<HashMap<(&'static str, &'static str, usize, usize, bool), Arc<str>>>;
     static SHAPES: OnceLock<Shapes> = OnceLock::new();
     let shapes = SHAPES.get_or_init(Default::default);
-    let key = (head, tail, cols, rows);
+    let positional = c.backend_name() == "SQLite";
+    let key = (head, tail, cols, rows, positional);
     if let Some(s) = shapes.lock().ok().and_then(|m| m.get(&key).cloned()) {
         return s;
     }
@@ -227,8 +247,12 @@ pub(crate) fn values_sql(
             if c > 0 {
                 sql.push_str(", ");
             }
-            sql.push('$');
-            sql.push_str(&(r * cols + c + 1).to_string());
+            if positional {
+                sql.push('?');
+            } else {
+                sql.push('$');
+                sql.push_str(&(r * cols + c + 1).to_string());
+            }
         }
         sql.push(')');
     }

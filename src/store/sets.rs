@@ -181,3 +181,55 @@ pub async fn open_for(c: &mut AnyConnection, bot_id: &str) -> sqlx::Result<Vec<S
     .fetch_all(c)
     .await
 }
+
+/// Records each side's Elo before and after a rated set (issue 14: the bot page's chart).
+/// `creator` and `acceptor` are `[before, after]`.
+pub async fn record_ratings(
+    c: &mut AnyConnection,
+    set_id: &str,
+    creator: [f64; 2],
+    acceptor: [f64; 2],
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE sets SET rating_creator_before = $1, rating_creator_after = $2, \
+         rating_acceptor_before = $3, rating_acceptor_after = $4 WHERE id = $5",
+    )
+    .bind(creator[0])
+    .bind(creator[1])
+    .bind(acceptor[0])
+    .bind(acceptor[1])
+    .bind(set_id)
+    .execute(c)
+    .await?;
+    Ok(())
+}
+
+/// One rated set in a bot's rating history.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct RatingPoint {
+    pub set_id: String,
+    pub finished_ms: Option<i64>,
+    pub rating_before: f64,
+    pub rating_after: f64,
+}
+
+/// The last `limit` rated sets of `bot_id` with its Elo before and after each, oldest first.
+pub async fn rating_history(
+    c: &mut AnyConnection,
+    bot_id: &str,
+    limit: i64,
+) -> sqlx::Result<Vec<RatingPoint>> {
+    let mut rows: Vec<RatingPoint> = sqlx::query_as(
+        "SELECT id AS set_id, finished_ms, \
+           CASE WHEN creator_id = $1 THEN rating_creator_before ELSE rating_acceptor_before END AS rating_before, \
+           CASE WHEN creator_id = $1 THEN rating_creator_after ELSE rating_acceptor_after END AS rating_after \
+         FROM sets WHERE (creator_id = $1 OR acceptor_id = $1) AND rating_creator_after IS NOT NULL \
+         ORDER BY finished_ms DESC, id DESC LIMIT $2",
+    )
+    .bind(bot_id)
+    .bind(limit)
+    .fetch_all(c)
+    .await?;
+    rows.reverse();
+    Ok(rows)
+}

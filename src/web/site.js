@@ -1,0 +1,169 @@
+// hexarena: helpers shared by every page (served at /assets/site.js).
+// Every text that comes from the API is inserted with textContent, never as HTML.
+"use strict";
+
+const SVGNS = "http://www.w3.org/2000/svg";
+
+/** An element with attributes ("class", "text" or any attribute) and children (nodes or text). */
+function el(tag, props, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = String(value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** An SVG element with attributes and an optional text. */
+function svgEl(tag, attrs, text) {
+  const node = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** A table cell; "–" for a missing value. */
+function td(content, cls) {
+  return el("td", { class: cls }, content === undefined || content === null || content === "" ? "–" : content);
+}
+
+/** GET a JSON document; a refusal throws an Error carrying the status and the API's message. */
+async function getJson(url) {
+  const res = await fetch(url, { headers: { Accept: "application/json" }, cache: "no-store" });
+  let data = null;
+  try { data = await res.json(); } catch (_) { /* not JSON */ }
+  if (!res.ok) {
+    const msg = data && data.error ? data.error.message || data.error.code : "HTTP " + res.status;
+    const err = new Error(msg);
+    err.status = res.status;
+    throw err;
+  }
+  return data;
+}
+
+/** A link to a bot's page. */
+function botLink(name) {
+  if (name === undefined || name === null || name === "") return document.createTextNode("?");
+  return el("a", { href: "/bots/" + encodeURIComponent(name), class: "bot" }, String(name));
+}
+
+/** A link to a set's page; its text is `content` or a shortened id. */
+function setLink(id, content) {
+  const s = String(id);
+  const shortId = s.length > 14 ? "…" + s.slice(-8) : s;
+  return el("a", { href: "/sets/" + encodeURIComponent(s), title: s }, content ?? shortId);
+}
+
+/** "A vs B" with both names linked to their bot pages and "vs" linked to the set. */
+function pairing(setId, a, b) {
+  return el("span", null, botLink(a), " ", setLink(setId, "vs"), " ", botLink(b));
+}
+
+/** Points with halves written as ½. */
+function half(x) {
+  if (typeof x !== "number") return "–";
+  const whole = Math.floor(x);
+  return x - whole === 0.5 ? (whole ? String(whole) : "") + "½" : String(x);
+}
+
+function fmtPoints(p) {
+  return Array.isArray(p) ? p.map(half).join(" – ") : "–";
+}
+
+function fmtBoard(o) {
+  if (!o) return "–";
+  const size = o.size ?? 11;
+  const stones = o.random_stones ?? 4;
+  return `${size}×${size}, ${stones === 0 ? "swap" : stones + " stones"}`;
+}
+
+function fmtClockSettings(c) {
+  return c ? `${c.initial_s ?? "?"} s + ${c.increment_s ?? "?"} s` : "–";
+}
+
+function fmtStake(s) {
+  if (s === 0) return "none";
+  return s === undefined || s === null ? "–" : s + " PTS";
+}
+
+function fmtSigned(n) {
+  return Number.isFinite(n) ? (n > 0 ? "+" + n : String(n)) : "–";
+}
+
+/** A <time> saying how long ago `iso` was. */
+function ago(iso) {
+  const t = Date.parse(iso);
+  if (!iso || Number.isNaN(t)) return el("span", { class: "muted" }, "–");
+  const s = Math.max(0, Math.round((Date.now() - t) / 1000));
+  let text;
+  if (s < 60) text = s + " s ago";
+  else if (s < 3600) text = Math.floor(s / 60) + " min ago";
+  else if (s < 86400) text = Math.floor(s / 3600) + " h ago";
+  else text = new Date(t).toISOString().slice(0, 10);
+  return el("time", { datetime: iso, title: iso }, text);
+}
+
+function fmtTime(iso) {
+  const t = Date.parse(iso);
+  return iso && !Number.isNaN(t) ? new Date(t).toLocaleString() : "–";
+}
+
+/** Fills a tbody, or shows its "-empty" note when there are no rows. */
+function fill(tbodyId, rows, makeRow, emptyText) {
+  const tbody = document.getElementById(tbodyId);
+  const empty = document.getElementById(tbodyId + "-empty");
+  tbody.replaceChildren(...rows.map(makeRow));
+  if (empty) {
+    empty.hidden = rows.length > 0;
+    empty.textContent = emptyText;
+  }
+}
+
+/** Shows an error in place of a table's rows. */
+function showError(tbodyId, message) {
+  document.getElementById(tbodyId).replaceChildren();
+  const empty = document.getElementById(tbodyId + "-empty");
+  if (empty) {
+    empty.hidden = false;
+    empty.textContent = message;
+  }
+}
+
+/**
+ * Calls `reload(setId)` when the public stream (`GET /v1/events`) reports a change, at most
+ * once per `gapMs`; on a stream error it falls back to reloading every 15 s until it reconnects.
+ */
+function onArenaChanges(reload, gapMs = 700) {
+  let timer = null, pending = new Set(), fallback = null;
+  const fire = () => {
+    timer = null;
+    const ids = pending;
+    pending = new Set();
+    reload(ids);
+  };
+  const queue = id => {
+    pending.add(id);
+    if (!timer) timer = setTimeout(fire, gapMs);
+  };
+  if (!("EventSource" in window)) {
+    setInterval(() => queue(null), 15000);
+    return;
+  }
+  const es = new EventSource("/v1/events");
+  es.addEventListener("set", ev => {
+    try { queue(JSON.parse(ev.data).set_id ?? null); } catch (_) { queue(null); }
+  });
+  es.addEventListener("open", () => {
+    if (fallback) { clearInterval(fallback); fallback = null; queue(null); }
+  });
+  es.addEventListener("error", () => {
+    if (!fallback) fallback = setInterval(() => queue(null), 15000);
+  });
+  window.addEventListener("pagehide", () => es.close());
+}

@@ -1,0 +1,329 @@
+// Browser tests of the viewers' pages (issue 14), run by tests/browser.rs against the real
+// server binary with a fresh database:  node tests/browser/run.mjs <base-url> <artifact-dir>
+// Env: ARENA_OPERATOR_TOKEN (to run a tournament), CHROMIUM (default /usr/bin/chromium).
+// It plays sets over HTTP, then drives headless Chromium through every page and checks what
+// the issue lists. Screenshots land in <artifact-dir>. Exit status 0 = every check passed.
+
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import { chromium } from "playwright-core";
+
+const BASE = process.argv[2];
+const OUT = process.argv[3] || "target/browser-artifacts";
+const OP = process.env.ARENA_OPERATOR_TOKEN;
+const require = createRequire(import.meta.url);
+const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+if (!BASE) { console.error("usage: node run.mjs <base-url> <artifact-dir>"); process.exit(2); }
+mkdirSync(OUT, { recursive: true });
+
+const failures = [];
+const started = Date.now();
+function check(cond, what) {
+  console.log(`${cond ? "ok  " : "FAIL"} ${what}`);
+  if (!cond) failures.push(what);
+}
+
+// ---- the API, as bots and players use it -------------------------------------------------
+
+async function api(method, path, token, body) {
+  const headers = { Accept: "application/json" };
+  if (token) headers.Authorization = "Bearer " + token;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(BASE + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  const data = text ? JSON.parse(text) : null;
+  return { status: res.status, data };
+}
+
+async function must(method, path, token, body) {
+  const r = await api(method, path, token, body);
+  if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.data)}`);
+  return r.data;
+}
+
+async function player(name) {
+  return must("POST", "/v1/players", null, { name });
+}
+
+async function bot(playerToken, name) {
+  const b = await must("POST", "/v1/bots", playerToken, { name });
+  return { name, token: b.token };
+}
+
+// One move for `b` if it is on move anywhere: the first legal move, or resigning a game
+// `b.resigns(state)` picks. Returns the game or null.
+async function moveOnce(b) {
+  const r = await api("GET", "/v1/bots/me/turn?wait_s=0", b.token);
+  if (r.status !== 200) return null;
+  const st = r.data;
+  if (b.resigns && b.resigns(st)) {
+    await must("POST", `/v1/sets/${st.set_id}/games/${st.game_no}/resign`, b.token, {});
+    return st;
+  }
+  const mv = st.legal_moves[0];
+  await api("POST", `/v1/sets/${st.set_id}/games/${st.game_no}/moves?ply=${st.ply + 1}`, b.token, mv);
+  return st;
+}
+
+// Every bot moves in turn until `done()` says so (or the time runs out).
+async function playUntil(bots, done, what, limitMs = 120000) {
+  const until = Date.now() + limitMs;
+  while (!(await done())) {
+    if (Date.now() > until) throw new Error("not done in time: " + what);
+    let moved = false;
+    for (const b of bots) moved = (await moveOnce(b)) !== null || moved;
+    if (!moved) await new Promise(r => setTimeout(r, 50));
+  }
+}
+
+async function setFinished(id) {
+  return (await must("GET", "/v1/sets/" + id)).status === "finished";
+}
+
+// ---- the scene ---------------------------------------------------------------------------
+
+const ada = await player("Ada Lovelace");
+const grace = await player("Grace Hopper");
+const adaBot = await bot(ada.token, "ada-bot");
+const graceBot = await bot(grace.token, "grace-bot");
+const carolBot = await bot(grace.token, "carol-bot");
+
+// Two staked (so rated) sets played to the end: a draw, then ada-bot wins (grace-bot resigns
+// game 2), so the ratings move.
+const finished = [];
+for (let i = 0; i < 2; i++) {
+  const s = await must("POST", "/v1/sets", adaBot.token, { game: "hex", stake: 10 });
+  await must("POST", `/v1/sets/${s.id}/accept`, graceBot.token, {});
+  graceBot.resigns = i === 1 ? st => st.set_id === s.id && st.game_no === 2 : null;
+  await playUntil([adaBot, graceBot], () => setFinished(s.id), "set " + s.id);
+  finished.push(s.id);
+}
+graceBot.resigns = null;
+
+// A tournament (round robin of three, unstaked, 9x9), played to its end.
+let tourId = null;
+if (OP) {
+  const t = await must("POST", "/v1/tournaments", OP, {
+    name: "Browser cup", format: "round_robin", participants: ["ada-bot", "grace-bot", "carol-bot"],
+    options: { size: 9, random_stones: 2 }, clock: { initial_s: 60, increment_s: 1 }, max_concurrent: 3,
+  });
+  tourId = t.id;
+  const all = [adaBot, graceBot, carolBot];
+  for (const b of all) await api("GET", "/v1/bots/me/turn?wait_s=0", b.token);   // online
+  await must("POST", `/v1/tournaments/${tourId}/start`, OP, {});
+  await playUntil(all, async () => (await must("GET", "/v1/tournaments/" + tourId)).status === "finished",
+                  "tournament", 180000);
+} else {
+  check(false, "ARENA_OPERATOR_TOKEN is set (needed for the tournament)");
+}
+
+// A live set: a few moves in, left running.
+const live = await must("POST", "/v1/sets", adaBot.token, { game: "hex", stake: 0 });
+await must("POST", `/v1/sets/${live.id}/accept`, graceBot.token, {});
+for (let i = 0; i < 4; i++) { await moveOnce(adaBot); await moveOnce(graceBot); }
+console.log(`scene ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+// ---- the browser -------------------------------------------------------------------------
+
+const profile = mkdtempSync(join(tmpdir(), "hexarena-chromium-"));
+// A persistent context on a fresh profile: Playwright passes it as --user-data-dir.
+const browser = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  headless: true,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+
+const problems = [];   // console errors, page errors, failed requests, on every page
+async function open(path, viewport = { width: 1280, height: 900 }) {
+  const page = await browser.newPage();
+  await page.setViewportSize(viewport);
+  page.on("console", m => { if (m.type() === "error") problems.push(`${path}: console: ${m.text()}`); });
+  page.on("pageerror", e => problems.push(`${path}: page error: ${e.message}`));
+  page.on("requestfailed", r => {
+    // Streams cut when a page closes are not failures.
+    if (r.failure()?.errorText === "net::ERR_ABORTED" && /\/events$/.test(r.url())) return;
+    problems.push(`${path}: request failed: ${r.url()} ${r.failure()?.errorText}`);
+  });
+  page.on("response", r => { if (r.status() >= 400) problems.push(`${path}: HTTP ${r.status()} ${r.url()}`); });
+  await page.goto(BASE + path, { waitUntil: "load" });
+  return page;
+}
+
+async function axe(page, name) {
+  await page.addScriptTag({ content: AXE });
+  const res = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.map(v => ({ id: v.id, impact: v.impact, nodes: v.nodes.length,
+      target: v.nodes.slice(0, 3).map(n => n.target.join(" ")) }));
+  });
+  const bad = res.filter(v => v.impact === "serious" || v.impact === "critical");
+  for (const v of bad) console.log(`     axe ${name}: ${v.id} (${v.impact}) on ${v.nodes} nodes, e.g. ${v.target.join(" | ")}`);
+  check(bad.length === 0, `axe-core: no serious or critical violations on ${name}`);
+}
+
+async function noSidewaysOverflow(page, name) {
+  const o = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, win: window.innerWidth }));
+  check(o.doc <= o.win, `${name}: nothing overflows sideways (${o.doc} <= ${o.win})`);
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: join(OUT, name + ".png"), fullPage: true });
+}
+
+try {
+  // Front page: the leaderboard row shows the owner's name and links the bot.
+  let page = await open("/");
+  await page.waitForSelector("#leaderboard tr[data-bot='ada-bot']");
+  const owner = await page.textContent("#leaderboard tr[data-bot='ada-bot'] td.owner");
+  check(owner === "Ada Lovelace", `leaderboard row of ada-bot shows its owner's name (${owner})`);
+  const href = await page.getAttribute("#leaderboard tr[data-bot='ada-bot'] a.bot", "href");
+  check(href === "/bots/ada-bot", "the leaderboard links the bot's page");
+  // Live lists: a new challenge appears in the lobby without a reload.
+  const c = await must("POST", "/v1/sets", graceBot.token, { game: "hex", stake: 0 });
+  await page.waitForSelector(`#lobby a[href='/sets/${c.id}']`, { timeout: 5000 }).then(
+    () => check(true, "the lobby shows a new challenge without a reload"),
+    () => check(false, "the lobby shows a new challenge without a reload"));
+  await must("POST", `/v1/sets/${c.id}/cancel`, graceBot.token, {});
+  await page.waitForSelector(`#lobby a[href='/sets/${c.id}']`, { state: "detached", timeout: 5000 }).then(
+    () => check(true, "a cancelled challenge leaves the lobby without a reload"),
+    () => check(false, "a cancelled challenge leaves the lobby without a reload"));
+  await axe(page, "/");
+  await shot(page, "home-1280");
+  await page.close();
+
+  // Bot page: its chart, record and owner.
+  page = await open("/bots/ada-bot");
+  await page.waitForSelector("svg.rating-chart polyline.rating-line", { state: "attached" });
+  const pts = await page.$$eval("svg.rating-chart circle", cs => cs.length);
+  check(pts === 3, `the bot page's rating chart has a point per rated set plus the start (${pts})`);
+  const hist = (await must("GET", "/v1/bots/ada-bot/ratings")).history;
+  check(hist.length === 2 && hist[1].rating_after > hist[1].rating_before && hist[0].rating_after === hist[0].rating_before,
+        `the rating history records each rated set (${hist.map(h => h.rating_before + "→" + h.rating_after)})`);
+  const chartLabel = await page.getAttribute("svg.rating-chart", "aria-label");
+  check(chartLabel.includes(`to ${Math.round(hist[1].rating_after)}`), `the chart describes itself ("${chartLabel}")`);
+  check((await page.textContent(".owner")) === "Ada Lovelace", "the bot page names the owner");
+  check((await page.$$("#sets tr")).length >= 2, "the bot page lists recent sets");
+  await axe(page, "/bots/ada-bot");
+  await shot(page, "bot-1280");
+  await page.close();
+
+  // A finished set: cells, keyboard replay to move 3 (its clocks, no result), end (winning path).
+  const setId = finished[0];
+  const set = await must("GET", "/v1/sets/" + setId);
+  const g1 = await must("GET", `/v1/sets/${setId}/games/1`);
+  page = await open("/sets/" + setId);
+  await page.waitForSelector(".game .board svg polygon.cell");
+  const cells = await page.$$eval(".game:first-of-type .board svg polygon.cell", p => p.length);
+  check(cells === g1.board.size * g1.board.size, `game 1's board has ${g1.board.size}² cells (${cells})`);
+  await page.waitForSelector(".game:first-of-type .winning-path");
+  await page.click("h1");  // focus somewhere that is not a control
+  await page.keyboard.press("Home");
+  const nOpen = g1.opening.length;
+  for (let i = 0; i < nOpen + 3; i++) await page.keyboard.press("ArrowRight");
+  check(new URL(page.url()).hash === "#g1-3", `the URL keeps the position (${new URL(page.url()).hash})`);
+  const status3 = await page.textContent(".game:first-of-type .status");
+  check(!/wins|draw/i.test(status3) && /move 3/.test(status3), `at move 3 the status shows no result ("${status3}")`);
+  const expect = [set.clock.initial_s * 1000, set.clock.initial_s * 1000];
+  const moved = [false, false];
+  for (const m of g1.moves.slice(0, 3)) {
+    if (moved[m.seat - 1]) expect[m.seat - 1] += g1.clock.increment_ms - m.elapsed_ms;
+    moved[m.seat - 1] = true;
+  }
+  const clocks3 = await page.$$eval(".game:first-of-type .clock", cs => cs.map(c => Number(c.dataset.ms)));
+  check(clocks3[0] === expect[0] && clocks3[1] === expect[1],
+        `at move 3 the clocks are that position's (${clocks3} = ${expect})`);
+  const stones3 = await page.$$eval(".game:first-of-type .board svg polygon.cell",
+    ps => ps.filter(p => p.getAttribute("fill") !== "#efe6cf").length);
+  check(stones3 === nOpen + 3, `at move 3 the board holds the opening and 3 stones (${stones3})`);
+  check((await page.$$(".game:first-of-type .winning-path")).length === 0, "no winning path at move 3");
+  await shot(page, "set-move3-1280");
+  // Reload at the linked position.
+  await page.reload({ waitUntil: "load" });
+  await page.waitForSelector(".game:first-of-type .status[data-final='0']");
+  check(/move 3/.test(await page.textContent(".game:first-of-type .status")), "a linked position opens at that position");
+  await page.keyboard.press("End");
+  await page.waitForSelector(".game:first-of-type .winning-path");
+  check(/wins/.test(await page.textContent(".game:first-of-type .status")), "End shows the result and the winning path");
+  await page.check(".game:first-of-type input.numbers");
+  const nums = await page.$$eval(".game:first-of-type svg text.num", t => t.length);
+  check(nums > 0, `move numbers can be shown on the stones (${nums})`);
+  const sides = await page.$$eval(".game:first-of-type svg text.coord", t => t.length);
+  check(sides === 4 * g1.board.size, `coordinates on all four sides (${sides} labels)`);
+  await axe(page, "/sets/{finished}");
+  await shot(page, "set-final-1280");
+  await page.close();
+
+  // A live game advances without a reload.
+  page = await open("/sets/" + live.id);
+  await page.waitForSelector(".game:first-of-type .moves li button");
+  const before = await page.$$eval(".game:first-of-type .moves li button", b => b.length);
+  await moveOnce(adaBot);   // whichever of the two is on move plays
+  await moveOnce(graceBot);
+  await page.waitForFunction(n => document.querySelectorAll(".game:first-of-type .moves li button").length > n,
+    before, { timeout: 5000 }).then(() => check(true, "a live game advances without a reload"),
+    () => check(false, "a live game advances without a reload"));
+  await axe(page, "/sets/{live}");
+  await shot(page, "set-live-1280");
+  await page.close();
+
+  // Tournaments.
+  if (tourId) {
+    page = await open("/tournaments");
+    await page.waitForSelector(`a[href='/tournaments/${tourId}']`);
+    await axe(page, "/tournaments");
+    await shot(page, "tournaments-1280");
+    await page.close();
+    page = await open("/tournaments/" + tourId);
+    await page.waitForSelector("#standings tr[data-bot]");
+    const names = await page.$$eval("#standings tr[data-bot]", rs => rs.map(r => r.dataset.bot).sort());
+    check(names.join() === "ada-bot,carol-bot,grace-bot", `the tournament page shows the standings (${names})`);
+    const cols = await page.$$eval("#standings-table thead th", t => t.length);
+    check(cols === 14, `standings have every tiebreak column (${cols} columns)`);
+    check((await page.$$("#rounds a[href^='/sets/']")).length >= 3, "rounds link their sets");
+    await axe(page, "/tournaments/{id}");
+    await shot(page, "tournament-1280");
+    await page.close();
+  }
+
+  // A phone: the board first and across the width, labels readable, nothing overflowing.
+  const phone = { width: 390, height: 844 };
+  page = await open(`/sets/${setId}`, phone);
+  await page.waitForSelector(".game .board svg");
+  const box = await page.$eval(".game:first-of-type .board svg", s => s.getBoundingClientRect().toJSON());
+  check(box.width >= 0.9 * phone.width, `at 390x844 the board is ≥ 90% of the width (${box.width.toFixed(0)} px)`);
+  check(box.top < phone.height, `at 390x844 the board starts on the first screen (top ${box.top.toFixed(0)} px)`);
+  const label = await page.$eval(".game:first-of-type svg text.coord", t => t.getBoundingClientRect().height);
+  check(label >= 11, `coordinate labels are at least 11 px high (${label.toFixed(1)} px)`);
+  const buttons = await page.$$eval(".game:first-of-type .controls button", bs => new Set(bs.map(b => Math.round(b.getBoundingClientRect().top))).size);
+  check(buttons === 1, "the replay buttons stay on one line");
+  await noSidewaysOverflow(page, "/sets/{id} at 390");
+  await axe(page, "/sets/{id} at 390");
+  await shot(page, "set-390");
+  await page.close();
+  for (const [path, name] of [["/", "home-390"], ["/bots/ada-bot", "bot-390"],
+                              ...(tourId ? [[`/tournaments/${tourId}`, "tournament-390"]] : [])]) {
+    page = await open(path, phone);
+    await page.waitForLoadState("networkidle").catch(() => {});
+    await page.waitForTimeout(300);
+    await noSidewaysOverflow(page, path + " at 390");
+    await shot(page, name);
+    await page.close();
+  }
+
+  // The favicon is served.
+  const icon = await fetch(BASE + "/favicon.ico");
+  check(icon.status === 200, "GET /favicon.ico answers 200");
+} catch (e) {
+  check(false, "browser run: " + (e && e.stack || e));
+} finally {
+  await browser.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+
+for (const p of problems) console.log("     " + p);
+check(problems.length === 0, `no console errors or failed requests (${problems.length})`);
+console.log(`${failures.length ? "FAILED" : "passed"}: ${failures.length} failure(s) in ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots in ${OUT}`);
+process.exit(failures.length ? 1 : 0);

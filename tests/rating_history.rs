@@ -1,0 +1,69 @@
+//! The rating history behind the bot page's chart (issue 14): each rated set records both
+//! sides' Elo before and after, served oldest first by `GET /v1/bots/{name}/ratings`.
+
+mod common;
+
+use common::spawn_app;
+use reqwest::StatusCode;
+use serde_json::json;
+
+#[tokio::test]
+async fn a_rated_set_records_both_sides_ratings_and_an_unrated_one_records_nothing() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("Alpha").await;
+    let (_, _, bravo) = app.player_with_bot("Bravo").await;
+
+    // Alpha resigns both games of a staked (so rated) set: Bravo wins it 2-0.
+    let id = app.start_set(&alpha, &bravo, json!({"stake": 10})).await;
+    for n in [1, 2] {
+        let r = app
+            .post(
+                &format!("/v1/sets/{id}/games/{n}/resign"),
+                Some(&alpha),
+                json!({}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    }
+    // An unstaked, unrated set changes no rating and records nothing.
+    let casual = app.start_set(&alpha, &bravo, json!({"stake": 0})).await;
+    for n in [1, 2] {
+        let r = app
+            .post(
+                &format!("/v1/sets/{casual}/games/{n}/resign"),
+                Some(&bravo),
+                json!({}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    }
+
+    let b = app.get("/v1/bots/Bravo/ratings").await;
+    assert_eq!(b.status, StatusCode::OK, "{:?}", b.body);
+    assert_eq!(b.body["bot"], "Bravo");
+    let h = b.body["history"].as_array().expect("history");
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!(h[0]["set_id"], json!(id));
+    assert_eq!(h[0]["rating_before"], json!(1200.0));
+    assert_eq!(h[0]["rating_after"], json!(1216.0));
+    assert!(h[0]["finished_at"].is_string());
+    assert_eq!(b.body["rating"], json!(1216.0));
+
+    let a = app.get("/v1/bots/Alpha/ratings").await;
+    assert_eq!(a.body["history"][0]["rating_after"], json!(1184.0));
+    assert_eq!(a.body["history"].as_array().map(Vec::len), Some(1));
+
+    let r = app.get("/v1/bots/nobody/ratings").await;
+    assert_eq!((r.status, r.code()), (StatusCode::NOT_FOUND, "not_found"));
+}
+
+#[tokio::test]
+async fn the_pages_and_their_assets_are_served_and_unknown_assets_are_json_404s() {
+    let app = spawn_app().await;
+    for path in ["/bots/anyone", "/tournaments", "/tournaments/tour_x"] {
+        let r = app.get(path).await;
+        assert_eq!(r.status, StatusCode::OK, "{path}");
+    }
+    let r = app.get("/assets/nope.js").await;
+    assert_eq!((r.status, r.code()), (StatusCode::NOT_FOUND, "not_found"));
+}
