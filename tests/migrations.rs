@@ -22,14 +22,46 @@ const APPLIED: &[(&str, &str)] = &[
         "abeba76530f940adfdb5992225ae52203ed9f3cf18f9ade9eda08ea61e65eef5",
     ),
     (
+        "sqlite/0004_rating_history.sql",
+        "276afff13e87bb65a75484b1f35eec027516abe6f26c5043c7567a01b84ed534",
+    ),
+    (
         "postgres/0001_init.sql",
         "81155cea95ffd24715aaebac90aa098371d16c8906c6407dd9bc51bab548925a",
+    ),
+    (
+        "postgres/0002_compact_moves.sql",
+        "547136a11aeb41644533a11c8a6a32491a7de90e0ae5eb490295a0ba468dbbcc",
     ),
     (
         "postgres/0003_tournaments.sql",
         "abeba76530f940adfdb5992225ae52203ed9f3cf18f9ade9eda08ea61e65eef5",
     ),
+    (
+        "postgres/0004_rating_history.sql",
+        "276afff13e87bb65a75484b1f35eec027516abe6f26c5043c7567a01b84ed534",
+    ),
 ];
+
+/// No two migrations of one backend share a version (sqlx would refuse to start).
+#[test]
+fn migration_versions_are_unique_per_backend() {
+    for backend in ["sqlite", "postgres"] {
+        let dir = format!("{}/migrations/{backend}", env!("CARGO_MANIFEST_DIR"));
+        let mut versions: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{dir}: {e}"))
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().to_string();
+                name.split_once('_').map(|(v, _)| v.to_string())
+            })
+            .collect();
+        let n = versions.len();
+        versions.sort();
+        versions.dedup();
+        assert_eq!(versions.len(), n, "{backend}: duplicate migration versions");
+    }
+}
 
 fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
@@ -58,7 +90,7 @@ async fn a_database_with_moves_stored_before_the_latest_migrations_opens_and_kee
     let dir = tempfile::tempdir().expect("temp dir");
     let url = format!("sqlite://{}/old.db?mode=rwc", dir.path().display());
     {
-        // The database as the build with migrations 1 to 3 left it, with one stored move.
+        // The database as the builds with migrations 1 to 4 left it, with one stored move.
         let pool = sqlx::AnyPool::connect(&url).await.expect("old database");
         let mut m = Migrator::new(std::path::Path::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -69,11 +101,11 @@ async fn a_database_with_moves_stored_before_the_latest_migrations_opens_and_kee
         let old: Vec<_> = m
             .migrations
             .iter()
-            .filter(|x| x.version <= 3)
+            .filter(|x| x.version <= 4)
             .cloned()
             .collect();
         m.migrations = old.into();
-        m.run(&pool).await.expect("migrations 1 to 3");
+        m.run(&pool).await.expect("migrations 1 to 4");
         sqlx::query(
             "INSERT INTO moves (set_id, game_no, ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms) \
              VALUES ('set_old', 1, 1, 1, 'bot_old', 4, 4, 0, 0, 0)",
