@@ -193,9 +193,23 @@ async fn may_accept(arena: &Arena, bot_id: &str, set_id: Option<&str>) -> bool {
 async fn pump(arena: Arc<Arena>, feed: Feed, mut cursor: i64, tx: mpsc::Sender<sse::Event>) {
     let mut rx = arena.changes.subscribe();
     let from_memory = arena.store.backend == Backend::Sqlite;
+    // On opening, after lagging and after a resync the watermark is computed afresh; after a
+    // wake-up it has already been brought up to the change's events.
+    let mut fresh = true;
     loop {
         // Catch up from the database, up to what is known committed.
-        let upto = arena.watermark.current();
+        let upto = if fresh && !from_memory {
+            match arena.watermark.fresh(&arena.store).await {
+                Ok(w) => w,
+                Err(e) => {
+                    tracing::warn!(error = %e, "event watermark failed");
+                    arena.watermark.current()
+                }
+            }
+        } else {
+            arena.watermark.current()
+        };
+        fresh = false;
         loop {
             let rows = match feed.after(&arena, cursor, upto).await {
                 Ok(rows) => rows,
@@ -233,10 +247,14 @@ async fn pump(arena: Arc<Arena>, feed: Feed, mut cursor: i64, tx: mpsc::Sender<s
             };
             let change = match change {
                 Ok(c) => c,
-                Err(RecvError::Lagged(_)) => break,
+                Err(RecvError::Lagged(_)) => {
+                    fresh = true;
+                    break;
+                }
                 Err(RecvError::Closed) => return,
             };
             if change.resync {
+                fresh = true;
                 break;
             }
             if !from_memory {
