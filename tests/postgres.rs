@@ -259,3 +259,54 @@ async fn concurrent_creations_of_one_bot_name_are_one_success_and_conflicts() {
         }
     }
 }
+
+/// Issue 13: a set accepted at once by several bots on both instances is accepted once; the
+/// others hear 409 `set_not_open`, as on SQLite, never a 500.
+#[tokio::test]
+async fn concurrent_accepts_of_one_set_on_two_instances_are_one_success_and_conflicts() {
+    let Some((one, two)) = two_instances().await else {
+        return;
+    };
+    let (_, _, creator) = one.player_with_bot("AcceptHost").await;
+    let mut takers = Vec::new();
+    for i in 0..6 {
+        let app = if i % 2 == 0 { &one } else { &two };
+        takers.push(app.player_with_bot(&format!("Taker{i}")).await.2);
+    }
+    let r = one
+        .post(
+            "/v1/sets",
+            Some(&creator),
+            json!({"game": "hex", "stake": 20}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let set_id = r.body["id"].as_str().expect("id").to_string();
+    let calls = takers.iter().enumerate().map(|(i, token)| {
+        let app = if i % 2 == 0 { &one } else { &two };
+        let path = format!("/v1/sets/{set_id}/accept");
+        async move { app.post(&path, Some(token), json!({})).await }
+    });
+    let answers = futures_util::future::join_all(calls).await;
+    let ok = answers
+        .iter()
+        .filter(|r| r.status == StatusCode::OK)
+        .count();
+    assert_eq!(
+        ok,
+        1,
+        "{:?}",
+        answers
+            .iter()
+            .map(|r| (r.status, r.code().to_string()))
+            .collect::<Vec<_>>()
+    );
+    for r in answers.iter().filter(|r| r.status != StatusCode::OK) {
+        assert_eq!(
+            (r.status, r.code()),
+            (StatusCode::CONFLICT, "set_not_open"),
+            "{:?}",
+            r.body
+        );
+    }
+}
