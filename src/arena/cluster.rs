@@ -1,8 +1,12 @@
 //! Several instances over one PostgreSQL database acting as one arena (SPEC sections 12, 13;
 //! `docs/multi-instance.md`).
 //!
-//! - Wake-ups are pushed: every committed change sends a small [`Notice`] (`pg_notify` in its
-//!   transaction). Each instance holds one listening connection; on a notice from another
+//! - Wake-ups are pushed: every committed change is announced by a small [`Notice`], sent with
+//!   `pg_notify` right after its commit by this instance's [`Notifier`] (batched; not inside
+//!   the transaction, where PostgreSQL would hold its single notification-queue lock through
+//!   the commit, serializing the commits of every instance). If an instance dies between a
+//!   commit and its notice, the others see its heartbeat stop and resync (below). Each
+//!   instance holds one listening connection; on a notice from another
 //!   instance it refreshes its copy of the game once (from the row, rendered once), schedules
 //!   the game's deadline and broadcasts the [`Change`] locally, so its long-polls and streams
 //!   wake without a query of their own.
@@ -14,11 +18,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{Notify, watch};
+use tokio::sync::{Notify, mpsc, watch};
 
 use super::{Arena, Change};
 use crate::store::events;
-use crate::store::notify::{CHANNEL, Notice};
+use crate::store::notify::{self, CHANNEL, Notice};
 use crate::store::{Backend, Store};
 
 /// Pause before opening the listening connection again after losing it.
@@ -98,6 +102,66 @@ impl Watermark {
     }
 }
 
+/// Most notices sent in one round by the notifier.
+const NOTICE_BATCH: usize = 512;
+/// Attempts to send a round of notices before giving up on it (the others then rely on their
+/// next resync).
+const NOTICE_ATTEMPTS: usize = 20;
+
+/// Sends this instance's notices after their commits (PostgreSQL; a no-op on SQLite).
+#[derive(Clone)]
+pub struct Notifier {
+    queue: Option<mpsc::UnboundedSender<Notice>>,
+}
+
+impl Notifier {
+    /// Starts the notifier task on PostgreSQL (must run inside the Tokio runtime).
+    pub fn start(store: &Store) -> Notifier {
+        let queue = (store.backend == Backend::Postgres).then(|| {
+            let (tx, rx) = mpsc::unbounded_channel();
+            tokio::spawn(send_notices(store.clone(), rx));
+            tx
+        });
+        Notifier { queue }
+    }
+
+    /// Queues notices of committed changes.
+    pub fn send(&self, notices: Vec<Notice>) {
+        if let Some(q) = &self.queue {
+            for n in notices {
+                let _ = q.send(n);
+            }
+        }
+    }
+}
+
+async fn send_notices(store: Store, mut rx: mpsc::UnboundedReceiver<Notice>) {
+    let mut batch = Vec::with_capacity(NOTICE_BATCH);
+    while let Some(first) = rx.recv().await {
+        batch.push(first);
+        while batch.len() < NOTICE_BATCH {
+            match rx.try_recv() {
+                Ok(n) => batch.push(n),
+                Err(_) => break,
+            }
+        }
+        for attempt in 1..=NOTICE_ATTEMPTS {
+            let sent = async {
+                let mut c = store.pool.acquire().await?;
+                notify::send(&mut c, &batch).await
+            };
+            match sent.await {
+                Ok(()) => break,
+                Err(e) => {
+                    tracing::warn!(error = %e, attempt, "sending change notices failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        }
+        batch.clear();
+    }
+}
+
 /// Listens for other instances' changes until the process ends (PostgreSQL), re-opening the
 /// connection when it is lost and catching up after each (re)connection.
 pub async fn listen(arena: Arc<Arena>) {
@@ -119,11 +183,15 @@ pub async fn listen(arena: Arc<Arena>) {
         }
         arena.metrics.listener_connected();
         // Anything committed while no connection listened is read from the database now.
-        catch_up(&arena);
+        resync(&arena);
         loop {
             match listener.try_recv().await {
-                Ok(Some(n)) => match serde_json::from_str::<Notice>(n.payload()) {
-                    Ok(notice) => on_notice(&arena, notice).await,
+                Ok(Some(n)) => match notify::parse(n.payload()) {
+                    Ok(notices) => {
+                        for notice in notices {
+                            on_notice(&arena, notice).await;
+                        }
+                    }
                     Err(e) => tracing::warn!(error = %e, "unreadable change notice"),
                 },
                 Ok(None) => break,
@@ -137,9 +205,10 @@ pub async fn listen(arena: Arc<Arena>) {
     }
 }
 
-/// After (re)connecting: copies are checked against their rows on next read, deadlines are
-/// swept, and every waiter re-reads once.
-fn catch_up(arena: &Arc<Arena>) {
+/// Catches up from the database after notices may have been missed (this instance's listener
+/// reconnected, or another instance died between a commit and its notice): copies are loaded
+/// from their rows on next read, deadlines are swept, and every waiter re-reads once.
+pub fn resync(arena: &Arc<Arena>) {
     arena.live.clear_all();
     let a = arena.clone();
     tokio::spawn(async move {

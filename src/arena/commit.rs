@@ -15,7 +15,7 @@ use super::live::{LiveGame, Slot};
 use super::scheduler::Scheduler;
 use super::{Change, LiveEvent};
 use crate::store::games::{self, MoveWrite};
-use crate::store::notify::{self, Notice};
+use crate::store::notify::Notice;
 use crate::store::{Backend, Store};
 
 /// Most moves in one transaction.
@@ -42,6 +42,7 @@ pub struct Sinks {
     pub scheduler: Arc<Scheduler>,
     pub changes: tokio::sync::broadcast::Sender<Arc<Change>>,
     pub metrics: Arc<crate::metrics::Metrics>,
+    pub notifier: super::cluster::Notifier,
 }
 
 /// The move writer: a queue on SQLite, direct transactions on PostgreSQL.
@@ -95,10 +96,13 @@ impl Writer {
                     bots: g.seats.to_vec(),
                     max_event_id: event_id,
                 };
-                notify::send(&mut tx, std::slice::from_ref(&notice)).await?;
                 let id = Some(event_id);
                 let sinks = &self.sinks;
-                tx.commit_then(|| after_commit(sinks, &c, id)).await?;
+                tx.commit_then(|| {
+                    after_commit(sinks, &c, id);
+                    sinks.notifier.send(vec![notice]);
+                })
+                .await?;
                 Ok(id)
             }
         }

@@ -110,6 +110,8 @@ pub struct Arena {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Event ids known committed (streams read no further; see [`cluster`]).
     pub watermark: cluster::Watermark,
+    /// Announces committed changes to the other instances (PostgreSQL).
+    pub notifier: cluster::Notifier,
 }
 
 /// Most token hashes remembered (a bound against a flood of distinct valid tokens).
@@ -120,6 +122,7 @@ impl Arena {
         let (changes, _) = broadcast::channel(4096);
         let instance_id = store.instance_id.to_string();
         let watermark = cluster::Watermark::new(store.backend);
+        let notifier = cluster::Notifier::start(&store);
         let scheduler = Arc::new(Scheduler::default());
         let metrics = Arc::new(crate::metrics::Metrics::new());
         let writer = commit::Writer::start(
@@ -128,6 +131,7 @@ impl Arena {
                 scheduler: scheduler.clone(),
                 changes: changes.clone(),
                 metrics: metrics.clone(),
+                notifier: notifier.clone(),
             },
         );
         Arc::new(Arena {
@@ -146,6 +150,7 @@ impl Arena {
             instance_id,
             metrics,
             watermark,
+            notifier,
         })
     }
 

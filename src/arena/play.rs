@@ -184,8 +184,7 @@ impl Effects {
         });
     }
 
-    /// Stores the events in the transaction, last thing before its commit; on PostgreSQL
-    /// also queues a notice per change for the other instances (delivered at commit).
+    /// Stores the events in the transaction, last thing before its commit.
     pub async fn write(&mut self, tx: &mut WriteTx, now: i64) -> ArenaResult<()> {
         if !self.events.is_empty() {
             tx.prepare_events().await?;
@@ -217,14 +216,16 @@ impl Effects {
                 })
                 .collect();
         }
-        if tx.backend == Backend::Postgres && !self.changes.is_empty() {
-            let notices = super::cluster::notices(
-                &tx.origin,
-                &self.changes,
-                &self.deadlines,
-                self.max_event_id,
-            );
-            crate::store::notify::send(tx, &notices).await?;
+        if self.changes.is_empty() && !self.written.is_empty() {
+            // Events with no wake-up of their own: wake their audiences (here and elsewhere).
+            let mut bots: Vec<String> = self.written.iter().filter_map(|e| e.bot.clone()).collect();
+            bots.sort_unstable();
+            bots.dedup();
+            self.changes.push(Change {
+                set_id: self.written[0].set_id.clone(),
+                bots,
+                ..Change::default()
+            });
         }
         Ok(())
     }
@@ -241,6 +242,15 @@ impl Arena {
     /// After commit: drop stale copies, reschedule deadlines, wake waiters (the stored events
     /// travel with the first wake-up, in id order).
     pub fn apply(&self, mut fx: Effects) {
+        if self.store.backend == Backend::Postgres && !fx.changes.is_empty() {
+            // Announced to the other instances now that the transaction committed.
+            self.notifier.send(super::cluster::notices(
+                &self.store.instance_id,
+                &fx.changes,
+                &fx.deadlines,
+                fx.max_event_id,
+            ));
+        }
         for (set_id, game_no, version) in &fx.games {
             if let Some(slot) = self.live.existing(set_id, *game_no) {
                 slot.invalidate(*version);
