@@ -260,10 +260,11 @@ fn spawn_process(url: &str) -> (Child, String) {
         .spawn()
         .expect("server process starts");
     let out = child.stdout.take().expect("stdout");
+    let mut out = BufReader::new(out);
     let mut line = String::new();
-    BufReader::new(out)
-        .read_line(&mut line)
-        .expect("first line");
+    out.read_line(&mut line).expect("first line");
+    // Keep reading, so the process never writes into a closed pipe.
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
     let addr = line
         .trim()
         .rsplit(' ')
