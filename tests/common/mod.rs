@@ -300,7 +300,10 @@ pub fn pg_admin_url() -> Option<String> {
 pub async fn fresh_pg_db() -> Option<String> {
     use sqlx::Connection;
     let Some(admin) = pg_admin_url() else {
-        eprintln!(
+        // Written past the test harness's output capture, so it shows in a plain `cargo test`.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
             "SKIPPED: this test needs PostgreSQL; set TEST_DATABASE_URL=postgres://user@host:port/db to run it"
         );
         return None;
