@@ -570,7 +570,7 @@ async fn a_second_instance_continues_a_swiss_mid_round_and_no_round_is_paired_tw
     .await;
     // A second instance on the same database, with its own driver, takes over the play.
     let two = common::spawn_with(common::Spawn {
-        database_url: Some(format!("sqlite://{}/arena.db", one.dir.path().display())),
+        database_url: Some(one.database_url.clone()),
         ..common::Spawn::default()
     })
     .await;

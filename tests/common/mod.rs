@@ -19,6 +19,8 @@ pub struct TestApp {
     pub http: reqwest::Client,
     /// Keeps the database folder alive as long as the app.
     pub dir: tempfile::TempDir,
+    /// The database the app runs on (another instance may be started on it).
+    pub database_url: String,
 }
 
 /// A response: status and JSON body (Null when empty or not JSON).
@@ -77,7 +79,7 @@ pub async fn spawn_with(s: Spawn) -> TestApp {
     };
     let cfg = ServeConfig {
         bind: "127.0.0.1:0".into(),
-        database_url: db,
+        database_url: db.clone(),
         operator_token: s.operator_token.clone(),
         starting_balance: s.starting_balance,
         fee_bps: s.fee_bps,
@@ -97,6 +99,7 @@ pub async fn spawn_with(s: Spawn) -> TestApp {
         arena: running.arena,
         http: reqwest::Client::new(),
         dir,
+        database_url: db,
     }
 }
 
