@@ -24,9 +24,16 @@ use serde_json::{Value, json};
 /// Options of `hexarena bench`.
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
-    /// Base URL of the arena.
-    #[arg(long, env = "HEXARENA_URL", default_value = "http://127.0.0.1:8080")]
-    pub url: String,
+    /// Base URL of the arena; repeat (or separate with commas) to spread the games over
+    /// several instances sharing one database: the two bots of game `g` talk to instances
+    /// `g` and `g + 1` (mod the count), so with two or more every move crosses instances.
+    #[arg(
+        long = "url",
+        env = "HEXARENA_URL",
+        value_delimiter = ',',
+        default_value = "http://127.0.0.1:8080"
+    )]
+    pub urls: Vec<String>,
     /// Concurrent games (one task each); also the concurrency of the read phases.
     #[arg(long, default_value_t = 8)]
     pub games: usize,
@@ -98,7 +105,8 @@ impl Failure {
 /// The shared client, the base URL and the error counts of the run.
 struct Http {
     client: reqwest::Client,
-    base: String,
+    /// Base URLs of the instances (at least one).
+    bases: Vec<String>,
     errors: Mutex<BTreeMap<String, u64>>,
 }
 
@@ -110,7 +118,26 @@ impl Http {
         token: Option<&str>,
         body: Option<&Value>,
     ) -> Result<Value, Failure> {
-        let mut rq = self.client.request(method, format!("{}{path}", self.base));
+        self.call_at(0, method, path, token, body).await
+    }
+
+    /// The base URL of instance `at` (mod the count).
+    fn base(&self, at: usize) -> &str {
+        &self.bases[at % self.bases.len()]
+    }
+
+    /// As `call`, on instance `at`.
+    async fn call_at(
+        &self,
+        at: usize,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> Result<Value, Failure> {
+        let mut rq = self
+            .client
+            .request(method, format!("{}{path}", self.base(at)));
         if let Some(t) = token {
             rq = rq.bearer_auth(t);
         }
@@ -150,8 +177,12 @@ impl Http {
     }
 
     /// `GET path`, counting 2xx; used by the read phases, which ignore the bodies.
-    async fn get_ok(&self, path: &str) -> bool {
-        let r = self.client.get(format!("{}{path}", self.base)).send().await;
+    async fn get_ok(&self, at: usize, path: &str) -> bool {
+        let r = self
+            .client
+            .get(format!("{}{path}", self.base(at)))
+            .send()
+            .await;
         match r {
             Ok(res) => {
                 let status = res.status();
@@ -211,6 +242,8 @@ fn without_url(e: &reqwest::Error) -> String {
 struct Bot {
     name: String,
     token: String,
+    /// The instance this bot talks to (index into the `--url`s, mod their count).
+    at: usize,
 }
 
 /// Retries a setup call through rate limits for up to 70 s (one minute's quota refills).
@@ -276,6 +309,7 @@ async fn register(http: &Http, args: &BenchArgs) -> anyhow::Result<Vec<(Bot, Bot
                 bots.push(Bot {
                     name,
                     token: token.to_string(),
+                    at: 0,
                 });
             }
         }
@@ -301,13 +335,14 @@ struct Played {
 /// A game's state, waiting (briefly polling) while it is `pending`. None at the deadline.
 async fn started_state(
     http: &Http,
+    at: usize,
     set_id: &str,
     game_no: i64,
     deadline: Instant,
 ) -> Option<Value> {
     let path = format!("/v1/sets/{set_id}/games/{game_no}");
     while Instant::now() < deadline {
-        match http.call(Method::GET, &path, None, None).await {
+        match http.call_at(at, Method::GET, &path, None, None).await {
             Ok(s) if s["status"] != "pending" => return Some(s),
             Ok(_) => tokio::time::sleep(Duration::from_millis(2)).await,
             Err(f) => http.back_off(&f, deadline).await,
@@ -334,7 +369,13 @@ async fn play(http: Arc<Http>, a: Bot, b: Bot, args: BenchArgs, deadline: Instan
         k += 1;
         let body = set_body(&acceptor.name);
         let set = match http
-            .call(Method::POST, "/v1/sets", Some(&creator.token), Some(&body))
+            .call_at(
+                creator.at,
+                Method::POST,
+                "/v1/sets",
+                Some(&creator.token),
+                Some(&body),
+            )
             .await
         {
             Ok(s) => s,
@@ -350,7 +391,13 @@ async fn play(http: Arc<Http>, a: Bot, b: Bot, args: BenchArgs, deadline: Instan
         };
         let accept = format!("/v1/sets/{set_id}/accept");
         if let Err(f) = http
-            .call(Method::POST, &accept, Some(&acceptor.token), None)
+            .call_at(
+                acceptor.at,
+                Method::POST,
+                &accept,
+                Some(&acceptor.token),
+                None,
+            )
             .await
         {
             http.back_off(&f, deadline).await;
@@ -358,7 +405,9 @@ async fn play(http: Arc<Http>, a: Bot, b: Bot, args: BenchArgs, deadline: Instan
         }
         out.sets_started += 1;
         for game_no in 1..=2 {
-            let Some(mut state) = started_state(&http, &set_id, game_no, deadline).await else {
+            let Some(mut state) =
+                started_state(&http, acceptor.at, &set_id, game_no, deadline).await
+            else {
                 break 'sets;
             };
             out.last_game = Some((set_id.clone(), game_no));
@@ -369,10 +418,11 @@ async fn play(http: Arc<Http>, a: Bot, b: Bot, args: BenchArgs, deadline: Instan
                 }
                 let seat = state["to_move"].as_u64().unwrap_or(0) as usize;
                 let on_move = state["seats"][seat.saturating_sub(1)]["bot"].as_str();
-                let token = [&a, &b]
+                let mover = [&a, &b]
                     .into_iter()
-                    .find(|bot| Some(bot.name.as_str()) == on_move)
-                    .map(|bot| bot.token.as_str());
+                    .find(|bot| Some(bot.name.as_str()) == on_move);
+                let token = mover.map(|bot| bot.token.as_str());
+                let at = mover.map_or(0, |bot| bot.at);
                 let legal = state["legal_moves"].as_array().filter(|l| !l.is_empty());
                 let (Some(token), Some(legal), Some(ply)) = (token, legal, state["ply"].as_i64())
                 else {
@@ -384,7 +434,10 @@ async fn play(http: Arc<Http>, a: Bot, b: Bot, args: BenchArgs, deadline: Instan
                 // `ply` names the number the move will have: the state's ply + 1.
                 let path = format!("{moves_path}?ply={}", ply + 1);
                 let t0 = Instant::now();
-                match http.call(Method::POST, &path, Some(token), Some(&mv)).await {
+                match http
+                    .call_at(at, Method::POST, &path, Some(token), Some(&mv))
+                    .await
+                {
                     Ok(next) => {
                         let us = t0.elapsed().as_micros();
                         out.latencies_us.push(u64::try_from(us).unwrap_or(u64::MAX));
@@ -393,7 +446,7 @@ async fn play(http: Arc<Http>, a: Bot, b: Bot, args: BenchArgs, deadline: Instan
                     }
                     Err(f) => {
                         http.back_off(&f, deadline).await;
-                        match started_state(&http, &set_id, game_no, deadline).await {
+                        match started_state(&http, at, &set_id, game_no, deadline).await {
                             Some(s) => state = s,
                             None => break 'sets,
                         }
@@ -422,7 +475,7 @@ async fn read_rate(http: &Arc<Http>, paths: &[String], concurrency: usize, dur: 
             tokio::spawn(async move {
                 let mut ok = 0u64;
                 while Instant::now() < until {
-                    if http.get_ok(&path).await {
+                    if http.get_ok(i, &path).await {
                         ok += 1;
                     }
                 }
@@ -437,11 +490,22 @@ async fn read_rate(http: &Arc<Http>, paths: &[String], concurrency: usize, dur: 
     total as f64 / start.elapsed().as_secs_f64()
 }
 
-/// The server's `process_resident_memory_bytes` from `/metrics`, in KiB.
+/// The servers' `process_resident_memory_bytes` from `/metrics`, in KiB, summed over the
+/// instances that expose it.
 async fn server_rss_kib(http: &Http) -> Option<u64> {
+    let mut total = None;
+    for at in 0..http.bases.len() {
+        if let Some(k) = instance_rss_kib(http, at).await {
+            total = Some(total.unwrap_or(0) + k);
+        }
+    }
+    total
+}
+
+async fn instance_rss_kib(http: &Http, at: usize) -> Option<u64> {
     let res = http
         .client
-        .get(format!("{}/metrics", http.base))
+        .get(format!("{}/metrics", http.base(at)))
         .send()
         .await
         .ok()?;
@@ -475,13 +539,24 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<Report> {
         .build()?;
     let http = Arc::new(Http {
         client,
-        base: args.url.trim_end_matches('/').to_string(),
+        bases: args
+            .urls
+            .iter()
+            .map(|u| u.trim_end_matches('/').to_string())
+            .collect(),
         errors: Mutex::new(BTreeMap::new()),
     });
-    if !http.get_ok("/healthz").await {
-        anyhow::bail!("no answer from {}/healthz", http.base);
+    anyhow::ensure!(!http.bases.is_empty(), "give at least one --url");
+    for at in 0..http.bases.len() {
+        if !http.get_ok(at, "/healthz").await {
+            anyhow::bail!("no answer from {}/healthz", http.base(at));
+        }
     }
-    let pairs = register(&http, &args).await?;
+    let mut pairs = register(&http, &args).await?;
+    for (g, (a, b)) in pairs.iter_mut().enumerate() {
+        a.at = g;
+        b.at = g + 1;
+    }
 
     let start = Instant::now();
     let deadline = start + Duration::from_secs(args.seconds);
@@ -545,8 +620,12 @@ fn print_table(
         format!("{:.1} MiB", k as f64 / 1024.0)
     });
     println!(
-        "hexarena bench: {} concurrent games of size {}, {:.1} s of moves, {} s per read phase",
-        args.games, args.size, move_s, args.read_seconds
+        "hexarena bench: {} concurrent games of size {} on {} instance(s), {:.1} s of moves, {} s per read phase",
+        args.games,
+        args.size,
+        args.urls.len(),
+        move_s,
+        args.read_seconds
     );
     println!("  {:<28} {:>12}", "figure", "value");
     let rows = [

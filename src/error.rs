@@ -38,6 +38,10 @@ impl ApiError {
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, "bad_request", message)
     }
+    /// 400 `bad_request` for a required body field that is missing (`details.field` names it).
+    pub fn missing_field(field: &str, message: impl Into<String>) -> Self {
+        Self::bad_request(message).with_details(json!({"field": field}))
+    }
     pub fn invalid_move(message: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, "invalid_move", message)
     }

@@ -55,6 +55,11 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
         .await
         .map_err(|e| anyhow::anyhow!("loading active games: {e}"))?;
     tracing::info!(games = held, "active games held in memory");
+    if arena.store.backend == store::Backend::Postgres {
+        // Several instances may share the database: hear of their changes (SPEC 12, 13).
+        tokio::spawn(arena::cluster::listen(arena.clone()));
+        tokio::spawn(arena::cluster::Watermark::run(arena.clone()));
+    }
     tokio::spawn(arena::scheduler::run(arena.clone()));
     tokio::spawn(arena::presence::run(arena.clone()));
     tokio::spawn(arena::tournaments::run(arena.clone()));

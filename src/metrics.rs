@@ -73,6 +73,8 @@ pub struct Metrics {
     long_polls: Gauge,
     streams: Gauge,
     commit_batch: Histogram,
+    listener_connections: Counter,
+    notices: Counter,
     resident_memory_bytes: Option<Gauge>,
     /// CPU time of the process (user + system), advanced to `/proc/self/stat` at scrape time.
     cpu_seconds: Option<Counter<f64, std::sync::atomic::AtomicU64>>,
@@ -130,6 +132,18 @@ impl Metrics {
             "Writes committed together by one database commit (group commit)",
             commit_batch.clone(),
         );
+        let listener_connections = Counter::default();
+        registry.register(
+            "hexarena_change_listener_connections",
+            "Times this instance opened its PostgreSQL change-listening connection (more than one: it was lost and re-opened)",
+            listener_connections.clone(),
+        );
+        let notices = Counter::default();
+        registry.register(
+            "hexarena_change_notices_received",
+            "Change notices received from other instances over PostgreSQL LISTEN/NOTIFY",
+            notices.clone(),
+        );
         let resident_memory_bytes = resident_memory_bytes().map(|_| {
             let g = Gauge::default();
             registry.register(
@@ -157,6 +171,8 @@ impl Metrics {
             long_polls,
             streams,
             commit_batch,
+            listener_connections,
+            notices,
             resident_memory_bytes,
             cpu_seconds,
         }
@@ -208,6 +224,21 @@ impl Metrics {
         // Precision loss above 2^53 writes is irrelevant here.
         #[allow(clippy::cast_precision_loss)]
         self.commit_batch.observe(n as f64);
+    }
+
+    /// The change listener (PostgreSQL) opened its connection.
+    pub fn listener_connected(&self) {
+        self.listener_connections.inc();
+    }
+
+    /// A change notice came from another instance.
+    pub fn notice_received(&self) {
+        self.notices.inc();
+    }
+
+    /// Times the change listener connected (tests read it).
+    pub fn listener_connections(&self) -> u64 {
+        self.listener_connections.get()
     }
 
     /// Moves counted so far (tests and the bench read it).

@@ -451,3 +451,25 @@ async fn non_string_entries_in_an_operator_bots_list_are_refused() {
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
 }
+
+/// A missing required field is named in `details.field`, as agents.md promises.
+#[tokio::test]
+async fn a_missing_required_field_is_named_in_the_details() {
+    let app = spawn_app().await;
+    let (_, player, bot) = app.player_with_bot("FieldBot").await;
+    let r = app.post("/v1/sets", Some(&bot), json!({"stake": 10})).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
+    assert_eq!(r.body["error"]["details"]["field"], "game");
+    let r = app.post("/v1/bots", Some(&player), json!({})).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
+    assert_eq!(r.body["error"]["details"]["field"], "name");
+    let r = app.get_auth("/v1/bots/me/turn?wait_s=-1", &bot).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
+    assert!(
+        r.body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("wait_s")),
+        "{:?}",
+        r.body
+    );
+}

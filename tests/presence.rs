@@ -83,7 +83,7 @@ async fn an_open_event_stream_keeps_a_bot_online() {
 #[tokio::test]
 async fn another_instance_on_the_same_database_sees_a_bot_online() {
     let one = spawn_with(Spawn::default()).await;
-    let db = format!("sqlite://{}/arena.db", one.dir.path().display());
+    let db = one.database_url.clone();
     let two = spawn_with(Spawn {
         database_url: Some(db),
         ..Spawn::default()

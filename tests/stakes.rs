@@ -332,10 +332,13 @@ struct Money {
 async fn money(app: &TestApp) -> Money {
     let mut c = app.arena.store.pool.acquire().await.expect("connection");
     let mut sum = async |sql: &str| -> i64 {
-        let (v,): (Option<i64>,) = sqlx::query_as(sqlx::AssertSqlSafe(sql.to_string()))
-            .fetch_one(&mut *c)
-            .await
-            .expect(sql);
+        // A BIGINT sum is NUMERIC on PostgreSQL, which the Any driver cannot read: cast it.
+        let (v,): (Option<i64>,) = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT CAST(({sql}) AS BIGINT)"
+        )))
+        .fetch_one(&mut *c)
+        .await
+        .expect(sql);
         v.unwrap_or(0)
     };
     Money {

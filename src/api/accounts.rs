@@ -29,8 +29,8 @@ async fn create_player(
     JsonBody(body): JsonBody,
 ) -> ApiResult<HttpResponse> {
     only_fields(&body, &["name"])?;
-    let name =
-        opt_str(&body, "name")?.ok_or_else(|| ApiError::bad_request("'name' is required"))?;
+    let name = opt_str(&body, "name")?
+        .ok_or_else(|| ApiError::missing_field("name", "'name' is required"))?;
     // The peer address, not X-Forwarded-For: a client must not pick its own rate-limit key.
     let ip = req
         .peer_addr()
@@ -92,8 +92,8 @@ async fn create_bot(
     JsonBody(body): JsonBody,
 ) -> ApiResult<HttpResponse> {
     only_fields(&body, &["name", "max_stake"])?;
-    let name =
-        opt_str(&body, "name")?.ok_or_else(|| ApiError::bad_request("'name' is required"))?;
+    let name = opt_str(&body, "name")?
+        .ok_or_else(|| ApiError::missing_field("name", "'name' is required"))?;
     let max_stake = opt_i64(&body, "max_stake")?;
     crate::arena::accounts::check_new_bot(name, max_stake)?;
     st.limits.check_create_bot(&p.id)?;
@@ -195,10 +195,10 @@ async fn grant(
     JsonBody(body): JsonBody,
 ) -> ApiResult<HttpResponse> {
     only_fields(&body, &["player", "amount"])?;
-    let player =
-        opt_str(&body, "player")?.ok_or_else(|| ApiError::bad_request("'player' is required"))?;
-    let amount =
-        opt_i64(&body, "amount")?.ok_or_else(|| ApiError::bad_request("'amount' is required"))?;
+    let player = opt_str(&body, "player")?
+        .ok_or_else(|| ApiError::missing_field("player", "'player' is required"))?;
+    let amount = opt_i64(&body, "amount")?
+        .ok_or_else(|| ApiError::missing_field("amount", "'amount' is required"))?;
     let p = st.arena.grant(player, amount).await?;
     Ok(HttpResponse::Ok().json(json!({"player": p.id, "balance": p.balance})))
 }

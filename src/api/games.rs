@@ -8,10 +8,10 @@ use serde::Deserialize;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::{AppState, AuthBot, JsonBody};
+use crate::arena::Change;
 use crate::arena::live::Snapshot;
-use crate::arena::{Arena, Change};
 use crate::error::{ApiError, ApiResult};
-use crate::store::{Backend, games};
+use crate::store::games;
 
 /// Longest long-poll (SPEC section 6).
 pub const MAX_WAIT_S: u64 = 60;
@@ -38,21 +38,17 @@ fn state_response(body: String) -> HttpResponse {
 }
 
 /// The next wake-up `relevant` accepts (Some), or None at the deadline. Lagging behind the
-/// broadcast counts as a wake-up without a state. On PostgreSQL, changes made by other
-/// instances are not broadcast here, so a wait there also ends after a second to re-check.
+/// broadcast, or a resync after this instance's change listener lost its connection, counts
+/// as a wake-up without a state. Other instances' changes arrive as pushed wake-ups
+/// ([`crate::arena::cluster`]), so a waiter reads nothing on a timer.
 async fn next_change(
-    arena: &Arena,
     rx: &mut broadcast::Receiver<Arc<Change>>,
     until: tokio::time::Instant,
     relevant: impl Fn(&Change) -> bool,
 ) -> Option<Option<Arc<Change>>> {
-    let until = if arena.store.backend == Backend::Postgres {
-        until.min(tokio::time::Instant::now() + Duration::from_secs(1))
-    } else {
-        until
-    };
     loop {
         match tokio::time::timeout_at(until, rx.recv()).await {
+            Ok(Ok(c)) if c.resync => return Some(None),
             Ok(Ok(c)) if relevant(&c) => return Some(Some(c)),
             Ok(Ok(_)) => continue,
             Ok(Err(RecvError::Lagged(_))) => return Some(None),
@@ -78,15 +74,11 @@ async fn get_game(
     let mut state = arena.game_snapshot(&set_id, game_no).await?;
     let ready = |s: &Snapshot| q.after_ply.is_none_or(|k| s.ply > k || s.finished());
     while !ready(&state) && wait_s > 0 {
-        let Some(change) = next_change(arena, &mut rx, until, |c| {
+        let Some(change) = next_change(&mut rx, until, |c| {
             c.set_id == set_id && c.game_no.is_none_or(|g| g == game_no)
         })
         .await
         else {
-            if tokio::time::Instant::now() < until {
-                state = arena.game_snapshot(&set_id, game_no).await?; // re-check (PostgreSQL)
-                continue;
-            }
             break;
         };
         state = match change.as_ref().and_then(|c| c.state.clone()) {
@@ -167,7 +159,7 @@ async fn get_turn(
                 return Ok(HttpResponse::NoContent().finish());
             }
             let id = bot.id.clone();
-            match next_change(arena, &mut rx, until, move |c| c.bots.contains(&id)).await {
+            match next_change(&mut rx, until, move |c| c.bots.contains(&id)).await {
                 Some(Some(c)) => match &c.state {
                     Some(s) if mine(s) => {
                         return Ok(state_response(s.body_at(arena.now_ms())));

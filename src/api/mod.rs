@@ -219,8 +219,13 @@ fn too_large() -> ApiError {
 
 /// Query strings that do not parse are 400 `bad_request` in the JSON envelope.
 pub fn query_config() -> web::QueryConfig {
-    web::QueryConfig::default()
-        .error_handler(|e, _| ApiError::bad_request(format!("bad query string: {e}")).into())
+    web::QueryConfig::default().error_handler(|e, _| {
+        ApiError::bad_request(format!(
+            "bad query string ({e}): numeric parameters such as wait_s, limit, after_ply \
+                 and ply take non-negative integers"
+        ))
+        .into()
+    })
 }
 
 /// Path segments that do not parse are 404 `not_found`.

@@ -64,7 +64,12 @@ async fn create_set(
                 "no game '{other}'; the only game is 'hex'"
             )));
         }
-        None => return Err(ApiError::bad_request("'game' is required (\"hex\")")),
+        None => {
+            return Err(ApiError::missing_field(
+                "game",
+                "'game' is required (\"hex\")",
+            ));
+        }
     }
     let req = new_set(&st, &body, opt_str(&body, "opponent")?.map(str::to_string))?;
     st.limits.check_create_set(&bot.id)?;

@@ -21,11 +21,6 @@ use crate::store::{Backend, games, sets};
 
 /// A comment line at least this often keeps idle connections open.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(8);
-/// On PostgreSQL, re-check the database this often even without a local change (other
-/// instances' commits are not broadcast here).
-const RECHECK: Duration = Duration::from_secs(1);
-/// On SQLite nothing commits outside this process: no re-check.
-const KEEP_FOREVER: Duration = Duration::from_secs(24 * 3600);
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/v1/bots/me/events", web::get().to(bot_events))
@@ -91,12 +86,18 @@ impl Feed {
         }
     }
 
-    /// Stored events after `after` (at most a page of 200), read from the database.
-    async fn after(&self, arena: &Arena, after: i64) -> Result<Vec<EventRow>, sqlx::Error> {
+    /// Stored events after `after` and up to `upto` (at most a page of 200), read from the
+    /// database.
+    async fn after(
+        &self,
+        arena: &Arena,
+        after: i64,
+        upto: i64,
+    ) -> Result<Vec<EventRow>, sqlx::Error> {
         let mut c = arena.store.pool.acquire().await?;
         match self {
-            Feed::Bot(id) => events::for_bot_after(&mut c, id, after, PAGE).await,
-            Feed::Game(s, n) => events::for_game_after(&mut c, s, *n, after, PAGE).await,
+            Feed::Bot(id) => events::for_bot_after(&mut c, id, after, upto, PAGE).await,
+            Feed::Game(s, n) => events::for_game_after(&mut c, s, *n, after, upto, PAGE).await,
         }
     }
 
@@ -193,16 +194,33 @@ async fn may_accept(arena: &Arena, bot_id: &str, set_id: Option<&str>) -> bool {
 /// Forwards events after `cursor` to `tx` until the client goes away: first what the database
 /// holds after the cursor, then live events as they are committed. On SQLite every commit is
 /// broadcast in id order with its events and rendered states, so a stream that keeps up
-/// never reads the database; lagging behind sends it back to the database. On PostgreSQL
-/// (other instances' commits are not broadcast here) a relevant wake-up, or a second without
-/// one, reads the database.
+/// never reads the database; lagging behind sends it back to the database. On PostgreSQL a
+/// relevant wake-up (local, or pushed from another instance by [`crate::arena::cluster`])
+/// reads the database once the committed watermark has passed the change's events, and
+/// never beyond the watermark, so an event committing late is not skipped. No timer reads the
+/// database on its own.
 async fn pump(arena: Arc<Arena>, feed: Feed, mut cursor: i64, tx: mpsc::Sender<sse::Event>) {
     let mut rx = arena.changes.subscribe();
     let from_memory = arena.store.backend == Backend::Sqlite;
+    // On opening, after lagging and after a resync the watermark is computed afresh; after a
+    // wake-up it has already been brought up to the change's events.
+    let mut fresh = true;
     loop {
-        // Catch up from the database.
+        // Catch up from the database, up to what is known committed.
+        let upto = if fresh && !from_memory {
+            match arena.watermark.fresh(&arena.store).await {
+                Ok(w) => w,
+                Err(e) => {
+                    tracing::warn!(error = %e, "event watermark failed");
+                    arena.watermark.current()
+                }
+            }
+        } else {
+            arena.watermark.current()
+        };
+        fresh = false;
         loop {
-            let rows = match feed.after(&arena, cursor).await {
+            let rows = match feed.after(&arena, cursor, upto).await {
                 Ok(rows) => rows,
                 Err(e) => {
                     tracing::warn!(error = %e, "event stream read failed");
@@ -232,19 +250,25 @@ async fn pump(arena: Arc<Arena>, feed: Feed, mut cursor: i64, tx: mpsc::Sender<s
         }
         // Then live.
         loop {
-            let recheck = tokio::time::sleep(if from_memory { KEEP_FOREVER } else { RECHECK });
             let change = tokio::select! {
                 _ = tx.closed() => return,
-                _ = recheck => break,
                 c = rx.recv() => c,
             };
             let change = match change {
                 Ok(c) => c,
-                Err(RecvError::Lagged(_)) => break,
+                Err(RecvError::Lagged(_)) => {
+                    fresh = true;
+                    break;
+                }
                 Err(RecvError::Closed) => return,
             };
+            if change.resync {
+                fresh = true;
+                break;
+            }
             if !from_memory {
                 if feed.relevant(&change) {
+                    arena.watermark.reach(change.max_event_id).await;
                     break;
                 }
                 continue;
@@ -301,8 +325,9 @@ async fn bot_events(
             id
         }
         None => {
+            // Every event committed before this point is reflected in the snapshot below.
+            let cursor = arena.watermark.fresh(&arena.store).await?;
             let mut c = arena.store.pool.acquire().await?;
-            let cursor = events::last_id(&mut c).await?;
             for s in sets::open_for(&mut c, &bot.id).await? {
                 let creator = crate::store::accounts::bot_by_ref(&mut c, &s.creator_id).await?;
                 let unacceptable =
@@ -358,10 +383,7 @@ async fn game_events(
             resume_cursor(&arena, id).await?
         }
         None => {
-            let cursor = {
-                let mut c = arena.store.pool.acquire().await?;
-                events::last_id(&mut c).await?
-            };
+            let cursor = arena.watermark.fresh(&arena.store).await?;
             let text = arena.game_state_body(&set_id, game_no).await?;
             let _ = tx.try_send(data(cursor, "state", text));
             cursor

@@ -15,6 +15,7 @@ use super::live::{LiveGame, Slot};
 use super::scheduler::Scheduler;
 use super::{Change, LiveEvent};
 use crate::store::games::{self, MoveWrite};
+use crate::store::notify::Notice;
 use crate::store::{Backend, Store};
 
 /// Most moves in one transaction.
@@ -41,6 +42,7 @@ pub struct Sinks {
     pub scheduler: Arc<Scheduler>,
     pub changes: tokio::sync::broadcast::Sender<Arc<Change>>,
     pub metrics: Arc<crate::metrics::Metrics>,
+    pub notifier: super::cluster::Notifier,
 }
 
 /// The move writer: a queue on SQLite, direct transactions on PostgreSQL.
@@ -75,8 +77,9 @@ impl Writer {
                 rx.await.map_err(|_| sqlx::Error::PoolClosed)?
             }
             None => {
+                // The game row is updated before the event id is drawn, so the transaction has
+                // its id first (see `WriteTx::prepare_events`): no lock is needed.
                 let mut tx = self.store.begin_write().await?;
-                tx.serialize_events().await?;
                 let now = c.write.mv.at_ms;
                 self.sinks.metrics.commit_batch(1);
                 let ids = games::write_moves(
@@ -86,12 +89,26 @@ impl Writer {
                     self.store.backend,
                 )
                 .await?;
-                let id = ids.first().copied().flatten();
-                if id.is_none() {
+                let Some(event_id) = ids.first().copied().flatten() else {
                     return Ok(None);
-                }
+                };
+                let g = &c.live.game;
+                let notice = Notice {
+                    origin: tx.origin.to_string(),
+                    set_id: g.set_id.clone(),
+                    game_no: Some(g.game_no),
+                    version: Some(g.version),
+                    deadline_ms: g.deadline_ms(),
+                    bots: g.seats.to_vec(),
+                    max_event_id: event_id,
+                };
+                let id = Some(event_id);
                 let sinks = &self.sinks;
-                tx.commit_then(|| after_commit(sinks, &c, id)).await?;
+                tx.commit_then(|| {
+                    after_commit(sinks, &c, id);
+                    sinks.notifier.send(vec![notice]);
+                })
+                .await?;
                 Ok(id)
             }
         }
@@ -176,5 +193,7 @@ fn after_commit(sinks: &Sinks, c: &MoveCommit, event_id: Option<i64>) {
         bots: g.seats.to_vec(),
         state: Some(snapshot),
         events,
+        max_event_id: event_id.unwrap_or(0),
+        resync: false,
     }));
 }

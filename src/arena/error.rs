@@ -123,6 +123,11 @@ impl From<sqlx::Error> for ArenaError {
         match &e {
             sqlx::Error::PoolTimedOut => ArenaError::unavailable(e),
             sqlx::Error::Database(db) if is_busy(db.message()) => ArenaError::unavailable(e),
+            // A unique key written by a concurrent transaction on another connection (only
+            // PostgreSQL runs writers side by side): the checks that give the precise 409
+            // (`name_taken`, `set_not_open`, ...) see that row on a retry, as SQLite's single
+            // writer sees it at once. Paths with a known key map it themselves.
+            sqlx::Error::Database(db) if db.is_unique_violation() => ArenaError::unavailable(e),
             _ => ArenaError::internal(e),
         }
     }

@@ -329,6 +329,19 @@ impl Live {
         }
     }
 
+    /// Forgets every held game (each is loaded from its row on next use): after changes may
+    /// have been missed.
+    pub fn clear_all(&self) {
+        let slots: Vec<Arc<Slot>> = self
+            .sets
+            .lock()
+            .map(|s| s.values().flat_map(|v| v.iter().cloned()).collect())
+            .unwrap_or_default();
+        for s in slots {
+            s.clear();
+        }
+    }
+
     /// Sets with slots in this process.
     pub fn sets_held(&self) -> usize {
         self.sets.lock().map_or(0, |s| s.len())

@@ -5,6 +5,7 @@
 
 pub mod accounts;
 pub mod clock;
+pub mod cluster;
 pub mod commit;
 pub mod elo_stats;
 pub mod error;
@@ -56,6 +57,12 @@ pub struct Change {
     /// The stream events the change stored, in id order. On SQLite every change is broadcast
     /// in commit order, so a stream that saw every change has seen every event.
     pub events: Vec<LiveEvent>,
+    /// The highest event id stored by the transaction that made the change (0 when none): on
+    /// PostgreSQL a stream woken by it reads the database once the watermark reaches it.
+    pub max_event_id: i64,
+    /// Wakes every waiter to re-read from the database (after the change listener of this
+    /// instance lost its connection and some notices may have been missed).
+    pub resync: bool,
 }
 
 /// A stored stream event as held in memory: its row plus, for game states, the rendering.
@@ -101,6 +108,10 @@ pub struct Arena {
     pub instance_id: String,
     /// Operational metrics (`GET /metrics`); the move path records into it.
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// Event ids known committed (streams read no further; see [`cluster`]).
+    pub watermark: cluster::Watermark,
+    /// Announces committed changes to the other instances (PostgreSQL).
+    pub notifier: cluster::Notifier,
 }
 
 /// Most token hashes remembered (a bound against a flood of distinct valid tokens).
@@ -109,6 +120,9 @@ const TOKENS_MAX: usize = 100_000;
 impl Arena {
     pub fn new(store: Store, time: Arc<dyn TimeSource>, config: ArenaConfig) -> Arc<Arena> {
         let (changes, _) = broadcast::channel(4096);
+        let instance_id = store.instance_id.to_string();
+        let watermark = cluster::Watermark::new(store.backend);
+        let notifier = cluster::Notifier::start(&store);
         let scheduler = Arc::new(Scheduler::default());
         let metrics = Arc::new(crate::metrics::Metrics::new());
         let writer = commit::Writer::start(
@@ -117,6 +131,7 @@ impl Arena {
                 scheduler: scheduler.clone(),
                 changes: changes.clone(),
                 metrics: metrics.clone(),
+                notifier: notifier.clone(),
             },
         );
         Arc::new(Arena {
@@ -132,8 +147,10 @@ impl Arena {
             tournament_wake: tokio::sync::Notify::new(),
             names: Mutex::new(HashMap::new()),
             bot_tokens: Mutex::new(HashMap::new()),
-            instance_id: format!("inst_{}", ulid::Ulid::generate()),
+            instance_id,
             metrics,
+            watermark,
+            notifier,
         })
     }
 

@@ -32,6 +32,10 @@ use crate::store::{Backend, WriteTx, events};
 
 /// How many times a command is recomputed after finding its copy of the game stale.
 const STALE_RETRIES: usize = 3;
+/// Error code of a timeout another instance is committing (never reaches a client).
+const CLAIMED_ELSEWHERE: &str = "claimed_elsewhere";
+/// When a timeout was claimed elsewhere, look again this much later (ms).
+const CLAIM_RECHECK_MS: i64 = 500;
 
 /// The stored body of a game-state event: which ply, and whether it is the final state. The
 /// state itself is rendered from memory, or rebuilt from the stored moves on a resume.
@@ -72,6 +76,8 @@ pub struct Effects {
     sets_done: Vec<String>,
     /// Games that started: held in memory from their first state.
     held: Vec<Arc<LiveGame>>,
+    /// The highest event id written (0 before [`Effects::write`] or when none).
+    max_event_id: i64,
 }
 
 /// An event to store: audience bot (None = the game's public stream), set, game, kind, JSON.
@@ -180,36 +186,47 @@ impl Effects {
 
     /// Stores the events in the transaction, last thing before its commit.
     pub async fn write(&mut self, tx: &mut WriteTx, now: i64) -> ArenaResult<()> {
-        if self.events.is_empty() {
-            return Ok(());
+        if !self.events.is_empty() {
+            tx.prepare_events().await?;
+            let rows: Vec<events::NewEvent<'_>> = self
+                .events
+                .iter()
+                .map(|e| events::NewEvent {
+                    bot_id: e.bot.as_deref(),
+                    set_id: &e.set_id,
+                    game_no: e.game_no,
+                    kind: e.kind,
+                    payload: &e.payload,
+                })
+                .collect();
+            let ids = events::insert_all(tx, &rows, now).await?;
+            self.max_event_id = ids.iter().copied().max().unwrap_or(0);
+            self.written = self
+                .events
+                .drain(..)
+                .zip(ids)
+                .map(|(e, id)| LiveEvent {
+                    id,
+                    bot: e.bot,
+                    set_id: e.set_id,
+                    game_no: e.game_no,
+                    kind: e.kind,
+                    payload: Arc::from(e.payload.as_str()),
+                    state: e.state,
+                })
+                .collect();
         }
-        tx.serialize_events().await?;
-        let rows: Vec<events::NewEvent<'_>> = self
-            .events
-            .iter()
-            .map(|e| events::NewEvent {
-                bot_id: e.bot.as_deref(),
-                set_id: &e.set_id,
-                game_no: e.game_no,
-                kind: e.kind,
-                payload: &e.payload,
-            })
-            .collect();
-        let ids = events::insert_all(tx, &rows, now).await?;
-        self.written = self
-            .events
-            .drain(..)
-            .zip(ids)
-            .map(|(e, id)| LiveEvent {
-                id,
-                bot: e.bot,
-                set_id: e.set_id,
-                game_no: e.game_no,
-                kind: e.kind,
-                payload: Arc::from(e.payload.as_str()),
-                state: e.state,
-            })
-            .collect();
+        if self.changes.is_empty() && !self.written.is_empty() {
+            // Events with no wake-up of their own: wake their audiences (here and elsewhere).
+            let mut bots: Vec<String> = self.written.iter().filter_map(|e| e.bot.clone()).collect();
+            bots.sort_unstable();
+            bots.dedup();
+            self.changes.push(Change {
+                set_id: self.written[0].set_id.clone(),
+                bots,
+                ..Change::default()
+            });
+        }
         Ok(())
     }
 
@@ -225,6 +242,15 @@ impl Arena {
     /// After commit: drop stale copies, reschedule deadlines, wake waiters (the stored events
     /// travel with the first wake-up, in id order).
     pub fn apply(&self, mut fx: Effects) {
+        if self.store.backend == Backend::Postgres && !fx.changes.is_empty() {
+            // Announced to the other instances now that the transaction committed.
+            self.notifier.send(super::cluster::notices(
+                &self.store.instance_id,
+                &fx.changes,
+                &fx.deadlines,
+                fx.max_event_id,
+            ));
+        }
         for (set_id, game_no, version) in &fx.games {
             if let Some(slot) = self.live.existing(set_id, *game_no) {
                 slot.invalidate(*version);
@@ -251,7 +277,8 @@ impl Arena {
                 }),
             }
         }
-        for c in fx.changes {
+        for mut c in fx.changes {
+            c.max_event_id = fx.max_event_id;
             self.publish(c);
         }
     }
@@ -428,7 +455,7 @@ impl Arena {
                 Err(e) => return Err(e.into()),
             };
             let stored = if t.ended.is_some() {
-                self.commit_ending(&slot, &l, t.clone(), now).await?
+                self.commit_ending(&slot, &l, t.clone(), now, false).await?
             } else {
                 self.commit_move(&slot, &l, &t).await?
             };
@@ -488,16 +515,30 @@ impl Arena {
     }
 
     /// The slow path: a transition that ends the game, with game 2's start or the set's end,
-    /// in one transaction. None when the row had moved on.
+    /// in one transaction. None when the row had moved on. With `claim` (timeouts, which
+    /// every instance fires), PostgreSQL first claims the game row with `FOR UPDATE SKIP
+    /// LOCKED`: when another instance holds it, this one steps aside at once with the error
+    /// code [`CLAIMED_ELSEWHERE`] instead of queueing behind it.
     async fn commit_ending(
         &self,
         slot: &Arc<Slot>,
         l: &LiveGame,
         t: Transition,
         now: i64,
+        claim: bool,
     ) -> ArenaResult<Option<Arc<Snapshot>>> {
         let mut tx = self.store.begin_write().await?;
         let g = t.game.to_row();
+        if claim
+            && self.store.backend == Backend::Postgres
+            && !games::claim(&mut tx, &g.set_id, g.game_no).await?
+        {
+            return Err(ArenaError::new(
+                super::error::ErrorKind::Unavailable,
+                CLAIMED_ELSEWHERE,
+                "another instance is ending this game",
+            ));
+        }
         if !games::update(&mut tx, &g).await? {
             return Ok(None);
         }
@@ -572,7 +613,7 @@ impl Arena {
                 Err(GameError::GameOver) => return Err(game_over(&l)),
                 Err(e) => return Err(e.into()),
             };
-            match self.commit_ending(&slot, &l, t, now).await? {
+            match self.commit_ending(&slot, &l, t, now, false).await? {
                 Some(s) => return Ok(s),
                 None => slot.clear(),
             }
@@ -596,7 +637,17 @@ impl Arena {
                 return Ok(false);
             };
             let reason = t.ended.map(|e| e.reason.as_str()).unwrap_or_default();
-            if self.commit_ending(&slot, &l, t, now).await?.is_some() {
+            let stored = match self.commit_ending(&slot, &l, t, now, true).await {
+                Err(e) if e.code == CLAIMED_ELSEWHERE => {
+                    // Another instance is ending this game now; look again shortly in case
+                    // it dies before committing (its row lock then goes with it).
+                    self.scheduler
+                        .set(set_id, game_no, Some(now + CLAIM_RECHECK_MS));
+                    return Ok(false);
+                }
+                r => r?,
+            };
+            if stored.is_some() {
                 tracing::info!(set_id, game_no, reason, "game lost on time");
                 return Ok(true);
             }

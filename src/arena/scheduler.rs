@@ -3,7 +3,7 @@
 //! every firing re-checks the row. A periodic indexed sweep picks up deadlines set by other
 //! instances or before a restart.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -85,11 +85,26 @@ pub async fn run(arena: Arc<Arena>) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(SWEEP_EVERY.min(HEARTBEAT_EVERY));
         let mut n: u64 = 0;
+        let mut alive: HashSet<String> = HashSet::new();
         loop {
             tick.tick().await;
             n += 1;
             if let Err(e) = heartbeat(&a).await {
                 tracing::warn!(error = %e, "heartbeat failed");
+            }
+            if a.store.backend == Backend::Postgres {
+                match others_alive(&a).await {
+                    Ok(now_alive) => {
+                        // An instance that stopped may have committed changes it never
+                        // announced: catch up once from the database.
+                        if alive.iter().any(|id| !now_alive.contains(id)) {
+                            tracing::info!("an instance stopped; catching up from the database");
+                            super::cluster::resync(&a);
+                        }
+                        alive = now_alive;
+                    }
+                    Err(e) => tracing::warn!(error = %e, "reading instances failed"),
+                }
             }
             if n.is_multiple_of(60)
                 && let Err(e) = prune_events(&a).await
@@ -158,6 +173,17 @@ async fn heartbeat(arena: &Arena) -> Result<(), sqlx::Error> {
     .execute(&arena.store.pool)
     .await?;
     Ok(())
+}
+
+/// The other instances whose heartbeat is recent (PostgreSQL: several share the database).
+async fn others_alive(arena: &Arena) -> Result<HashSet<String>, sqlx::Error> {
+    let rows: Vec<(String,)> =
+        sqlx::query_as("SELECT id FROM instances WHERE heartbeat_ms >= $1 AND id <> $2")
+            .bind(arena.now_ms() - ALIVE_WITHIN_MS)
+            .bind(&arena.instance_id)
+            .fetch_all(&arena.store.pool)
+            .await?;
+    Ok(rows.into_iter().map(|(id,)| id).collect())
 }
 
 /// A heartbeat younger than this may be a live instance's.

@@ -58,40 +58,45 @@ pub async fn insert_all(
     Ok(ids)
 }
 
-/// Events of a bot's stream (its own and the lobby's) after `after_id`.
+/// Events of a bot's stream (its own and the lobby's) with `after_id < id <= upto_id`.
 pub async fn for_bot_after(
     c: &mut AnyConnection,
     bot_id: &str,
     after_id: i64,
+    upto_id: i64,
     limit: i64,
 ) -> sqlx::Result<Vec<EventRow>> {
     sqlx::query_as(
-        "SELECT id, set_id, game_no, kind, payload FROM events WHERE (bot_id = $1 OR bot_id = $2) AND id > $3 \
-         ORDER BY id LIMIT $4",
+        "SELECT id, set_id, game_no, kind, payload FROM events WHERE (bot_id = $1 OR bot_id = $2) \
+         AND id > $3 AND id <= $4 ORDER BY id LIMIT $5",
     )
     .bind(bot_id)
     .bind(LOBBY)
     .bind(after_id)
+    .bind(upto_id)
     .bind(limit)
     .fetch_all(c)
     .await
 }
 
-/// Public events of one game after `after_id`: its `state` rows, whoever they also wake.
+/// Public events of one game with `after_id < id <= upto_id`: its `state` rows, whoever they
+/// also wake.
 pub async fn for_game_after(
     c: &mut AnyConnection,
     set_id: &str,
     game_no: i64,
     after_id: i64,
+    upto_id: i64,
     limit: i64,
 ) -> sqlx::Result<Vec<EventRow>> {
     sqlx::query_as(
         "SELECT id, set_id, game_no, kind, payload FROM events WHERE set_id = $1 AND game_no = $2 \
-         AND kind = 'state' AND id > $3 ORDER BY id LIMIT $4",
+         AND kind = 'state' AND id > $3 AND id <= $4 ORDER BY id LIMIT $5",
     )
     .bind(set_id)
     .bind(game_no)
     .bind(after_id)
+    .bind(upto_id)
     .bind(limit)
     .fetch_all(c)
     .await
@@ -103,6 +108,45 @@ pub async fn last_id(c: &mut AnyConnection) -> sqlx::Result<i64> {
         .fetch_one(c)
         .await?;
     Ok(id.unwrap_or(0))
+}
+
+/// PostgreSQL: the committed watermark, the highest `W` such that every event id up to `W`
+/// has committed or never will (its transaction rolled back), so a stream may read "ids after
+/// N, up to W" without skipping an event that commits late. No lock is involved:
+/// 1. `L` = the last id drawn from the events sequence. Every writer is given its transaction
+///    id before it draws an event id ([`super::WriteTx::prepare_events`]), so each transaction
+///    that drew an id up to `L` already had a transaction id when `L` was read;
+/// 2. a snapshot taken after that lists the transactions still running; once none of those
+///    is in progress, every transaction that drew an id up to `L` has ended, and `W = L`.
+///
+/// Waits (polling every `poll_ms`) while such a transaction runs; a transaction left open for
+/// long holds the watermark (not the moves) back.
+pub async fn committed_watermark(c: &mut AnyConnection, poll_ms: u64) -> sqlx::Result<i64> {
+    let (last, called): (i64, bool) =
+        sqlx::query_as("SELECT last_value, is_called FROM events_id_seq")
+            .fetch_one(&mut *c)
+            .await?;
+    let last = if called { last } else { 0 };
+    let (snapshot,): (String,) = sqlx::query_as("SELECT pg_current_snapshot()::text")
+        .fetch_one(&mut *c)
+        .await?;
+    // "xmin:xmax:xip,xip": nothing running when the list is empty.
+    if snapshot.ends_with(':') {
+        return Ok(last);
+    }
+    loop {
+        let (running,): (bool,) = sqlx::query_as(
+            "SELECT EXISTS (SELECT 1 FROM pg_snapshot_xip($1::pg_snapshot) x \
+             WHERE pg_xact_status(x) = 'in progress')",
+        )
+        .bind(&snapshot)
+        .fetch_one(&mut *c)
+        .await?;
+        if !running {
+            return Ok(last);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(poll_ms)).await;
+    }
 }
 
 /// Whether a `your_turn` for this bot and game was stored after `after_id`.

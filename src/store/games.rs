@@ -114,6 +114,19 @@ pub async fn of_set(c: &mut AnyConnection, set_id: &str) -> sqlx::Result<Vec<Gam
     .await
 }
 
+/// PostgreSQL: locks a game row for the caller's transaction unless another transaction holds
+/// it (`FOR UPDATE SKIP LOCKED`). False when it is locked elsewhere or does not exist.
+pub async fn claim(c: &mut AnyConnection, set_id: &str, game_no: i64) -> sqlx::Result<bool> {
+    let row: Option<(i64,)> = sqlx::query_as(
+        "SELECT version FROM games WHERE set_id = $1 AND game_no = $2 FOR UPDATE SKIP LOCKED",
+    )
+    .bind(set_id)
+    .bind(game_no)
+    .fetch_optional(c)
+    .await?;
+    Ok(row.is_some())
+}
+
 /// Writes every mutable column of `g`, if the row still has version `g.version - 1`.
 /// Returns false when someone else changed the game in between (the caller retries or fails).
 pub async fn update(c: &mut AnyConnection, g: &GameRow) -> sqlx::Result<bool> {

@@ -10,6 +10,7 @@ pub mod accounts;
 pub mod events;
 pub mod games;
 pub mod ledger;
+pub mod notify;
 pub mod presence;
 pub mod sets;
 pub mod tournaments;
@@ -34,6 +35,10 @@ pub enum Backend {
 pub struct Store {
     pub pool: AnyPool,
     pub backend: Backend,
+    /// The URL connected to (the change listener opens its own connection from it).
+    pub url: Arc<str>,
+    /// This process's id: in the `instances` table and on every change notice it sends.
+    pub instance_id: Arc<str>,
     write_queue: Option<Arc<Mutex<()>>>,
 }
 
@@ -41,17 +46,20 @@ pub struct Store {
 pub struct WriteTx {
     pub tx: Transaction<'static, Any>,
     pub backend: Backend,
+    /// The instance writing (carried on the change notices sent in this transaction).
+    pub origin: Arc<str>,
     _queue: Option<OwnedMutexGuard<()>>,
 }
 
 impl WriteTx {
-    /// Makes the rest of this transaction exclusive among event writers, so event ids are
-    /// committed in increasing order and a stream reading "ids after N" never skips one that
-    /// commits late. SQLite already has a single writer; PostgreSQL takes an advisory lock
-    /// that is released at commit.
-    pub async fn serialize_events(&mut self) -> Result<(), sqlx::Error> {
+    /// Prepares this transaction for appending events. SQLite has a single writer, so event
+    /// ids commit in increasing order. On PostgreSQL no lock is taken (see
+    /// `docs/multi-instance.md`): the transaction is given its id now, before any event id is
+    /// drawn from the sequence, so that [`events::committed_watermark`] can tell when every
+    /// event id up to some value has committed or never will.
+    pub async fn prepare_events(&mut self) -> Result<(), sqlx::Error> {
         if self.backend == Backend::Postgres {
-            sqlx::query("SELECT pg_advisory_xact_lock(7305)")
+            sqlx::query("SELECT pg_current_xact_id()::text")
                 .execute(&mut *self.tx)
                 .await?;
         }
@@ -164,6 +172,8 @@ impl Store {
         let store = Store {
             pool,
             backend,
+            url: Arc::from(url.as_str()),
+            instance_id: Arc::from(format!("inst_{}", ulid::Ulid::generate())),
             write_queue: (backend == Backend::Sqlite).then(|| Arc::new(Mutex::new(()))),
         };
         store.migrate().await?;
@@ -191,6 +201,7 @@ impl Store {
         Ok(WriteTx {
             tx,
             backend: self.backend,
+            origin: self.instance_id.clone(),
             _queue: queue,
         })
     }

@@ -1,5 +1,7 @@
-//! Shared helpers of the black-box tests: spawn the arena on port 0 with a fresh SQLite file,
-//! and drive it over HTTP as a bot would.
+//! Shared helpers of the black-box tests: spawn the arena on port 0 with a fresh database, and
+//! drive it over HTTP as a bot would. The database is a fresh SQLite file, or, when
+//! `TEST_DATABASE_URL=postgres://...` is set, a fresh PostgreSQL database created on that
+//! server for each app (so the same suite runs against PostgreSQL).
 #![allow(dead_code)]
 
 use std::sync::Arc;
@@ -17,6 +19,8 @@ pub struct TestApp {
     pub http: reqwest::Client,
     /// Keeps the database folder alive as long as the app.
     pub dir: tempfile::TempDir,
+    /// The database the app runs on (another instance may be started on it).
+    pub database_url: String,
 }
 
 /// A response: status and JSON body (Null when empty or not JSON).
@@ -68,13 +72,14 @@ pub async fn spawn_app() -> TestApp {
 
 pub async fn spawn_with(s: Spawn) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
-    let db = s
-        .database_url
-        .clone()
-        .unwrap_or_else(|| format!("sqlite://{}/arena.db", dir.path().display()));
+    let db = match (s.database_url.clone(), pg_admin_url()) {
+        (Some(url), _) => url,
+        (None, Some(_)) => fresh_pg_db().await.expect("TEST_DATABASE_URL is set"),
+        (None, None) => format!("sqlite://{}/arena.db", dir.path().display()),
+    };
     let cfg = ServeConfig {
         bind: "127.0.0.1:0".into(),
-        database_url: db,
+        database_url: db.clone(),
         operator_token: s.operator_token.clone(),
         starting_balance: s.starting_balance,
         fee_bps: s.fee_bps,
@@ -94,6 +99,7 @@ pub async fn spawn_with(s: Spawn) -> TestApp {
         arena: running.arena,
         http: reqwest::Client::new(),
         dir,
+        database_url: db,
     }
 }
 
@@ -283,17 +289,32 @@ pub fn testdata(file: &str) -> Vec<Value> {
         .collect()
 }
 
-/// A fresh, empty PostgreSQL database for one test; returns its URL. Uses the CI machine's
-/// server (127.0.0.1:5432, trust auth) unless HEXARENA_TEST_PG names another admin URL.
-/// Panics when PostgreSQL is unreachable: CI always has it (see .ci/run).
-pub async fn fresh_pg_db() -> String {
+/// The PostgreSQL server tests create their databases on: `TEST_DATABASE_URL` (or the older
+/// `HEXARENA_TEST_PG`), e.g. `postgres://postgres@127.0.0.1:5432/test`; None when neither is set.
+pub fn pg_admin_url() -> Option<String> {
+    ["TEST_DATABASE_URL", "HEXARENA_TEST_PG"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))
+}
+
+/// A fresh, empty PostgreSQL database for one test; returns its URL, or None (after saying on
+/// stderr that the test is skipped) when no server is configured (see [`pg_admin_url`]).
+/// Panics when a configured server is unreachable.
+pub async fn fresh_pg_db() -> Option<String> {
     use sqlx::Connection;
+    let Some(admin) = pg_admin_url() else {
+        // Written past the test harness's output capture, so it shows in a plain `cargo test`.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: this test needs PostgreSQL; set TEST_DATABASE_URL=postgres://user@host:port/db to run it"
+        );
+        return None;
+    };
     sqlx::any::install_default_drivers();
-    let admin = std::env::var("HEXARENA_TEST_PG")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
     let mut c = sqlx::AnyConnection::connect(&admin)
         .await
-        .unwrap_or_else(|e| panic!("PostgreSQL at {admin} (set HEXARENA_TEST_PG): {e}"));
+        .unwrap_or_else(|e| panic!("PostgreSQL at {admin} (TEST_DATABASE_URL): {e}"));
     let name = format!("hx_{}", ulid::Ulid::generate().to_string().to_lowercase());
     sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
         .execute(&mut c)
@@ -303,5 +324,5 @@ pub async fn fresh_pg_db() -> String {
         .rsplit_once('/')
         .map_or(admin.as_str(), |(b, _)| b)
         .to_string();
-    format!("{base}/{name}")
+    Some(format!("{base}/{name}"))
 }

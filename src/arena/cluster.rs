@@ -1,0 +1,290 @@
+//! Several instances over one PostgreSQL database acting as one arena (SPEC sections 12, 13;
+//! `docs/multi-instance.md`).
+//!
+//! - Wake-ups are pushed: every committed change is announced by a small [`Notice`], sent with
+//!   `pg_notify` right after its commit by this instance's [`Notifier`] (batched; not inside
+//!   the transaction, where PostgreSQL would hold its single notification-queue lock through
+//!   the commit, serializing the commits of every instance). If an instance dies between a
+//!   commit and its notice, the others see its heartbeat stop and resync (below). Each
+//!   instance holds one listening connection; on a notice from another
+//!   instance it refreshes its copy of the game once (from the row, rendered once), schedules
+//!   the game's deadline and broadcasts the [`Change`] locally, so its long-polls and streams
+//!   wake without a query of their own.
+//! - A lost listening connection is re-opened; the instance then catches up from the database:
+//!   its copies are checked again on next read and every waiter re-reads once (a `resync`).
+//! - Streams read events only up to the committed [`Watermark`], so no event id is passed
+//!   while it may still commit; no lock is shared by the instances.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{Notify, mpsc, watch};
+
+use super::{Arena, Change};
+use crate::store::events;
+use crate::store::notify::{self, CHANNEL, Notice};
+use crate::store::{Backend, Store};
+
+/// Pause before opening the listening connection again after losing it.
+const RECONNECT_PAUSE: Duration = Duration::from_millis(100);
+/// How often the watermark re-checks a transaction still running.
+const WATERMARK_POLL_MS: u64 = 1;
+/// Longest a stream waits for the watermark to pass an event it was told of.
+pub const WATERMARK_WAIT: Duration = Duration::from_secs(5);
+
+/// The committed event-id watermark of this instance (see [`events::committed_watermark`]).
+/// Computed on demand by one task per instance, never per stream; on SQLite (one writer,
+/// commits in id order) every stored id is committed and the watermark is `i64::MAX`.
+pub struct Watermark {
+    value: watch::Sender<i64>,
+    wanted: Notify,
+    backend: Backend,
+}
+
+impl Watermark {
+    pub fn new(backend: Backend) -> Watermark {
+        let start = if backend == Backend::Sqlite {
+            i64::MAX
+        } else {
+            0
+        };
+        Watermark {
+            value: watch::Sender::new(start),
+            wanted: Notify::new(),
+            backend,
+        }
+    }
+
+    /// The watermark as last computed.
+    pub fn current(&self) -> i64 {
+        *self.value.borrow()
+    }
+
+    /// Waits until the watermark reaches `event_id` (asking the task to compute it), at most
+    /// [`WATERMARK_WAIT`]; returns the watermark then.
+    pub async fn reach(&self, event_id: i64) -> i64 {
+        if self.current() >= event_id {
+            return self.current();
+        }
+        let mut rx = self.value.subscribe();
+        self.wanted.notify_one();
+        let _ = tokio::time::timeout(WATERMARK_WAIT, rx.wait_for(|w| *w >= event_id)).await;
+        self.current()
+    }
+
+    /// A watermark computed now (a stream's starting point): every event committed before
+    /// this call is at or below it.
+    pub async fn fresh(&self, store: &Store) -> Result<i64, sqlx::Error> {
+        if self.backend == Backend::Sqlite {
+            let mut c = store.pool.acquire().await?;
+            return events::last_id(&mut c).await;
+        }
+        let mut c = store.pool.acquire().await?;
+        let w = events::committed_watermark(&mut c, WATERMARK_POLL_MS).await?;
+        self.value.send_if_modified(|v| {
+            let newer = w > *v;
+            *v = (*v).max(w);
+            newer
+        });
+        Ok(w)
+    }
+
+    /// Computes the watermark whenever a stream asks for more (PostgreSQL).
+    pub async fn run(arena: Arc<Arena>) {
+        loop {
+            arena.watermark.wanted.notified().await;
+            if let Err(e) = arena.watermark.fresh(&arena.store).await {
+                tracing::warn!(error = %e, "event watermark failed");
+                tokio::time::sleep(RECONNECT_PAUSE).await;
+                arena.watermark.wanted.notify_one();
+            }
+        }
+    }
+}
+
+/// Most notices sent in one round by the notifier.
+const NOTICE_BATCH: usize = 512;
+/// Attempts to send a round of notices before giving up on it (the others then rely on their
+/// next resync).
+const NOTICE_ATTEMPTS: usize = 20;
+
+/// Sends this instance's notices after their commits (PostgreSQL; a no-op on SQLite).
+#[derive(Clone)]
+pub struct Notifier {
+    queue: Option<mpsc::UnboundedSender<Notice>>,
+}
+
+impl Notifier {
+    /// Starts the notifier task on PostgreSQL (must run inside the Tokio runtime).
+    pub fn start(store: &Store) -> Notifier {
+        let queue = (store.backend == Backend::Postgres).then(|| {
+            let (tx, rx) = mpsc::unbounded_channel();
+            tokio::spawn(send_notices(store.clone(), rx));
+            tx
+        });
+        Notifier { queue }
+    }
+
+    /// Queues notices of committed changes.
+    pub fn send(&self, notices: Vec<Notice>) {
+        if let Some(q) = &self.queue {
+            for n in notices {
+                let _ = q.send(n);
+            }
+        }
+    }
+}
+
+async fn send_notices(store: Store, mut rx: mpsc::UnboundedReceiver<Notice>) {
+    let mut batch = Vec::with_capacity(NOTICE_BATCH);
+    while let Some(first) = rx.recv().await {
+        batch.push(first);
+        while batch.len() < NOTICE_BATCH {
+            match rx.try_recv() {
+                Ok(n) => batch.push(n),
+                Err(_) => break,
+            }
+        }
+        for attempt in 1..=NOTICE_ATTEMPTS {
+            let sent = async {
+                let mut c = store.pool.acquire().await?;
+                notify::send(&mut c, &batch).await
+            };
+            match sent.await {
+                Ok(()) => break,
+                Err(e) => {
+                    tracing::warn!(error = %e, attempt, "sending change notices failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        }
+        batch.clear();
+    }
+}
+
+/// Listens for other instances' changes until the process ends (PostgreSQL), re-opening the
+/// connection when it is lost and catching up after each (re)connection.
+pub async fn listen(arena: Arc<Arena>) {
+    let url = arena.store.url.to_string();
+    loop {
+        let mut listener = match sqlx::postgres::PgListener::connect(&url).await {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::warn!(error = %e, "change listener cannot connect; retrying");
+                tokio::time::sleep(RECONNECT_PAUSE).await;
+                continue;
+            }
+        };
+        listener.ignore_pool_close_event(true);
+        if let Err(e) = listener.listen(CHANNEL).await {
+            tracing::warn!(error = %e, "LISTEN failed; retrying");
+            tokio::time::sleep(RECONNECT_PAUSE).await;
+            continue;
+        }
+        arena.metrics.listener_connected();
+        // Anything committed while no connection listened is read from the database now.
+        resync(&arena);
+        loop {
+            match listener.try_recv().await {
+                Ok(Some(n)) => match notify::parse(n.payload()) {
+                    Ok(notices) => {
+                        for notice in notices {
+                            on_notice(&arena, notice).await;
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "unreadable change notice"),
+                },
+                Ok(None) => break,
+                Err(e) => {
+                    tracing::warn!(error = %e, "change listener lost its connection");
+                    break;
+                }
+            }
+        }
+        tokio::time::sleep(RECONNECT_PAUSE).await;
+    }
+}
+
+/// Catches up from the database after notices may have been missed (this instance's listener
+/// reconnected, or another instance died between a commit and its notice): copies are loaded
+/// from their rows on next read, deadlines are swept, and every waiter re-reads once.
+pub fn resync(arena: &Arc<Arena>) {
+    arena.live.clear_all();
+    let a = arena.clone();
+    tokio::spawn(async move {
+        if let Err(e) = super::scheduler::sweep(&a, a.now_ms() + 5_000).await {
+            tracing::warn!(error = %e, "deadline sweep after reconnecting failed");
+        }
+    });
+    arena.watermark.wanted.notify_one();
+    arena.publish(Change {
+        resync: true,
+        ..Change::default()
+    });
+}
+
+/// Another instance's change: refresh the game held here once, schedule its deadline, and
+/// wake the local waiters with the state rendered once.
+async fn on_notice(arena: &Arena, n: Notice) {
+    if n.origin == *arena.store.instance_id {
+        return; // this instance applied it already
+    }
+    arena.metrics.notice_received();
+    let mut state = None;
+    if let (Some(game_no), Some(version)) = (n.game_no, n.version) {
+        arena.scheduler.set(&n.set_id, game_no, n.deadline_ms);
+        if let Some(slot) = arena.live.existing(&n.set_id, game_no) {
+            let held = slot.current();
+            if held.as_ref().is_none_or(|l| l.game.version < version) {
+                slot.invalidate(version);
+                match arena.live_game(&n.set_id, game_no).await {
+                    Ok((_, l)) => state = Some(l.snapshot.clone()),
+                    Err(e) => tracing::warn!(error = %e, "refreshing a game failed"),
+                }
+            } else {
+                state = held.map(|l| l.snapshot.clone());
+            }
+        }
+    }
+    if n.max_event_id > arena.watermark.current() {
+        arena.watermark.wanted.notify_one();
+    }
+    arena.publish(Change {
+        set_id: n.set_id,
+        game_no: n.game_no,
+        bots: n.bots,
+        state,
+        max_event_id: n.max_event_id,
+        ..Change::default()
+    });
+}
+
+/// The notices of a transaction's changes (sent in it, PostgreSQL only).
+pub fn notices(
+    origin: &str,
+    changes: &[Change],
+    deadlines: &[(String, i64, Option<i64>)],
+    max_event_id: i64,
+) -> Vec<Notice> {
+    changes
+        .iter()
+        .map(|c| {
+            let deadline_ms = c.game_no.and_then(|g| {
+                deadlines
+                    .iter()
+                    .rev()
+                    .find(|(s, n, _)| *s == c.set_id && *n == g)
+                    .and_then(|d| d.2)
+            });
+            Notice {
+                origin: origin.to_string(),
+                set_id: c.set_id.clone(),
+                game_no: c.game_no,
+                version: c.state.as_ref().map(|s| s.version),
+                deadline_ms,
+                bots: c.bots.clone(),
+                max_event_id,
+            }
+        })
+        .collect()
+}
