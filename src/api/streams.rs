@@ -38,12 +38,11 @@ fn last_event_id(req: &HttpRequest) -> Option<i64> {
         .ok()
 }
 
-/// The cursor of a resumed stream: the client's `Last-Event-ID`, but never beyond the newest
-/// stored event (an id from before a database reset, or made up, would otherwise skip every
-/// live event until the ids caught up with it).
+/// The cursor of a resumed stream: the client's `Last-Event-ID`, but never beyond the
+/// committed watermark (an id from before a database reset, or made up, would otherwise skip
+/// every live event until the ids caught up with it).
 async fn resume_cursor(arena: &Arena, id: i64) -> Result<i64, sqlx::Error> {
-    let mut c = arena.store.pool.acquire().await?;
-    Ok(id.min(events::last_id(&mut c).await?))
+    Ok(id.min(arena.watermark.fresh(&arena.store).await?))
 }
 
 fn data(id: i64, kind: &str, payload: String) -> sse::Event {
