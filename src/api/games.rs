@@ -10,6 +10,7 @@ use tokio::sync::broadcast::{self, error::RecvError};
 use super::{AppState, AuthBot, JsonBody};
 use crate::arena::Change;
 use crate::arena::live::Snapshot;
+use crate::arena::waiters::WaitKey;
 use crate::error::{ApiError, ApiResult};
 use crate::store::games;
 
@@ -69,7 +70,9 @@ async fn get_game(
     let arena = &st.arena;
     let wait_s = q.wait_s.unwrap_or(0).min(MAX_WAIT_S);
     let _waiting = (wait_s > 0).then(|| arena.metrics.long_poll_started());
-    let mut rx = arena.changes.subscribe();
+    let mut rx = arena
+        .waiters
+        .subscribe(WaitKey::Game(set_id.clone(), game_no));
     let until = tokio::time::Instant::now() + Duration::from_secs(wait_s);
     let mut state = arena.game_snapshot(&set_id, game_no).await?;
     let ready = |s: &Snapshot| q.after_ply.is_none_or(|k| s.ply > k || s.finished());
@@ -140,7 +143,7 @@ async fn get_turn(
     let wait_s = q.wait_s.unwrap_or(0).min(MAX_WAIT_S);
     let until = tokio::time::Instant::now() + Duration::from_secs(wait_s);
     let _waiting = (wait_s > 0).then(|| arena.metrics.long_poll_started());
-    let mut rx = arena.changes.subscribe();
+    let mut rx = arena.waiters.subscribe(WaitKey::Bot(bot.id.clone()));
     let mine = |s: &Snapshot| s.on_move.as_ref().is_some_and(|(id, _)| *id == bot.id);
     loop {
         let found = {

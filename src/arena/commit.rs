@@ -41,6 +41,7 @@ struct Job {
 pub struct Sinks {
     pub scheduler: Arc<Scheduler>,
     pub changes: tokio::sync::broadcast::Sender<Arc<Change>>,
+    pub waiters: Arc<super::waiters::Waiters>,
     pub metrics: Arc<crate::metrics::Metrics>,
     pub notifier: super::cluster::Notifier,
 }
@@ -187,7 +188,7 @@ fn after_commit(sinks: &Sinks, c: &MoveCommit, event_id: Option<i64>) {
         })
         .into_iter()
         .collect();
-    let _ = sinks.changes.send(Arc::new(Change {
+    let change = Arc::new(Change {
         set_id: g.set_id.clone(),
         game_no: Some(g.game_no),
         bots: g.seats.to_vec(),
@@ -195,5 +196,7 @@ fn after_commit(sinks: &Sinks, c: &MoveCommit, event_id: Option<i64>) {
         events,
         max_event_id: event_id.unwrap_or(0),
         resync: false,
-    }));
+    });
+    sinks.waiters.wake(&change);
+    let _ = sinks.changes.send(change);
 }

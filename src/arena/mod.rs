@@ -23,6 +23,7 @@ pub mod sgf;
 pub mod standings;
 pub mod tournaments;
 pub mod views;
+pub mod waiters;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -88,6 +89,8 @@ pub struct Arena {
     pub time: Arc<dyn TimeSource>,
     pub config: ArenaConfig,
     pub changes: broadcast::Sender<Arc<Change>>,
+    /// Long-polls by game and bot: a change wakes only its own (see [`waiters`]).
+    pub waiters: Arc<waiters::Waiters>,
     pub scheduler: Arc<Scheduler>,
     /// Games held in memory (see [`live`]).
     pub live: live::Live,
@@ -124,12 +127,14 @@ impl Arena {
         let watermark = cluster::Watermark::new(store.backend);
         let notifier = cluster::Notifier::start(&store);
         let scheduler = Arc::new(Scheduler::default());
+        let waiters = Arc::new(waiters::Waiters::default());
         let metrics = Arc::new(crate::metrics::Metrics::new());
         let writer = commit::Writer::start(
             store.clone(),
             commit::Sinks {
                 scheduler: scheduler.clone(),
                 changes: changes.clone(),
+                waiters: waiters.clone(),
                 metrics: metrics.clone(),
                 notifier: notifier.clone(),
             },
@@ -139,6 +144,7 @@ impl Arena {
             time,
             config,
             changes,
+            waiters,
             scheduler,
             live: live::Live::default(),
             writer,
@@ -161,7 +167,9 @@ impl Arena {
 
     /// Wakes waiters; nobody listening is fine.
     pub fn publish(&self, change: Change) {
-        let _ = self.changes.send(Arc::new(change));
+        let change = Arc::new(change);
+        self.waiters.wake(&change);
+        let _ = self.changes.send(change);
     }
 
     /// The bot a token hash authenticates, remembered after the first lookup.
