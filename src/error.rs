@@ -5,6 +5,8 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use serde_json::{Value, json};
 
+use crate::arena::error::ArenaError;
+
 /// An API error: a stable machine `code`, a human `message` and optional `details`.
 #[derive(Debug, Clone)]
 pub struct ApiError {
@@ -65,32 +67,15 @@ impl ApiError {
     }
     /// 429 with `Retry-After` and `details.limit` naming the limit (SPEC section 10).
     pub fn rate_limited(limit: &str, retry_after_s: u64) -> Self {
-        let mut e = Self::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate_limited",
-            format!("too many requests for limit '{limit}'; retry in {retry_after_s} s"),
-        )
-        .with_details(json!({"limit": limit, "retry_after_s": retry_after_s}));
-        e.retry_after_s = Some(retry_after_s);
-        e
+        ArenaError::rate_limited(limit, retry_after_s).into()
     }
     /// 500: the cause is logged, never shown to the client.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
-        tracing::error!(error = %cause, "internal error");
-        Self::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            "internal server error",
-        )
+        ArenaError::internal(cause).into()
     }
     /// 503 while the database is unreachable or busy beyond its timeout.
     pub fn unavailable(cause: impl std::fmt::Display) -> Self {
-        tracing::warn!(error = %cause, "service unavailable");
-        Self::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "unavailable",
-            "the arena is busy; retry shortly",
-        )
+        ArenaError::unavailable(cause).into()
     }
 
     /// The JSON envelope.
@@ -126,24 +111,16 @@ impl ResponseError for ApiError {
 
 impl From<sqlx::Error> for ApiError {
     fn from(e: sqlx::Error) -> Self {
-        match &e {
-            sqlx::Error::PoolTimedOut => ApiError::unavailable(e),
-            sqlx::Error::Database(db) if is_busy(db.message()) => ApiError::unavailable(e),
-            _ => ApiError::internal(e),
-        }
+        ArenaError::from(e).into()
     }
-}
-
-fn is_busy(msg: &str) -> bool {
-    msg.contains("database is locked") || msg.contains("busy")
 }
 
 /// Result alias of handlers and arena operations.
 pub type ApiResult<T> = Result<T, ApiError>;
 
 /// The HTTP edge of the arena's errors: each kind has its status code (SPEC section 10).
-impl From<crate::arena::error::ArenaError> for ApiError {
-    fn from(e: crate::arena::error::ArenaError) -> Self {
+impl From<ArenaError> for ApiError {
+    fn from(e: ArenaError) -> Self {
         use crate::arena::error::ErrorKind as K;
         let status = match e.kind {
             K::BadRequest => StatusCode::BAD_REQUEST,

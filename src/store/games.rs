@@ -340,18 +340,7 @@ async fn commit_moves_sqlite_inner(
         }
     };
     let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
-    for w in &kept {
-        q = q
-            .bind(&w.game.set_id)
-            .bind(w.game.game_no)
-            .bind(w.mv.ply)
-            .bind(w.mv.seat)
-            .bind(w.mv.cell_row)
-            .bind(w.mv.cell_col)
-            .bind(w.mv.swap)
-            .bind(w.mv.elapsed_ms)
-            .bind(w.mv.at_ms);
-    }
+    q = bind_moves(q, &kept);
     for w in &kept {
         q = q
             .bind(w.event_bot.as_deref())
@@ -431,6 +420,26 @@ async fn update_moved(
         .collect())
 }
 
+/// A query over the `Any` driver that returns one integer per row (or none).
+type ScalarQuery<'q> = sqlx::query::QueryScalar<'q, sqlx::Any, i64, sqlx::any::AnyArguments>;
+
+/// Binds the moves of `kept` in the column order of the moves insert (nine values each).
+fn bind_moves<'q>(mut q: ScalarQuery<'q>, kept: &[&'q MoveWrite]) -> ScalarQuery<'q> {
+    for w in kept {
+        q = q
+            .bind(&w.game.set_id)
+            .bind(w.game.game_no)
+            .bind(w.mv.ply)
+            .bind(w.mv.seat)
+            .bind(w.mv.cell_row)
+            .bind(w.mv.cell_col)
+            .bind(w.mv.swap)
+            .bind(w.mv.elapsed_ms)
+            .bind(w.mv.at_ms);
+    }
+    q
+}
+
 /// One move to store on the fast path: the game row after it (`version` one above the row's
 /// current one), the move, and the game's `state` event for the streams (`event_bot` is the
 /// bot now on move; `event_payload` the small event body).
@@ -478,20 +487,8 @@ pub async fn write_moves(
         kept.len(),
         "",
     );
-    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.to_string()));
-    for w in &kept {
-        q = q
-            .bind(&w.game.set_id)
-            .bind(w.game.game_no)
-            .bind(w.mv.ply)
-            .bind(w.mv.seat)
-            .bind(w.mv.cell_row)
-            .bind(w.mv.cell_col)
-            .bind(w.mv.swap)
-            .bind(w.mv.elapsed_ms)
-            .bind(w.mv.at_ms);
-    }
-    q.execute(&mut *c).await?;
+    let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
+    bind_moves(q, &kept).fetch_all(&mut *c).await?;
     let events: Vec<super::events::NewEvent<'_>> = kept
         .iter()
         .map(|w| super::events::NewEvent {
