@@ -315,7 +315,12 @@ pub async fn fresh_pg_db() -> Option<String> {
     let mut c = sqlx::AnyConnection::connect(&admin)
         .await
         .unwrap_or_else(|e| panic!("PostgreSQL at {admin} (TEST_DATABASE_URL): {e}"));
-    let name = format!("hx_{}", ulid::Ulid::generate().to_string().to_lowercase());
+    drop_stale_pg_dbs(&mut c).await;
+    let name = format!(
+        "hx_{}_{}",
+        std::process::id(),
+        ulid::Ulid::generate().to_string().to_lowercase()
+    );
     sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
         .execute(&mut c)
         .await
@@ -325,4 +330,40 @@ pub async fn fresh_pg_db() -> Option<String> {
         .map_or(admin.as_str(), |(b, _)| b)
         .to_string();
     Some(format!("{base}/{name}"))
+}
+
+/// Drops, once per test process, the databases that earlier test processes created and left
+/// behind (`hx_<pid>_<ulid>` whose process is gone, and the older `hx_<ulid>`), so a long run of
+/// test binaries holds one binary's databases at a time instead of filling the server's disk.
+/// Best effort: a failure only leaves a database behind.
+async fn drop_stale_pg_dbs(c: &mut sqlx::AnyConnection) {
+    static ONCE: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
+    ONCE.get_or_init(|| async {
+        let names: Vec<String> =
+            sqlx::query_scalar("SELECT datname FROM pg_database WHERE datname LIKE 'hx\\_%'")
+                .fetch_all(&mut *c)
+                .await
+                .unwrap_or_default();
+        for name in names {
+            let owner_alive = name
+                .split('_')
+                .nth(1)
+                .and_then(|p| p.parse::<u32>().ok())
+                .is_some_and(|pid| {
+                    pid == std::process::id()
+                        || std::path::Path::new(&format!("/proc/{pid}")).exists()
+                });
+            let plain = name
+                .chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
+            if !owner_alive && plain {
+                let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                )))
+                .execute(&mut *c)
+                .await;
+            }
+        }
+    })
+    .await;
 }

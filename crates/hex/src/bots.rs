@@ -91,6 +91,33 @@ pub fn playout_winner(pos: &Position, rng: &mut impl Rng) -> Option<Seat> {
 /// the outer ring; a cell that wins at once; the single cell that stops an immediate loss;
 /// otherwise the most visited root move of a Monte Carlo tree search with RAVE.
 pub fn strong_move(pos: &Position, rng: &mut impl Rng, budget: u32) -> Option<Move> {
+    strong_move_within(
+        pos,
+        rng,
+        Limits {
+            max_playouts: budget,
+            stop: &mut |_| false,
+        },
+    )
+}
+
+/// How often (in playouts) a search asks [`Limits::stop`] whether to end.
+pub const STOP_CHECK_EVERY: u32 = 32;
+
+/// The limits of one search. The engine reads no clock: a caller that thinks against a clock
+/// passes a `stop` that looks at its own.
+pub struct Limits<'a> {
+    /// Playouts never exceeded; at least one is always run.
+    pub max_playouts: u32,
+    /// Asked every [`STOP_CHECK_EVERY`] playouts with the number run so far; `true` ends the
+    /// search, which then answers with what it has.
+    pub stop: &'a mut dyn FnMut(u32) -> bool,
+}
+
+/// [`strong_move`] with a stop check as well as a playout cap (see [`Limits`]): the house bots
+/// and `hexarena play` think against their clock with it. Deterministic for a given RNG state
+/// and a given sequence of `stop` answers.
+pub fn strong_move_within(pos: &Position, rng: &mut impl Rng, limits: Limits<'_>) -> Option<Move> {
     if pos.is_over() {
         return None;
     }
@@ -127,8 +154,8 @@ pub fn strong_move(pos: &Position, rng: &mut impl Rng, budget: u32) -> Option<Mo
         .collect();
     match threats.len() {
         1 => place(threats[0]),
-        0 => search(pos, rng, budget.max(1), &empties).and_then(place),
-        _ => search(pos, rng, budget.max(1), &threats).and_then(place),
+        0 => search(pos, rng, limits, &empties).and_then(place),
+        _ => search(pos, rng, limits, &threats).and_then(place),
     }
 }
 
@@ -225,7 +252,12 @@ fn select(nodes: &[Node], parent: usize) -> usize {
 
 /// Monte Carlo tree search with RAVE from `pos`, root moves limited to `candidates` (padded
 /// indices of empty cells). Returns the most visited root move, `None` without candidates.
-fn search(pos: &Position, rng: &mut impl Rng, budget: u32, candidates: &[u16]) -> Option<u16> {
+fn search(
+    pos: &Position,
+    rng: &mut impl Rng,
+    limits: Limits<'_>,
+    candidates: &[u16],
+) -> Option<u16> {
     if candidates.is_empty() {
         return None;
     }
@@ -239,7 +271,11 @@ fn search(pos: &Position, rng: &mut impl Rng, budget: u32, candidates: &[u16]) -
     let mut leaf_empties: Vec<u16> = Vec::with_capacity(all_empties.len());
     let mut slot = [0u16; PADDED_CELLS];
 
-    for _ in 0..budget {
+    let Limits { max_playouts, stop } = limits;
+    for done in 0..max_playouts.max(1) {
+        if done > 0 && done % STOP_CHECK_EVERY == 0 && stop(done) {
+            break;
+        }
         filler.reset();
         path.clear();
         path.push(0);

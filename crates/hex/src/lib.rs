@@ -1,5 +1,5 @@
 //! Pure Hex rules (SPEC section 2): board, moves, the swap (pie rule), incremental win detection,
-//! the winning path, the move cap and the seeded random opening, plus two house-bot strategies.
+//! the winning path, the move cap and the seeded random opening, plus the house bots' strategies and their ladder.
 //!
 //! No I/O, no clock, no database: the server, the house bots and offline tools share this crate.
 //!
@@ -22,6 +22,7 @@
 mod bots;
 mod cell;
 mod error;
+pub mod ladder;
 mod notation;
 mod opening;
 mod playout;
@@ -30,7 +31,8 @@ mod rules;
 pub mod sgf;
 
 pub use bots::{
-    STRONG_BUDGET, playout_winner, random_move, random_playout, strong_budget_for, strong_move,
+    Limits, STOP_CHECK_EVERY, STRONG_BUDGET, playout_winner, random_move, random_playout,
+    strong_budget_for, strong_move, strong_move_within,
 };
 pub use cell::Cell;
 pub use error::{PlayError, SetupError};

@@ -1,8 +1,9 @@
 //! House-bot strategies: legality, determinism, tactics and strength.
 
 use hex::{
-    Cell, Move, Outcome, Position, STRONG_BUDGET, Seat, opening, playout_winner, random_move,
-    random_playout, strong_budget_for, strong_move,
+    Cell, Limits, Move, Outcome, Position, STOP_CHECK_EVERY, STRONG_BUDGET, Seat, opening,
+    playout_winner, random_move, random_playout, strong_budget_for, strong_move,
+    strong_move_within,
 };
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64;
@@ -125,6 +126,48 @@ fn strong_move_with_a_zero_budget_still_moves() {
     play_all(&mut pos, &[c(1, 1), c(2, 2)]);
     let mv = strong_move(&pos, &mut rng(5), 0).expect("game on");
     assert_eq!(pos.check(mv), Ok(()));
+}
+
+#[test]
+fn a_stop_check_ends_the_search_where_a_playout_cap_would() {
+    let mut pos = Position::new(7).expect("size");
+    play_all(&mut pos, &[c(3, 3), c(2, 4), c(4, 2)]);
+    // Stopping at the third check is the same search as a cap of three checks' playouts.
+    let mut asked = vec![];
+    let stopped = strong_move_within(
+        &pos,
+        &mut rng(17),
+        Limits {
+            max_playouts: 100_000,
+            stop: &mut |n| {
+                asked.push(n);
+                asked.len() == 3
+            },
+        },
+    );
+    let e = STOP_CHECK_EVERY;
+    assert_eq!(asked, vec![e, 2 * e, 3 * e]);
+    assert_eq!(stopped, strong_move(&pos, &mut rng(17), 3 * e));
+    // The cap still holds when `stop` never says stop.
+    let mut calls = 0;
+    let capped = strong_move_within(
+        &pos,
+        &mut rng(17),
+        Limits {
+            max_playouts: 2 * e,
+            stop: &mut |_| {
+                calls += 1;
+                false
+            },
+        },
+    );
+    assert_eq!(
+        calls,
+        1,
+        "asked at {e} only: the cap ends the search at {}",
+        2 * e
+    );
+    assert_eq!(capped, strong_move(&pos, &mut rng(17), 2 * e));
 }
 
 #[test]
