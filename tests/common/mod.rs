@@ -315,7 +315,7 @@ pub async fn fresh_pg_db() -> Option<String> {
     let mut c = sqlx::AnyConnection::connect(&admin)
         .await
         .unwrap_or_else(|e| panic!("PostgreSQL at {admin} (TEST_DATABASE_URL): {e}"));
-    drop_stale_pg_dbs(&mut c).await;
+    drop_stale_pg_dbs(&admin, &mut c).await;
     let name = format!(
         "hx_{}_{}",
         std::process::id(),
@@ -332,18 +332,22 @@ pub async fn fresh_pg_db() -> Option<String> {
     Some(format!("{base}/{name}"))
 }
 
-/// Drops, once per test process, the databases that earlier test processes created and left
-/// behind (`hx_<pid>_<ulid>` whose process is gone, and the older `hx_<ulid>`), so a long run of
-/// test binaries holds one binary's databases at a time instead of filling the server's disk.
-/// Best effort: a failure only leaves a database behind.
-async fn drop_stale_pg_dbs(c: &mut sqlx::AnyConnection) {
+/// Once per test process, starts dropping the databases that earlier test processes created
+/// and left behind (`hx_<pid>_<ulid>` whose process is gone, and the older `hx_<ulid>`), so a
+/// long run of test binaries does not fill the server's disk. The drops run in a detached `psql`
+/// (each one forces a checkpoint, which takes seconds: no test waits for them). Best effort:
+/// without `psql` the databases stay until `.ci/run` drops them at the end.
+async fn drop_stale_pg_dbs(admin_url: &str, c: &mut sqlx::AnyConnection) {
     static ONCE: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
     ONCE.get_or_init(|| async {
         let names: Vec<String> =
-            sqlx::query_scalar("SELECT datname FROM pg_database WHERE datname LIKE 'hx\\_%'")
+            sqlx::query_scalar("SELECT datname::text FROM pg_database WHERE datname LIKE 'hx\\_%'")
                 .fetch_all(&mut *c)
                 .await
                 .unwrap_or_default();
+        let mut psql = std::process::Command::new("psql");
+        psql.arg(admin_url).arg("-q");
+        let mut any = false;
         for name in names {
             let owner_alive = name
                 .split('_')
@@ -357,12 +361,17 @@ async fn drop_stale_pg_dbs(c: &mut sqlx::AnyConnection) {
                 .chars()
                 .all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
             if !owner_alive && plain {
-                let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
-                    "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-                )))
-                .execute(&mut *c)
-                .await;
+                psql.arg("-c")
+                    .arg(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+                any = true;
             }
+        }
+        if any {
+            let _ = psql
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn();
         }
     })
     .await;
