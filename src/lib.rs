@@ -69,10 +69,18 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
             .map_err(|e| anyhow::anyhow!("house bots: {e}"))?;
         arena::house::spawn(arena.clone(), bots, cfg.demo);
     }
+    let limits = Arc::new(api::ratelimit::Limits::new(
+        cfg.register_per_min,
+        cfg.sets_per_min,
+    ));
+    tokio::spawn(api::ratelimit::Limits::forget_idle_every(
+        limits.clone(),
+        std::time::Duration::from_secs(60),
+    ));
     let state = aweb::Data::new(api::AppState {
         arena: arena.clone(),
         schemas: api::contract::Schemas::load()?,
-        limits: api::ratelimit::Limits::new(cfg.register_per_min, cfg.sets_per_min),
+        limits,
     });
     let listener = TcpListener::bind(&cfg.bind)?;
     let addr = listener.local_addr()?;

@@ -33,7 +33,7 @@ pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10)
 pub struct AppState {
     pub arena: Arc<Arena>,
     pub schemas: contract::Schemas,
-    pub limits: ratelimit::Limits,
+    pub limits: std::sync::Arc<ratelimit::Limits>,
 }
 
 /// Registers every route.

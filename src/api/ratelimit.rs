@@ -52,4 +52,56 @@ impl Limits {
     pub fn check_create_set(&self, key: &str) -> Result<(), ApiError> {
         Self::check(&self.create_set, key, "create_set")
     }
+
+    /// Forgets every key whose quota has refilled (it would be let through as if new), so a
+    /// stream of one-off clients does not grow the maps forever. Returns the keys still held.
+    pub fn forget_idle(&self) -> usize {
+        [&self.register, &self.create_bot, &self.create_set]
+            .iter()
+            .map(|l| {
+                l.retain_recent();
+                l.shrink_to_fit();
+                l.len()
+            })
+            .sum()
+    }
+
+    /// Runs [`Limits::forget_idle`] every `every`, for as long as the arena runs.
+    pub async fn forget_idle_every(limits: std::sync::Arc<Limits>, every: std::time::Duration) {
+        let mut tick = tokio::time::interval(every);
+        loop {
+            tick.tick().await;
+            let held = limits.forget_idle();
+            tracing::debug!(held, "rate limiter keys pruned");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refilled_keys_are_forgotten_and_busy_ones_kept() {
+        // 60,000 a minute: one request's share refills in 1 ms.
+        let fast = Limits::new(60_000, 60_000);
+        for k in 0..100 {
+            assert!(fast.check_register(&format!("client-{k}")).is_ok());
+        }
+        assert!(fast.check_create_set("bot-1").is_ok());
+        assert_eq!(fast.register.len(), 100);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert_eq!(fast.forget_idle(), 0);
+        assert_eq!(fast.register.len(), 0);
+
+        // One a minute: a key that was just used is still limited, so it is kept.
+        let slow = Limits::new(1, 1);
+        assert!(slow.check_register("a").is_ok());
+        assert!(slow.check_register("a").is_err());
+        assert_eq!(slow.forget_idle(), 1);
+        assert!(
+            slow.check_register("a").is_err(),
+            "still limited after pruning"
+        );
+    }
 }
