@@ -3,74 +3,12 @@
 
 mod common;
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
+use common::sse::EventStream;
 use common::{TestApp, seat_tokens, spawn_app};
-use hexarena::client::{SseEvent, SseItem, SseParser};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-
-/// An open `text/event-stream` response, read chunk by chunk.
-struct EventStream {
-    resp: reqwest::Response,
-    parser: SseParser,
-    items: VecDeque<SseItem>,
-}
-
-impl EventStream {
-    async fn open(
-        app: &TestApp,
-        path: &str,
-        token: Option<&str>,
-        last_id: Option<&str>,
-    ) -> EventStream {
-        let mut rb = app.http.get(format!("{}{path}", app.url));
-        if let Some(t) = token {
-            rb = rb.bearer_auth(t);
-        }
-        if let Some(id) = last_id {
-            rb = rb.header("Last-Event-ID", id);
-        }
-        let resp = rb.send().await.expect("stream opens");
-        assert_eq!(resp.status(), StatusCode::OK, "GET {path}");
-        EventStream {
-            resp,
-            parser: SseParser::new(),
-            items: VecDeque::new(),
-        }
-    }
-
-    /// The next event (comments skipped), or None if none arrives within `within`.
-    async fn next_event_within(&mut self, within: Duration) -> Option<(i64, String, Value)> {
-        let deadline = tokio::time::Instant::now() + within;
-        loop {
-            match self.items.pop_front() {
-                Some(SseItem::Event(SseEvent { id, event, data })) => {
-                    let id = id
-                        .expect("every event has an id")
-                        .parse()
-                        .expect("numeric id");
-                    return Some((id, event, serde_json::from_str(&data).expect("JSON data")));
-                }
-                Some(SseItem::Comment(_)) => continue,
-                None => {}
-            }
-            match tokio::time::timeout_at(deadline, self.resp.chunk()).await {
-                Ok(Ok(Some(bytes))) => self.items.extend(self.parser.push(&bytes)),
-                Ok(Ok(None)) => panic!("the server closed the stream"),
-                Ok(Err(e)) => panic!("stream read failed: {e}"),
-                Err(_) => return None,
-            }
-        }
-    }
-
-    async fn next_event(&mut self) -> (i64, String, Value) {
-        self.next_event_within(Duration::from_secs(5))
-            .await
-            .expect("an event within 5 s")
-    }
-}
 
 fn cell(r: u8, c: u8) -> Value {
     json!({"cell": [r, c]})

@@ -4,6 +4,8 @@
 //! server for each app (so the same suite runs against PostgreSQL).
 #![allow(dead_code)]
 
+pub mod sse;
+
 use std::sync::Arc;
 
 use hexarena::arena::Arena;
