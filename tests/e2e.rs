@@ -3,61 +3,16 @@
 //! staked set is settled. Then the set, both balances, the ledgers and the leaderboard must tell
 //! the same story (SPEC sections 5, 6, 8, 13).
 
-use std::fs::File;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::process::{Proc, Server};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 const STAKE: i64 = 50;
-
-/// A child process that is killed when the guard is dropped, also when the test fails.
-struct Proc {
-    name: &'static str,
-    child: Child,
-    log: PathBuf,
-}
-
-impl Proc {
-    fn spawn(name: &'static str, dir: &Path, cmd: &mut Command) -> Proc {
-        let log = dir.join(format!("{name}.log"));
-        let out = File::create(&log).expect("log file");
-        let child = cmd
-            .stdin(Stdio::null())
-            .stdout(out.try_clone().expect("log file handle"))
-            .stderr(out)
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
-        Proc { name, child, log }
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    fn try_wait(&mut self) -> Option<ExitStatus> {
-        self.child.try_wait().expect("child status")
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        if self.child.try_wait().ok().flatten().is_none() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-        if std::thread::panicking() {
-            eprintln!("----- {} log -----\n{}", self.name, self.log());
-        }
-    }
-}
-
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind port 0");
-    l.local_addr().expect("local addr").port()
-}
 
 struct Http {
     url: String,
@@ -163,45 +118,14 @@ fn expected_result(set: &Value) -> (String, Option<String>, [f64; 2]) {
 async fn the_python_bot_and_the_rust_client_play_a_staked_set_against_the_real_server() {
     let started = Instant::now();
     let dir = tempfile::tempdir().expect("temp dir");
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}");
+    let server = Server::start(dir.path(), 0, &[], &[]).await;
+    let url = server.url.clone();
     let bin = env!("CARGO_BIN_EXE_hexarena");
     let root = env!("CARGO_MANIFEST_DIR");
-    let _server = Proc::spawn(
-        "server",
-        dir.path(),
-        Command::new(bin)
-            .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-            .args([
-                "--database-url",
-                &format!("sqlite://{}/a.db", dir.path().display()),
-            ])
-            .env_remove("ARENA_OPERATOR_TOKEN")
-            .env_remove("ARENA_STARTING_BALANCE")
-            .env_remove("ARENA_FEE_BPS")
-            .env("RUST_LOG", "warn"),
-    );
     let http = Http {
         url: url.clone(),
         client: reqwest::Client::new(),
     };
-    let ready = Instant::now();
-    loop {
-        let ok = http
-            .client
-            .get(format!("{url}/healthz"))
-            .send()
-            .await
-            .is_ok_and(|r| r.status() == StatusCode::OK);
-        if ok {
-            break;
-        }
-        assert!(
-            ready.elapsed() < Duration::from_secs(30),
-            "the server did not answer /healthz within 30 s"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 
     // Two owners, one bot each, registered over HTTP.
     let py_owner = http

@@ -4,55 +4,16 @@
 //! swaps); in game 2 the strong bot's engine is killed mid-game, so that bot resigns the game
 //! and its bridge finishes the set.
 
-use std::fs::File;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::process::{Proc, Server};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 const STAKE: i64 = 20;
-
-struct Proc {
-    name: &'static str,
-    child: Child,
-    log: PathBuf,
-}
-
-impl Proc {
-    fn spawn(name: &'static str, dir: &Path, cmd: &mut Command) -> Proc {
-        let log = dir.join(format!("{name}.log"));
-        let out = File::create(&log).expect("log file");
-        let child = cmd
-            .stdin(Stdio::null())
-            .stdout(out.try_clone().expect("log file handle"))
-            .stderr(out)
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
-        Proc { name, child, log }
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    fn try_wait(&mut self) -> Option<ExitStatus> {
-        self.child.try_wait().expect("child status")
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        if self.child.try_wait().ok().flatten().is_none() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-        if std::thread::panicking() {
-            eprintln!("----- {} log -----\n{}", self.name, self.log());
-        }
-    }
-}
 
 /// The live child processes of `pid` (all its threads' children, from /proc).
 fn children(pid: u32) -> Vec<u32> {
@@ -75,50 +36,6 @@ fn children(pid: u32) -> Vec<u32> {
         }
     }
     out
-}
-
-/// Starts `hexarena serve` on a port of its own choosing (no race with other tests for a free
-/// port) and returns it with its URL, read from its "listening on" line, once /healthz answers.
-async fn start_server(dir: &Path, client: &reqwest::Client) -> (Proc, String) {
-    let started = Instant::now();
-    let bin = env!("CARGO_BIN_EXE_hexarena");
-    let server = Proc::spawn(
-        "server",
-        dir,
-        Command::new(bin)
-            .args(["serve", "--bind", "127.0.0.1:0"])
-            .args([
-                "--database-url",
-                &format!("sqlite://{}/a.db", dir.display()),
-            ])
-            .args(["--house-bots", "false"])
-            .env_remove("ARENA_OPERATOR_TOKEN")
-            .env_remove("ARENA_STARTING_BALANCE")
-            .env_remove("ARENA_FEE_BPS")
-            .env("RUST_LOG", "warn"),
-    );
-    loop {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the server did not start"
-        );
-        let log = server.log();
-        let url = log
-            .lines()
-            .find_map(|l| l.split("listening on ").nth(1))
-            .map(|u| u.trim().to_string());
-        if let Some(url) = url {
-            let ok = client
-                .get(format!("{url}/healthz"))
-                .send()
-                .await
-                .is_ok_and(|r| r.status() == StatusCode::OK);
-            if ok {
-                return (server, url);
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 async fn get(client: &reqwest::Client, url: &str) -> Value {
@@ -155,7 +72,8 @@ async fn two_gtp_engines_play_a_staked_set_with_a_swap_and_an_engine_killed_mid_
     let dir = tempfile::tempdir().expect("temp dir");
     let bin = env!("CARGO_BIN_EXE_hexarena");
     let client = reqwest::Client::new();
-    let (_server, url) = start_server(dir.path(), &client).await;
+    let server = Server::start(dir.path(), 0, &["--house-bots", "false"], &[]).await;
+    let url = server.url.clone();
     let mut tokens = Vec::new();
     for (owner, bot) in [("strong-owner", "GtpStrong"), ("random-owner", "GtpRandom")] {
         let p = post(
@@ -233,7 +151,7 @@ async fn two_gtp_engines_play_a_staked_set_with_a_swap_and_an_engine_killed_mid_
         };
         assert_ne!(g2["status"], "finished", "game 2 ended before the kill");
         if g2["status"] == "active" && g2["ply"].as_i64().unwrap_or_default() >= 1 {
-            let engines = children(strong.child.id());
+            let engines = children(strong.id());
             if !engines.is_empty() {
                 for pid in &engines {
                     let status = Command::new("kill")
@@ -334,7 +252,8 @@ async fn a_bridge_whose_engine_refuses_the_board_size_declines_the_private_chall
     let dir = tempfile::tempdir().expect("temp dir");
     let bin = env!("CARGO_BIN_EXE_hexarena");
     let client = reqwest::Client::new();
-    let (_server, url) = start_server(dir.path(), &client).await;
+    let server = Server::start(dir.path(), 0, &["--house-bots", "false"], &[]).await;
+    let url = server.url.clone();
     let mut tokens = Vec::new();
     for (owner, bot) in [("c-owner", "Challenger"), ("s-owner", "SmallBoards")] {
         let p = post(

@@ -4,73 +4,17 @@
 //! the engine to its stored board and result, and the ledger must balance.
 
 use std::collections::BTreeMap;
-use std::net::TcpListener;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
+mod common;
+
+use common::process::Server;
 use hex::{Cell, Move, Position};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::Connection;
 
 const STARTING_BALANCE: i64 = 1000;
-
-/// The server process; killed when dropped so a failing test leaves nothing running.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
-}
-
-/// `hexarena serve` on the SQLite file `dir/a.db`, with a fee so the ledger check covers it.
-async fn start(dir: &Path) -> Server {
-    let port = free_port();
-    let log = std::fs::File::create(dir.join("server.log")).expect("log file");
-    let child = Command::new(env!("CARGO_BIN_EXE_hexarena"))
-        .arg("serve")
-        .args(["--bind", &format!("127.0.0.1:{port}")])
-        .args([
-            "--database-url",
-            &format!("sqlite://{}/a.db", dir.display()),
-        ])
-        .args(["--house-bots", "false"])
-        .args(["--fee-bps", "1000"])
-        .args(["--starting-balance", &STARTING_BALANCE.to_string()])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .expect("hexarena starts");
-    let server = Server {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
-    };
-    let http = reqwest::Client::new();
-    let until = Instant::now() + Duration::from_secs(60);
-    loop {
-        let r = http.get(format!("{}/healthz", server.url)).send().await;
-        if r.is_ok_and(|r| r.status() == StatusCode::OK) {
-            return server;
-        }
-        assert!(Instant::now() < until, "no /healthz within 60 s");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
 
 async fn get(http: &reqwest::Client, url: String) -> Value {
     let res = http.get(&url).send().await.expect("GET answers");
@@ -124,7 +68,22 @@ fn metric(text: &str, prefix: &str) -> Option<f64> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a_balanced_ledger() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let server = start(dir.path()).await;
+    // A fee, so the ledger check covers it.
+    let balance = STARTING_BALANCE.to_string();
+    let server = Server::start(
+        dir.path(),
+        0,
+        &[
+            "--house-bots",
+            "false",
+            "--fee-bps",
+            "1000",
+            "--starting-balance",
+            &balance,
+        ],
+        &[],
+    )
+    .await;
 
     // The load: 6 games of size 9 (short, so whole sets finish and pay out) on three pairs of
     // players (2 games per pair), about 8 s of moves.

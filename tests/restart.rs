@@ -1,83 +1,25 @@
 //! Durability and uncharged downtime across a hard restart (SPEC sections 7 and 12): the real
 //! `hexarena` binary is killed with SIGKILL mid-game and started again on the same database.
 
-use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
 use chrono::DateTime;
+use common::process::{Server, free_port};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-/// The server process; killed when dropped so a failing test leaves nothing running.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    /// Starts `hexarena serve` on `port` with the SQLite file in `dir` and waits for `/healthz`.
-    async fn start(dir: &Path, port: u16) -> Server {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(dir.join("server.log"))
-            .expect("log file");
-        let child = Command::new(env!("CARGO_BIN_EXE_hexarena"))
-            .arg("serve")
-            .args(["--bind", &format!("127.0.0.1:{port}")])
-            .args([
-                "--database-url",
-                &format!("sqlite://{}/a.db", dir.display()),
-            ])
-            .args(["--house-bots", "false"])
-            .env("RUST_LOG", "info,sqlx=warn")
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("hexarena starts");
-        let server = Server {
-            child,
-            url: format!("http://127.0.0.1:{port}"),
-        };
-        let http = reqwest::Client::new();
-        let until = Instant::now() + Duration::from_secs(60);
-        loop {
-            let r = http.get(format!("{}/healthz", server.url)).send().await;
-            if r.is_ok_and(|r| r.status() == StatusCode::OK) {
-                return server;
-            }
-            assert!(
-                Instant::now() < until,
-                "no /healthz within 60 s; see {}",
-                dir.join("server.log").display()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    /// SIGKILL: no shutdown code runs.
-    fn kill(mut self) {
-        self.child.kill().expect("kill");
-        self.child.wait().expect("reaped");
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A port that was free a moment ago.
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
+/// `hexarena serve` on `port` with the SQLite file in `dir`, logging at info.
+async fn serve(dir: &Path, port: u16) -> Server {
+    Server::start(
+        dir,
+        port,
+        &["--house-bots", "false"],
+        &[("RUST_LOG", "info,sqlx=warn")],
+    )
+    .await
 }
 
 async fn call(
@@ -164,7 +106,7 @@ fn ms(v: &Value) -> i64 {
 async fn a_killed_server_restarts_with_every_move_and_does_not_charge_the_downtime() {
     let dir = tempfile::tempdir().expect("temp dir");
     let port = free_port();
-    let server = Server::start(dir.path(), port).await;
+    let server = serve(dir.path(), port).await;
     let url = server.url.clone();
     let alice = bot(&url, "Alice").await;
     let bob = bot(&url, "Bob").await;
@@ -190,7 +132,7 @@ async fn a_killed_server_restarts_with_every_move_and_does_not_charge_the_downti
     // A quick restart: the last heartbeat is younger than the 3 s that tell a dead arena from
     // a live peer, so the new process watches it age before it credits the downtime.
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let server = Server::start(dir.path(), port).await;
+    let server = serve(dir.path(), port).await;
     let down_ms = i64::try_from(killed.elapsed().as_millis()).expect("ms");
 
     let after = state(&url, &running, 1).await;
@@ -336,7 +278,7 @@ async fn play_until_killed(
 async fn a_kill_during_group_commit_loses_no_acknowledged_move() {
     let dir = tempfile::tempdir().expect("temp dir");
     let port = free_port();
-    let server = Server::start(dir.path(), port).await;
+    let server = serve(dir.path(), port).await;
     let url = server.url.clone();
     let mut games = vec![];
     for i in 0..6 {
@@ -367,7 +309,7 @@ async fn a_kill_during_group_commit_loses_no_acknowledged_move() {
     let total: usize = acked.iter().map(Vec::len).sum();
     assert!(total >= 6, "moves were played before the kill: {total}");
 
-    let server = Server::start(dir.path(), port).await;
+    let server = serve(dir.path(), port).await;
     for ((set_id, _), moves) in games.iter().zip(&acked) {
         let s = state(&url, set_id, 1).await;
         let stored = s["moves"].as_array().expect("moves");

@@ -3,64 +3,25 @@
 //! without any round paired twice.
 
 use std::collections::HashSet;
-use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::process::Server;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 const OP: &str = "op-restart-secret";
 
-/// The server process, killed when dropped.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 async fn serve(dir: &Path) -> Server {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let child = Command::new(env!("CARGO_BIN_EXE_hexarena"))
-        .arg("serve")
-        .args(["--bind", &format!("127.0.0.1:{port}")])
-        .args([
-            "--database-url",
-            &format!("sqlite://{}/t.db", dir.display()),
-        ])
-        .args(["--house-bots", "false"])
-        .env("ARENA_OPERATOR_TOKEN", OP)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("hexarena starts");
-    let server = Server {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
-    };
-    let until = Instant::now() + Duration::from_secs(60);
-    let http = reqwest::Client::new();
-    while !http
-        .get(format!("{}/healthz", server.url))
-        .send()
-        .await
-        .is_ok_and(|r| r.status() == StatusCode::OK)
-    {
-        assert!(Instant::now() < until, "no /healthz within 60 s");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    server
+    Server::start(
+        dir,
+        0,
+        &["--house-bots", "false"],
+        &[("ARENA_OPERATOR_TOKEN", OP)],
+    )
+    .await
 }
 
 async fn call(

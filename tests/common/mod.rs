@@ -4,6 +4,7 @@
 //! server for each app (so the same suite runs against PostgreSQL).
 #![allow(dead_code)]
 
+pub mod process;
 pub mod sse;
 
 use std::sync::Arc;
