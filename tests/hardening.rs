@@ -473,3 +473,116 @@ async fn a_missing_required_field_is_named_in_the_details() {
         r.body
     );
 }
+
+/// Issue 10 (schemathesis): a query integer too long for 64 bits was a 400 although the spec
+/// allows any integer. Now it saturates: a clamped `limit` or `wait_s` is clamped, a `ply` or
+/// `after_ply` compares as the largest (or smallest) value there is.
+#[tokio::test]
+async fn query_integers_beyond_64_bits_saturate_instead_of_being_refused() {
+    const HUGE: &str = "52279391431076983787624150859776";
+    let app = spawn_app().await;
+    let (_, player, alpha) = app.player_with_bot("HugeA").await;
+    let (_, _, bravo) = app.player_with_bot("HugeB").await;
+    let set = app.start_set(&alpha, &bravo, json!({})).await;
+    let s = app.state(&set, 1).await;
+    let seats = common::seat_tokens(&s, &[("HugeA", &alpha), ("HugeB", &bravo)]);
+    let to_move = s["to_move"].as_u64().expect("someone on move") as usize;
+    let on_move = seats[to_move - 1];
+    let ply = s["ply"].as_i64().expect("ply");
+
+    for path in [
+        format!("/v1/leaderboard?limit={HUGE}"),
+        format!("/v1/sets?limit={HUGE}"),
+        format!("/v1/matches?limit={HUGE}"),
+        format!("/v1/tournaments?limit={HUGE}"),
+    ] {
+        let r = app.get(&path).await;
+        assert_eq!(r.status, StatusCode::OK, "{path}: {:?}", r.body);
+    }
+    let r = app.get("/v1/sets?limit=99999999999999999999999").await;
+    assert_eq!(r.body["sets"][0]["id"], set.as_str());
+    let r = app
+        .get_auth(
+            &format!("/v1/players/me/ledger?limit={HUGE}&before={HUGE}"),
+            &player,
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert!(r.body["postings"].is_array(), "{:?}", r.body);
+
+    // A bot on move is answered at once, whatever the (clamped) wait.
+    let started = Instant::now();
+    let r = app
+        .get_auth(&format!("/v1/bots/me/turn?wait_s={HUGE}"), on_move)
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(r.body["set_id"], set.as_str());
+    let r = app
+        .get(&format!(
+            "/v1/sets/{set}/games/1?after_ply=-{HUGE}&wait_s={HUGE}"
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(r.body["ply"], ply);
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    // A ply beyond 64 bits is a stale ply like any other wrong ply, and plays nothing.
+    let r = app
+        .post(
+            &format!("/v1/sets/{set}/games/1/moves?ply={HUGE}"),
+            Some(on_move),
+            json!({"cell": [4, 4]}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
+    assert_eq!(r.code(), "stale_ply");
+    assert_eq!(app.state(&set, 1).await["ply"], ply);
+
+    // Still refused: below the minimum, a sign on an unsigned value, a fraction.
+    for path in [
+        format!("/v1/leaderboard?limit=-{HUGE}"),
+        format!("/v1/sets/{set}/games/1?after_ply=1.5"),
+        format!("/v1/sets/{set}/games/1?wait_s=-{HUGE}"),
+        "/v1/sets?limit=".to_string(),
+    ] {
+        let r = app.get(&path).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{path}: {:?}", r.body);
+        assert_eq!(r.code(), "bad_request");
+    }
+}
+
+/// Issue 10 (schemathesis): a match's `bots` list silently dropped entries that were not
+/// strings, so `["A", 5, "B"]` made a match of A and B. It is a 400 now and creates nothing.
+#[tokio::test]
+async fn non_string_entries_in_a_match_bots_list_are_refused() {
+    let app = spawn_app().await;
+    let (_, player) = app.player("matcher").await;
+    app.bot(&player, "MatchA").await;
+    app.bot(&player, "MatchB").await;
+    for bots in [
+        json!(["MatchA", 5, "MatchB"]),
+        json!(["MatchA", null, "MatchB"]),
+        json!([["MatchA"], "MatchB"]),
+    ] {
+        let r = app
+            .post(
+                "/v1/matches",
+                Some(&player),
+                json!({"bots": bots, "sets": 2}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bots}: {:?}", r.body);
+        assert_eq!(r.code(), "bad_request");
+        assert_eq!(r.body["error"]["details"]["field"], "bots");
+    }
+    assert_eq!(app.get("/v1/matches").await.body["matches"], json!([]));
+    let r = app
+        .post(
+            "/v1/matches",
+            Some(&player),
+            json!({"bots": ["MatchA", "MatchB"], "sets": 2}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    assert_eq!(r.body["bots"], json!(["MatchA", "MatchB"]));
+}

@@ -59,7 +59,9 @@ async fn get_me(st: web::Data<AppState>, AuthPlayer(p): AuthPlayer) -> ApiResult
 
 #[derive(Deserialize)]
 struct LedgerQuery {
+    #[serde(default, deserialize_with = "super::query_int::i64")]
     limit: Option<i64>,
+    #[serde(default, deserialize_with = "super::query_int::i64")]
     before: Option<i64>,
 }
 
@@ -163,6 +165,7 @@ async fn get_bot_ratings(
 #[derive(Deserialize)]
 struct BoardQuery {
     game: Option<String>,
+    #[serde(default, deserialize_with = "super::query_int::i64")]
     limit: Option<i64>,
 }
 

@@ -27,7 +27,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 
 #[derive(Deserialize)]
 struct GameQuery {
+    #[serde(default, deserialize_with = "super::query_int::i64")]
     after_ply: Option<i64>,
+    #[serde(default, deserialize_with = "super::query_int::u64")]
     wait_s: Option<u64>,
 }
 
@@ -94,6 +96,7 @@ async fn get_game(
 
 #[derive(Deserialize)]
 struct MoveQuery {
+    #[serde(default, deserialize_with = "super::query_int::i64")]
     ply: Option<i64>,
 }
 
@@ -127,6 +130,7 @@ async fn resign(
 
 #[derive(Deserialize)]
 struct TurnQuery {
+    #[serde(default, deserialize_with = "super::query_int::u64")]
     wait_s: Option<u64>,
 }
 

@@ -37,14 +37,14 @@ fn parse(st: &AppState, body: &Value) -> ApiResult<NewMatch> {
         body,
         &["bots", "sets", "sprt", "options", "clock", "concurrency"],
     )?;
+    // Every entry must be a string: a number or null among them is refused, not dropped.
     let bots: Vec<String> = body
         .get("bots")
         .and_then(Value::as_array)
-        .map(|a| {
+        .and_then(|a| {
             a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
+                .map(|v| v.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
         })
         .unwrap_or_default();
     let [a, b] = bots.as_slice() else {
@@ -90,6 +90,7 @@ async fn create_match(
 
 #[derive(Deserialize)]
 struct ListQuery {
+    #[serde(default, deserialize_with = "super::query_int::i64")]
     limit: Option<i64>,
 }
 

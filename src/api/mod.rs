@@ -290,3 +290,51 @@ pub fn only_fields(body: &Value, allowed: &[&str]) -> Result<(), ApiError> {
     }
     Ok(())
 }
+
+/// Query-string integers as `openapi.yaml` describes them: any run of digits (with an
+/// optional sign) is an integer, however long. Values beyond the Rust type saturate at its
+/// bounds, so a clamped parameter (`limit`, `wait_s`) clamps a huge value instead of refusing
+/// it, and a comparison parameter (`after_ply`, `ply`, `before`) compares it as the largest
+/// value there is. Anything else (a fraction, letters, an empty value) is still an error.
+pub mod query_int {
+    use serde::{Deserialize, Deserializer, de::Error};
+    use std::borrow::Cow;
+
+    /// The text of a query value split into its sign and digits, if it is an integer.
+    fn split(text: &str) -> Option<(bool, &str)> {
+        let (negative, digits) = match text.as_bytes().first() {
+            Some(b'-') => (true, &text[1..]),
+            Some(b'+') => (false, &text[1..]),
+            _ => (false, text),
+        };
+        (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+            .then_some((negative, digits))
+    }
+
+    fn invalid<E: Error>(text: &str, what: &str) -> E {
+        E::custom(format!("'{text}' is not {what}"))
+    }
+
+    /// An optional signed integer, saturating at `i64::MIN` and `i64::MAX`.
+    pub fn i64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        let Some(text) = Option::<Cow<'de, str>>::deserialize(d)? else {
+            return Ok(None);
+        };
+        let (negative, _) = split(&text).ok_or_else(|| invalid(&text, "an integer"))?;
+        // Only digits after the sign: the parse fails only by overflow.
+        let saturated = if negative { i64::MIN } else { i64::MAX };
+        Ok(Some(text.parse::<i64>().unwrap_or(saturated)))
+    }
+
+    /// An optional non-negative integer, saturating at `u64::MAX`; a sign of minus is an
+    /// error (`-0` included), as for a plain `u64`.
+    pub fn u64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        let Some(text) = Option::<Cow<'de, str>>::deserialize(d)? else {
+            return Ok(None);
+        };
+        match split(&text) {
+            Some((false, digits)) => Ok(Some(digits.parse::<u64>().unwrap_or(u64::MAX))),
+            _ => Err(invalid(&text, "a non-negative integer")),
+        }
+    }
+}

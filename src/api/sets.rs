@@ -81,6 +81,7 @@ async fn create_set(
 struct ListQuery {
     status: Option<String>,
     bot: Option<String>,
+    #[serde(default, deserialize_with = "super::query_int::i64")]
     limit: Option<i64>,
     before: Option<String>,
 }

@@ -151,6 +151,7 @@ async fn create_tournament(
 
 #[derive(Deserialize)]
 struct ListQuery {
+    #[serde(default, deserialize_with = "super::query_int::i64")]
     limit: Option<i64>,
 }
 
