@@ -11,6 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::sse::EventStream;
 use common::{Spawn, TestApp, fresh_pg_db, seat_tokens, spawn_with};
 use hexarena::client::{SseEvent, SseItem, SseParser};
 use reqwest::StatusCode;
@@ -502,4 +503,62 @@ async fn a_listener_connection_killed_by_the_database_comes_back_and_no_wake_up_
     let (woke, body) = pending.await.expect("join");
     assert_eq!(body["ply"], 5);
     assert!(woke.saturating_duration_since(moved) < WAKE_BOUND);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_public_stream_of_one_instance_hears_sets_made_and_ended_on_another() {
+    let Some(url) = fresh_pg_db().await else {
+        return;
+    };
+    let apps = instances(&url, 2).await;
+    let (_, _, alpha) = apps[0].player_with_bot("PubAlpha").await;
+    let (_, _, beta) = apps[0].player_with_bot("PubBeta").await;
+    let mut public = EventStream::open(&apps[1], "/v1/events", None, None).await;
+    // The public stream's events carry no ids: (kind, data) of the next one.
+    async fn next(s: &mut EventStream, within: Duration) -> Option<(String, Value)> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if let SseItem::Event(e) = s.next_item(left).await? {
+                return Some((e.event, serde_json::from_str(&e.data).expect("json")));
+            }
+        }
+    }
+    // Everything happens on instance 0.
+    let set_id = apps[0]
+        .start_set(
+            &alpha,
+            &beta,
+            json!({"options": {"size": 9, "random_stones": 0}, "stake": 20}),
+        )
+        .await;
+    let mut heard = Vec::new();
+    while let Some((kind, data)) = next(&mut public, Duration::from_millis(1500)).await {
+        assert_eq!(kind, "set");
+        heard.push(data["set_id"].clone());
+    }
+    assert!(
+        heard.iter().any(|s| *s == json!(set_id)),
+        "the set's creation and start reach instance 1's public stream: {heard:?}"
+    );
+    // A plain move is not news for the lists; a resignation that ends game 1 is.
+    let s = apps[0].state(&set_id, 1).await;
+    let tokens = seat_tokens(&s, &[("PubAlpha", &alpha), ("PubBeta", &beta)]);
+    let r = apps[0]
+        .play(tokens[0], &set_id, 1, quiet_move(1), Some(1))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(next(&mut public, Duration::from_millis(700)).await, None);
+    let r = apps[0]
+        .post(
+            &format!("/v1/sets/{set_id}/games/1/resign"),
+            Some(tokens[1]),
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let (kind, data) = next(&mut public, WAKE_BOUND * 4)
+        .await
+        .expect("game 1's end reaches the other instance's public stream");
+    assert_eq!((kind.as_str(), &data["set_id"]), ("set", &json!(set_id)));
 }

@@ -398,17 +398,12 @@ async fn game_events(
         .with_retry_duration(Duration::from_secs(2)))
 }
 
-/// Whether a change concerns the public lists (lobby, active and finished sets, leaderboard):
-/// set-level changes and game changes that are more than a new state (a game's start or end).
-fn listed(c: &Change) -> bool {
-    c.game_no.is_none() || c.events.iter().any(|e| e.kind != "state")
-}
-
 /// `GET /v1/events` (public, issue 14): a `set` event `{"set_id": ...}` whenever a set is
 /// created, accepted, cancelled, started or finished, or one of its games ends, so the front
 /// page refreshes its lists when something changed instead of on a timer. Carries no
-/// `Last-Event-ID` replay: a reconnecting client reloads the lists. Only this instance's
-/// changes are seen (on PostgreSQL with several instances, clients also reload now and then).
+/// `Last-Event-ID` replay: a reconnecting client reloads the lists. On PostgreSQL it hears
+/// every instance's changes (through their notices); after this instance's listener lost its
+/// connection, `{"set_id": null}` tells clients to reload everything.
 async fn public_events(st: web::Data<AppState>) -> impl Responder {
     let mut rx = st.arena.changes.subscribe();
     let (tx, out) = mpsc::channel(64);
@@ -420,7 +415,8 @@ async fn public_events(st: web::Data<AppState>) -> impl Responder {
                 c = rx.recv() => c,
             };
             let ev = match change {
-                Ok(c) if listed(&c) => json!({"set_id": c.set_id}),
+                Ok(c) if c.resync => json!({"set_id": null}),
+                Ok(c) if c.listed() => json!({"set_id": c.set_id}),
                 Ok(_) => continue,
                 // Missed some: tell the client to reload everything.
                 Err(RecvError::Lagged(_)) => json!({"set_id": null}),

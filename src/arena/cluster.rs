@@ -255,6 +255,7 @@ async fn on_notice(arena: &Arena, n: Notice) {
         bots: n.bots,
         state,
         max_event_id: n.max_event_id,
+        remote_listed: n.listed,
         ..Change::default()
     });
 }
@@ -284,6 +285,7 @@ pub fn notices(
                 deadline_ms,
                 bots: c.bots.clone(),
                 max_event_id,
+                listed: c.listed(),
             }
         })
         .collect()

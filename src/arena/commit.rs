@@ -102,6 +102,8 @@ impl Writer {
                     deadline_ms: g.deadline_ms(),
                     bots: g.seats.to_vec(),
                     max_event_id: event_id,
+                    // A new state only: moves that end a game go through `commit_ending`.
+                    listed: false,
                 };
                 let id = Some(event_id);
                 let sinks = &self.sinks;
@@ -196,6 +198,7 @@ fn after_commit(sinks: &Sinks, c: &MoveCommit, event_id: Option<i64>) {
         events,
         max_event_id: event_id.unwrap_or(0),
         resync: false,
+        remote_listed: false,
     });
     sinks.waiters.wake(&change);
     let _ = sinks.changes.send(change);

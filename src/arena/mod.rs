@@ -64,6 +64,19 @@ pub struct Change {
     /// Wakes every waiter to re-read from the database (after the change listener of this
     /// instance lost its connection and some notices may have been missed).
     pub resync: bool,
+    /// Another instance's change that the public lists care about ([`Change::listed`]); its
+    /// events are not held here, so they cannot tell.
+    pub remote_listed: bool,
+}
+
+impl Change {
+    /// Whether the public lists (lobby, active and finished sets, leaderboard) care: a
+    /// set-level change, or a game change that is more than a new state (a start or an end).
+    pub fn listed(&self) -> bool {
+        self.remote_listed
+            || (!self.resync
+                && (self.game_no.is_none() || self.events.iter().any(|e| e.kind != "state")))
+    }
 }
 
 /// A stored stream event as held in memory: its row plus, for game states, the rendering.

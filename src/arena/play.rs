@@ -242,6 +242,16 @@ impl Arena {
     /// After commit: drop stale copies, reschedule deadlines, wake waiters (the stored events
     /// travel with the first wake-up, in id order).
     pub fn apply(&self, mut fx: Effects) {
+        if !fx.written.is_empty() {
+            let events = std::mem::take(&mut fx.written);
+            match fx.changes.first_mut() {
+                Some(c) => c.events = events,
+                None => fx.changes.push(Change {
+                    events,
+                    ..Change::default()
+                }),
+            }
+        }
         if self.store.backend == Backend::Postgres && !fx.changes.is_empty() {
             // Announced to the other instances now that the transaction committed.
             self.notifier.send(super::cluster::notices(
@@ -266,16 +276,6 @@ impl Arena {
         }
         for (set_id, game_no, d) in fx.deadlines {
             self.scheduler.set(&set_id, game_no, d);
-        }
-        if !fx.written.is_empty() {
-            let events = std::mem::take(&mut fx.written);
-            match fx.changes.first_mut() {
-                Some(c) => c.events = events,
-                None => fx.changes.push(Change {
-                    events,
-                    ..Change::default()
-                }),
-            }
         }
         for mut c in fx.changes {
             c.max_event_id = fx.max_event_id;

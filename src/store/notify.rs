@@ -33,6 +33,10 @@ pub struct Notice {
     /// The highest event id the transaction stored (0 when none).
     #[serde(rename = "e", default)]
     pub max_event_id: i64,
+    /// The public lists care (a set-level change, or a game that started or ended), so the
+    /// receiving instance tells its `GET /v1/events` clients too.
+    #[serde(rename = "l", default, skip_serializing_if = "std::ops::Not::not")]
+    pub listed: bool,
 }
 
 /// Largest payload sent in one notification (PostgreSQL refuses 8000 bytes and more).
