@@ -150,6 +150,7 @@ async fn forty_sets_at_ten_seconds_against_the_strongest_house_bot_lose_nothing_
     let mut house_wins = 0;
     let mut on_time_losses = vec![];
     let mut house_moves_ms: Vec<i64> = vec![];
+    let mut least_left_ms = i64::MAX;
     for (id, _, _) in &sets {
         let s = app.get(&format!("/v1/sets/{id}")).await.body;
         assert_eq!(s["status"], "finished", "{s}");
@@ -165,6 +166,10 @@ async fn forty_sets_at_ten_seconds_against_the_strongest_house_bot_lose_nothing_
                 on_time_losses.push(format!("{id}/{game_no}: {result}"));
             }
             let house_seat = if g["seats"][0]["bot"] == HOUSE { 1 } else { 2 };
+            let left = g["clock"]["remaining_ms"][house_seat - 1]
+                .as_i64()
+                .expect("remaining");
+            least_left_ms = least_left_ms.min(left);
             for m in g["moves"].as_array().into_iter().flatten() {
                 if m["seat"] == house_seat {
                     house_moves_ms.push(m["elapsed_ms"].as_i64().unwrap_or(0));
@@ -177,7 +182,8 @@ async fn forty_sets_at_ten_seconds_against_the_strongest_house_bot_lose_nothing_
     let stats = app.arena.house.get().expect("house running").pool.stats();
     eprintln!(
         "house load: {SETS} sets, {house_games} house games, {house_wins} won by {HOUSE}, \
-         {} lost on time; house moves {}: median {} ms, p90 {} ms, max {} ms; pool {stats:?}; \
+         {} lost on time; least left on a house clock at a game's end {least_left_ms} ms; \
+         house moves {}: median {} ms, p90 {} ms, max {} ms; pool {stats:?}; \
          probe worst {probe_worst} ms over {probes} reads; slowest opponent move {slowest_move} ms; \
          test {:.1} s",
         on_time_losses.len(),

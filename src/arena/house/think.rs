@@ -19,8 +19,8 @@ pub const CHEAP_PLAYOUTS: u32 = 64;
 /// A thinking slice below this (ms) is not worth a search: the move is played cheap.
 pub const MIN_SLICE_MS: u64 = 3;
 /// A seat this close to its flag (ms) plays a cheap move at once, whatever the clock formula
-/// says.
-pub const NEAR_FLAG_MS: u64 = 150;
+/// says (what is left must also pay for storing the move, on a loaded machine).
+pub const NEAR_FLAG_MS: u64 = 300;
 
 /// What one move may spend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn near_the_flag_or_with_no_useful_share_the_move_is_cheap() {
-        let near = budget(master(), 11, 120, 0, 60, 2, 1);
+        let near = budget(master(), 11, 250, 0, 60, 2, 1);
         assert!(near.cheap);
         assert_eq!(near.max_playouts, CHEAP_PLAYOUTS);
         let crowded = budget(master(), 11, 10_000, 0, 121, 2, 400);
