@@ -306,3 +306,173 @@ async fn the_demo_pairs_house_bots_of_neighbouring_rungs() {
         assert!(m["elapsed_ms"].as_i64().unwrap_or(0) >= 50, "{m}");
     }
 }
+
+/// Registers the ladder's house bots on an arena that runs none (as a stopped server's
+/// database would hold them).
+async fn house_rows_without_a_house(app: &TestApp) {
+    for r in LADDER {
+        let (player, _) = app
+            .arena
+            .register_player(&format!("Owner of {}", r.name), true)
+            .await
+            .expect("house player");
+        app.arena
+            .create_bot(&player, r.name, Some(1000), true)
+            .await
+            .expect("house bot");
+    }
+}
+
+#[tokio::test]
+async fn a_house_move_pending_when_the_server_starts_is_played_from_the_games_loaded_at_boot() {
+    // An arena whose house is not running: the practice set waits for the house's first move.
+    let before = spawn_with(Spawn::default()).await;
+    house_rows_without_a_house(&before).await;
+    let (_, _, token) = before.player_with_bot("Patient").await;
+    let r = before
+        .post(
+            "/v1/practice",
+            Some(&token),
+            json!({"opponent": "house-club"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(before.state(&id, 1).await["ply"], 0);
+    // A server with house bots starts on the same database: it plays the pending move.
+    let after = spawn_with(Spawn {
+        house_bots: true,
+        house_lobby_wait_ms: -1,
+        database_url: Some(before.database_url.clone()),
+        ..Spawn::default()
+    })
+    .await;
+    let s = after
+        .get(&format!("/v1/sets/{id}/games/1?after_ply=0&wait_s=10"))
+        .await
+        .body;
+    assert_eq!(s["ply"], 1, "{s}");
+    assert_eq!(s["moves"][0]["seat"], 1);
+    assert_eq!(s["seats"][0]["bot"], "house-club");
+}
+
+#[tokio::test]
+async fn two_instances_on_postgresql_share_the_house_games_and_think_each_move_once() {
+    let Some(db) = common::fresh_pg_db().await else {
+        return;
+    };
+    let spawn = |db: String| {
+        spawn_with(Spawn {
+            house_bots: true,
+            house_lobby_wait_ms: -1,
+            database_url: Some(db),
+            ..Spawn::default()
+        })
+    };
+    let a = spawn(db.clone()).await;
+    let b = spawn(db).await;
+    // Both instances see each other (heartbeats every second, peers read every second).
+    tokio::time::sleep(Duration::from_millis(3_000)).await;
+    let apps = [&a, &b];
+    let mut sets = vec![];
+    for i in 0..10 {
+        let app = apps[i % 2];
+        let (_, _, token) = app.player_with_bot(&format!("Twin{i}")).await;
+        let r = app
+            .post(
+                "/v1/practice",
+                Some(&token),
+                json!({"opponent": "house-club", "clock": {"initial_s": 10, "increment_s": 0},
+                       "options": {"size": 9}}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+        sets.push((i, r.body["id"].as_str().expect("id").to_string(), token));
+    }
+    // Each opponent answers at once, through either instance.
+    let mut tasks = vec![];
+    for (i, id, token) in sets.clone() {
+        let app = apps[(i + 1) % 2];
+        let (url, http) = (app.url.clone(), app.http.clone());
+        tasks.push(tokio::spawn(async move {
+            let until = Instant::now() + Duration::from_secs(90);
+            loop {
+                assert!(Instant::now() < until, "set {id} did not finish");
+                let r = http
+                    .get(format!("{url}/v1/bots/me/turn?wait_s=2"))
+                    .bearer_auth(&token)
+                    .send()
+                    .await
+                    .expect("turn");
+                if r.status() == StatusCode::NO_CONTENT {
+                    let s: Value = http
+                        .get(format!("{url}/v1/sets/{id}"))
+                        .send()
+                        .await
+                        .expect("set")
+                        .json()
+                        .await
+                        .expect("json");
+                    if s["status"] == "finished" {
+                        return;
+                    }
+                    continue;
+                }
+                let st: Value = r.json().await.expect("state");
+                let Some(mv) = st["legal_moves"]
+                    .as_array()
+                    .and_then(|l| l.first())
+                    .cloned()
+                else {
+                    continue;
+                };
+                let ply = st["ply"].as_i64().expect("ply") + 1;
+                http.post(format!(
+                    "{url}/v1/sets/{}/games/{}/moves?ply={ply}",
+                    st["set_id"].as_str().expect("set"),
+                    st["game_no"]
+                ))
+                .bearer_auth(&token)
+                .json(&mv)
+                .send()
+                .await
+                .expect("move");
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.expect("opponent");
+    }
+    let mut house_moves = 0u64;
+    for (_, id, _) in &sets {
+        for game_no in [1, 2] {
+            let g = a.state(id, game_no).await;
+            let reason = g["result"]["reason"].as_str().unwrap_or("").to_string();
+            assert!(
+                g["result"]["winner_bot"] == "house-club"
+                    || !["timeout", "first_move_timeout"].contains(&reason.as_str()),
+                "house lost on time: {g}"
+            );
+            let seat = if g["seats"][0]["bot"] == "house-club" {
+                1
+            } else {
+                2
+            };
+            house_moves += g["moves"]
+                .as_array()
+                .map_or(0, |m| m.iter().filter(|m| m["seat"] == seat).count())
+                as u64;
+        }
+    }
+    let jobs: Vec<u64> = apps
+        .iter()
+        .map(|app| app.arena.house.get().expect("house").pool.stats().jobs)
+        .collect();
+    // Each instance thought for its share of the sets, and no move was thought twice.
+    assert!(jobs.iter().all(|j| *j > 0), "{jobs:?}");
+    assert!(
+        jobs.iter().sum::<u64>() <= house_moves,
+        "{jobs:?} jobs for {house_moves} house moves"
+    );
+}

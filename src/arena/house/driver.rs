@@ -8,9 +8,10 @@
 //! changed and this one does not hold).
 //!
 //! With several instances on one PostgreSQL database each game is played by one of them: the
-//! live instance that ranks first for the set id (rendezvous hashing over the instances whose
-//! heartbeat is recent). When an instance stops, its games pass to the others within a few
-//! seconds. A move refused because another instance played it first is harmless.
+//! instance that ranks first for the set id (rendezvous hashing) among those running house
+//! bots, which say so with a second row in `instances` (`<id>/house`, heartbeat each second).
+//! When an instance stops, its games pass to the others within a few seconds. A move refused
+//! because another instance played it first is harmless.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -217,12 +218,31 @@ fn fnv1a(a: &[u8], b: &[u8]) -> u64 {
     h
 }
 
+/// Suffix of the `instances` row by which an instance says that it runs house bots (its own
+/// id plus this suffix, refreshed every tick; no other instance plays house games).
+const HOUSE_ROW: &str = "/house";
+
+/// Says that this instance runs house bots and reads which live instances do (PostgreSQL).
 async fn refresh_peers(arena: &Arena, house: &House) -> Result<(), sqlx::Error> {
-    let rows: Vec<(String,)> = sqlx::query_as("SELECT id FROM instances WHERE heartbeat_ms >= $1")
-        .bind(arena.now_ms() - PEER_ALIVE_MS)
-        .fetch_all(&arena.store.pool)
-        .await?;
-    let mut ids: Vec<String> = rows.into_iter().map(|(id,)| id).collect();
+    let now = arena.now_ms();
+    sqlx::query(
+        "INSERT INTO instances (id, heartbeat_ms) VALUES ($1, $2) \
+         ON CONFLICT (id) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms",
+    )
+    .bind(format!("{}{HOUSE_ROW}", arena.instance_id))
+    .bind(now)
+    .execute(&arena.store.pool)
+    .await?;
+    let rows: Vec<(String,)> =
+        sqlx::query_as("SELECT id FROM instances WHERE heartbeat_ms >= $1 AND id LIKE $2")
+            .bind(now - PEER_ALIVE_MS)
+            .bind(format!("%{HOUSE_ROW}"))
+            .fetch_all(&arena.store.pool)
+            .await?;
+    let mut ids: Vec<String> = rows
+        .into_iter()
+        .filter_map(|(id,)| id.strip_suffix(HOUSE_ROW).map(str::to_string))
+        .collect();
     if !ids.contains(&arena.instance_id) {
         ids.push(arena.instance_id.clone());
     }
