@@ -181,6 +181,22 @@ async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_c
         assert!(r.headers.contains_key("retry-after"));
     }
     assert_eq!(sets_of(&app, "Eager").await, before, "nothing created");
+    let m = app
+        .http
+        .get(format!("{}/metrics", app.url))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    for line in [
+        "hexarena_house_games_in_play 1",
+        "hexarena_house_games_limit 1",
+        "hexarena_house_threads 1",
+    ] {
+        assert!(m.lines().any(|l| l == line), "{line} not in:\n{m}");
+    }
     assert_eq!(app.balance(&owner).await, balance, "nothing escrowed");
 
     // A lobby challenge may still be made, but no house bot takes it while the house is busy.
