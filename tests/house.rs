@@ -91,7 +91,7 @@ async fn every_rung_of_the_ladder_is_a_house_bot_that_says_what_it_is_and_can_be
 }
 
 #[tokio::test]
-async fn a_database_with_only_the_first_two_house_bots_gets_the_whole_ladder() {
+async fn a_database_with_only_the_first_two_house_bots_gets_the_rest_of_the_ladder() {
     let old = spawn_with(Spawn::default()).await;
     let mut ids = vec![];
     for (name, owner) in [
@@ -110,6 +110,8 @@ async fn a_database_with_only_the_first_two_house_bots_gets_the_whole_ladder() {
             .expect("house bot");
         ids.push(bot.id);
     }
+    // A player's bot took a later rung's name before the ladder existed.
+    old.player_with_bot("house-novice").await;
     let app = spawn_with(Spawn {
         house_bots: true,
         house_lobby_wait_ms: -1,
@@ -119,6 +121,11 @@ async fn a_database_with_only_the_first_two_house_bots_gets_the_whole_ladder() {
     .await;
     for (i, rung) in LADDER.iter().enumerate() {
         let p = app.get(&format!("/v1/bots/{}", rung.name)).await.body;
+        if rung.name == "house-novice" {
+            // Still the player's bot: the house does not play for it.
+            assert_eq!((&p["house"], &p["ladder"]), (&json!(false), &Value::Null));
+            continue;
+        }
         assert_eq!(p["ladder"]["rung"], i + 1, "{p}");
     }
     // The old two kept their ids (and so their history).

@@ -145,7 +145,16 @@ pub async fn ensure(arena: &Arena) -> ArenaResult<Vec<HouseBot>> {
             acc::bot_by_ref(&mut c, rung.name).await?
         };
         let bot = match existing {
-            Some(b) => b,
+            Some(b) if b.house != 0 => b,
+            Some(_) => {
+                // A bot of a player took this name before the rung existed: the ladder goes
+                // on without that rung rather than play for someone else's bot.
+                tracing::warn!(
+                    bot = rung.name,
+                    "a player's bot holds this rung's name; rung skipped"
+                );
+                continue;
+            }
             None => {
                 let owner = OWNERS
                     .iter()

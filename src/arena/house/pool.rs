@@ -10,13 +10,14 @@
 //!   than there are workers, each gets a proportional share ([`super::think::budget`]); a seat
 //!   near its flag plays a cheap move at once.
 //! - A running search also ends early when the queue's head must start now (its flag is
-//!   within [`URGENT_MARGIN_MS`]) and every worker is busy: it answers with what it has.
+//!   within [`URGENT_MARGIN_MS`]) and every worker is busy, or when the load has grown so that
+//!   its proportional share is used up: it answers with what it has.
 //!
 //! The pool only thinks; the caller plays the move through the normal move path.
 
 use std::cmp::Ordering as CmpOrdering;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -144,6 +145,8 @@ struct Shared {
     epoch: Instant,
     /// µs after `epoch` from which the head of the queue is urgent (`u64::MAX`: nothing is).
     urgent_at_us: AtomicU64,
+    /// Jobs waiting or being thought now.
+    jobs: AtomicUsize,
     threads: usize,
     counters: Counters,
 }
@@ -160,6 +163,7 @@ impl Shared {
     /// Recomputes when the head becomes urgent (call with the queue locked). Only when every
     /// worker is busy can a running search be asked to make room.
     fn set_urgent(&self, q: &Queue) {
+        self.jobs.store(q.heap.len() + q.running, Ordering::Relaxed);
         let at = match q.heap.peek() {
             Some(head) if q.running >= self.threads => self.us_since_epoch(
                 head.flag_at
@@ -192,6 +196,7 @@ impl Pool {
             ready: Condvar::new(),
             epoch: Instant::now(),
             urgent_at_us: AtomicU64::new(u64::MAX),
+            jobs: AtomicUsize::new(0),
             threads,
             counters: Counters {
                 min_margin_ms: std::sync::atomic::AtomicI64::new(i64::MAX),
@@ -318,18 +323,32 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
     let time_left_ms = job
         .clock_cap_ms
         .map_or(flag_left_ms, |c| c.min(flag_left_ms));
-    let b = think::budget(
-        job.rung,
-        job.position.size(),
-        time_left_ms,
-        job.increment_ms,
-        think::empty_cells(&job.position),
-        shared.threads,
-        load,
-    );
+    let budget_at = |jobs: usize| {
+        think::budget(
+            job.rung,
+            job.position.size(),
+            time_left_ms,
+            job.increment_ms,
+            think::empty_cells(&job.position),
+            shared.threads,
+            jobs,
+        )
+    };
+    let b = budget_at(load);
+    // The whole clock's share (an idle pool), to shrink the slice if the load grows later.
+    let idle_ms = budget_at(shared.threads).think_ms;
+    let threads = shared.threads as u64;
     let mut rng = rand_pcg::Pcg64::seed_from_u64(job.seed);
     let (mv, playouts) = think::choose(&job.position, job.rung, b, started, &mut rng, &|| {
-        !b.cheap && shared.urgent_now()
+        if b.cheap {
+            return false;
+        }
+        if shared.urgent_now() {
+            return true;
+        }
+        let jobs = shared.jobs.load(Ordering::Relaxed).max(shared.threads) as u64;
+        let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        elapsed_ms.saturating_mul(jobs) >= idle_ms.saturating_mul(threads)
     });
     let done = Instant::now();
     let margin_ms = if done <= job.flag_at {
@@ -391,6 +410,22 @@ mod tests {
         let s = pool.stats();
         assert_eq!((s.jobs, s.threads, s.queued), (6, 2, 0));
         assert!(s.min_margin_ms > 0);
+    }
+
+    #[tokio::test]
+    async fn a_long_think_shrinks_to_its_share_when_more_moves_arrive() {
+        let pool = Pool::start(1).expect("thread");
+        // 60 s on the clock: alone, up to about 1.5 s of thinking.
+        let long = pool.think(job(60_000, 1));
+        std::thread::sleep(Duration::from_millis(30));
+        let others: Vec<_> = (0..9).map(|i| pool.think(job(60_000, 10 + i))).collect();
+        let l = long.await.expect("answered");
+        // Ten moves on one worker: a tenth of the clock's share each.
+        assert!(l.thought_ms < 600, "{l:?}");
+        for rx in others {
+            let t = rx.await.expect("answered");
+            assert!(t.margin_ms > 50_000, "{t:?}");
+        }
     }
 
     #[tokio::test]
