@@ -2,9 +2,12 @@
 //! async runtime's threads, never an unbounded `spawn_blocking`) that run the searches of every
 //! game where a house bot is on move.
 //!
-//! - Jobs wait in one queue ordered earliest flag first (the instant the seat would lose on
-//!   time; for a free first move, the instant its clock would run out if it were charged), so
-//!   the most urgent move is always thought next.
+//! - Jobs wait in one queue ordered earliest due first. A move is due when its seat's clock
+//!   plan says it should be answered: queued at + the thinking time its clock affords it
+//!   alone ([`hex::ladder::think_time_ms`]), never later than its flag. So a seat with plenty
+//!   of time does not wait behind every seat with less until its own clock runs low (plain
+//!   earliest-flag-first would burn its clock in the queue), and a seat near its flag, whose
+//!   plan is tiny, comes first.
 //! - A job's thinking time is fixed when a worker takes it, from that seat's clock as it is
 //!   then (the wait already counted) and from the load: with more jobs thinking or waiting
 //!   than there are workers, each gets a proportional share ([`super::think::budget`]); a seat
@@ -80,6 +83,8 @@ pub struct PoolStats {
     pub cheap: u64,
     /// Longest wait in the queue, ms.
     pub max_wait_ms: u64,
+    /// Longest wait in the queue of a move on the clock (not a free first move), ms.
+    pub max_wait_clock_ms: u64,
     /// Sum of the waits, ms.
     pub total_wait_ms: u64,
     /// Longest thinking time of one job, ms.
@@ -98,6 +103,7 @@ struct Counters {
     jobs: AtomicU64,
     cheap: AtomicU64,
     max_wait_ms: AtomicU64,
+    max_wait_clock_ms: AtomicU64,
     total_wait_ms: AtomicU64,
     max_think_ms: AtomicU64,
     total_think_ms: AtomicU64,
@@ -105,7 +111,9 @@ struct Counters {
 }
 
 struct Entry {
-    /// The queue's key: the flag, or for a free first move the flag its clock would give.
+    /// The queue's key: when the move is due (see the module's notes).
+    due_at: Instant,
+    /// When the seat loses on time (for the urgent check).
     flag_at: Instant,
     seq: u64,
     queued_at: Instant,
@@ -125,9 +133,9 @@ impl PartialOrd for Entry {
     }
 }
 impl Ord for Entry {
-    /// Reversed, so the max-heap pops the earliest flag (then the oldest job) first.
+    /// Reversed, so the max-heap pops the earliest due (then the oldest job) first.
     fn cmp(&self, other: &Self) -> CmpOrdering {
-        (other.flag_at, other.seq).cmp(&(self.flag_at, self.seq))
+        (other.due_at, other.seq).cmp(&(self.due_at, self.seq))
     }
 }
 
@@ -143,7 +151,7 @@ struct Shared {
     queue: Mutex<Queue>,
     ready: Condvar,
     epoch: Instant,
-    /// µs after `epoch` from which the head of the queue is urgent (`u64::MAX`: nothing is).
+    /// µs after `epoch` from which a waiting move is urgent (`u64::MAX`: none is).
     urgent_at_us: AtomicU64,
     /// Jobs waiting or being thought now.
     jobs: AtomicUsize,
@@ -160,18 +168,22 @@ impl Shared {
         u64::try_from(t.saturating_duration_since(self.epoch).as_micros()).unwrap_or(u64::MAX)
     }
 
-    /// Recomputes when the head becomes urgent (call with the queue locked). Only when every
-    /// worker is busy can a running search be asked to make room.
+    /// Recomputes when the earliest flag among the waiting moves becomes urgent (call with
+    /// the queue locked; a scan of the queue). Only when every worker is busy can a running
+    /// search be asked to make room.
     fn set_urgent(&self, q: &Queue) {
         self.jobs.store(q.heap.len() + q.running, Ordering::Relaxed);
-        let at = match q.heap.peek() {
-            Some(head) if q.running >= self.threads => self.us_since_epoch(
-                head.flag_at
-                    .checked_sub(Duration::from_millis(URGENT_MARGIN_MS))
-                    .unwrap_or(self.epoch),
-            ),
-            _ => u64::MAX,
+        let earliest = if q.running >= self.threads {
+            q.heap.iter().map(|e| e.flag_at).min()
+        } else {
+            None
         };
+        let at = earliest.map_or(u64::MAX, |f| {
+            self.us_since_epoch(
+                f.checked_sub(Duration::from_millis(URGENT_MARGIN_MS))
+                    .unwrap_or(self.epoch),
+            )
+        });
         self.urgent_at_us.store(at, Ordering::Relaxed);
     }
 
@@ -222,16 +234,24 @@ impl Pool {
     pub fn think(&self, job: Job) -> oneshot::Receiver<Thought> {
         let (reply, rx) = oneshot::channel();
         let now = Instant::now();
-        // A free first move is ordered as if its clock were charged, so it does not yield to
-        // every move on the clock for its whole first-move limit.
-        let key = job.clock_cap_ms.map_or(job.flag_at, |c| {
-            job.flag_at.min(now + Duration::from_millis(c))
-        });
+        // Due when the seat's clock plan (alone on the pool) says it should be answered.
+        let plan_ms = think::budget(
+            job.rung,
+            job.position.size(),
+            time_left_ms(&job, now),
+            job.increment_ms,
+            think::empty_cells(&job.position),
+            1,
+            1,
+        )
+        .think_ms;
+        let due_at = job.flag_at.min(now + Duration::from_millis(plan_ms));
         let mut q = self.shared.lock();
         q.seq += 1;
         let seq = q.seq;
         q.heap.push(Entry {
-            flag_at: key,
+            due_at,
+            flag_at: job.flag_at,
             seq,
             queued_at: now,
             job,
@@ -257,6 +277,7 @@ impl Pool {
             jobs: c.jobs.load(Ordering::Relaxed),
             cheap: c.cheap.load(Ordering::Relaxed),
             max_wait_ms: c.max_wait_ms.load(Ordering::Relaxed),
+            max_wait_clock_ms: c.max_wait_clock_ms.load(Ordering::Relaxed),
             total_wait_ms: c.total_wait_ms.load(Ordering::Relaxed),
             max_think_ms: c.max_think_ms.load(Ordering::Relaxed),
             total_think_ms: c.total_think_ms.load(Ordering::Relaxed),
@@ -307,7 +328,7 @@ fn work(shared: &Shared) {
         }
         match thought {
             Ok(t) => {
-                record(&shared.counters, &t);
+                record(&shared.counters, &t, job.clock_cap_ms.is_none());
                 let _ = reply.send(t);
             }
             Err(_) => tracing::error!("a house search panicked; its move is not answered"),
@@ -318,11 +339,7 @@ fn work(shared: &Shared) {
 fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
     let started = Instant::now();
     let waited = started.saturating_duration_since(queued_at);
-    let flag_left_ms =
-        u64::try_from(job.flag_at.saturating_duration_since(started).as_millis()).unwrap_or(0);
-    let time_left_ms = job
-        .clock_cap_ms
-        .map_or(flag_left_ms, |c| c.min(flag_left_ms));
+    let time_left_ms = time_left_ms(job, started);
     let budget_at = |jobs: usize| {
         think::budget(
             job.rung,
@@ -367,7 +384,20 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
     }
 }
 
-fn record(c: &Counters, t: &Thought) {
+/// The time `job`'s seat may still spend at `now`, ms: until its flag, and for a free first
+/// move no more than its clock's remaining time.
+fn time_left_ms(job: &Job, now: Instant) -> u64 {
+    let flag_left_ms =
+        u64::try_from(job.flag_at.saturating_duration_since(now).as_millis()).unwrap_or(0);
+    job.clock_cap_ms
+        .map_or(flag_left_ms, |c| c.min(flag_left_ms))
+}
+
+fn record(c: &Counters, t: &Thought, on_the_clock: bool) {
+    if on_the_clock {
+        c.max_wait_clock_ms
+            .fetch_max(t.waited_ms, Ordering::Relaxed);
+    }
     c.jobs.fetch_add(1, Ordering::Relaxed);
     if t.budget.cheap {
         c.cheap.fetch_add(1, Ordering::Relaxed);
