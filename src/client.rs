@@ -2,17 +2,18 @@
 //!
 //! It listens to the bot's event stream (`GET /v1/bots/me/events`), parsing the server-sent
 //! events itself and resuming with `Last-Event-ID` after a drop; while the stream is down it
-//! long-polls `GET /v1/bots/me/turn`. Each `your_turn` is answered by the engine (random or
-//! [`hex::strong_move`] on a blocking thread) with `?ply=state.ply+1`; a failed request is resent
+//! long-polls `GET /v1/bots/me/turn`. Each `your_turn` is answered by the engine playing as a
+//! rung of the house ladder (thinking exactly as the house bot of that name does, on a blocking
+//! thread) with `?ply=state.ply+1`; a failed request is resent
 //! unchanged (same move, same ply), a `stale_ply` or `not_your_turn` makes it re-read the game.
 //! It can start practice sets, create one challenge, or accept open ones, and it exits once the
 //! requested number of its sets have finished.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use hex::{Cell, Move, Position};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64;
@@ -20,7 +21,9 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use crate::arena::house::think;
 use crate::gtp::bridge::{Bridge, Choice};
+use hex::ladder::Rung;
 
 /// Options of `hexarena play`.
 #[derive(Debug, Clone, Args)]
@@ -31,9 +34,12 @@ pub struct PlayArgs {
     /// The bot's token (`hxb_...`).
     #[arg(long, env = "HEXARENA_TOKEN", hide_env_values = true)]
     pub token: String,
-    /// How moves are chosen.
-    #[arg(long, value_enum, default_value_t = Strategy::Strong)]
-    pub strategy: Strategy,
+    /// How moves are chosen: the name of a rung of the house ladder (`house-random`,
+    /// `house-novice`, `house-club`, `house-bridge`, `house-master`), or `random` /
+    /// `strong` for `house-bridge`. It thinks from its own clock with the rung's playout cap,
+    /// exactly as the house bot of that name does on an idle server.
+    #[arg(long, default_value = "strong", value_parser = parse_strategy)]
+    pub strategy: &'static Rung,
     /// Exit once this many of the bot's sets have finished; 0 = run until stopped.
     #[arg(long, default_value_t = 0)]
     pub sets: u32,
@@ -64,14 +70,24 @@ pub struct PlayArgs {
     pub gtp: Option<String>,
 }
 
-/// How the client chooses its moves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Strategy {
-    /// A uniformly random empty cell.
-    Random,
-    /// The engine's tree search: a thirtieth of the time left (50 ms to 1.5 s), capped at the
-    /// house bot's playout budget, so it never thinks longer than `house-bridge` does.
-    Strong,
+/// The rung a `--strategy` names: a ladder name (any case), or the aliases `random`
+/// (`house-random`) and `strong` (`house-bridge`).
+///
+/// Errors: an unknown name, with the accepted ones.
+pub fn parse_strategy(s: &str) -> Result<&'static Rung, String> {
+    let lower = s.trim().to_ascii_lowercase();
+    let name = match lower.as_str() {
+        "random" => crate::arena::house::WEAKEST,
+        "strong" => crate::arena::house::STRONG,
+        other => other,
+    };
+    hex::ladder::rung(name).ok_or_else(|| {
+        let names: Vec<&str> = hex::ladder::LADDER.iter().map(|r| r.name).collect();
+        format!(
+            "unknown strategy '{s}': one of random, strong, {}",
+            names.join(", ")
+        )
+    })
 }
 
 /// Nothing at all (not even a keep-alive comment) for this long: the stream is dead.
@@ -457,23 +473,30 @@ fn time_left_ms(state: &Value) -> i64 {
     }
 }
 
-/// Chooses moves; shares a running estimate of the strong search's speed between games.
+/// The time the seat on move may still spend, ms, as the server sees it: until its deadline,
+/// and during a free first move no more than its clock's remaining time (as the house bots
+/// count it).
+fn clock_left_ms(state: &Value) -> u64 {
+    let left = time_left_ms(state);
+    let seat = state["to_move"].as_u64().unwrap_or(1).clamp(1, 2) as usize;
+    let remaining = state["clock"]["remaining_ms"][seat - 1]
+        .as_i64()
+        .unwrap_or(left);
+    u64::try_from(left.min(remaining)).unwrap_or(0)
+}
+
+/// Chooses moves.
 #[derive(Clone)]
 struct Chooser {
-    strategy: Strategy,
-    /// Microseconds per playout of the strong search, measured.
-    us_per_playout: Arc<Mutex<f64>>,
+    /// The rung it plays as.
+    strategy: &'static Rung,
     /// The GTP engines that choose instead of `strategy` (`--gtp`).
     bridge: Option<Arc<Bridge>>,
 }
 
 impl Chooser {
-    fn new(strategy: Strategy, bridge: Option<Arc<Bridge>>) -> Chooser {
-        Chooser {
-            strategy,
-            us_per_playout: Arc::new(Mutex::new(100.0)),
-            bridge,
-        }
+    fn new(strategy: &'static Rung, bridge: Option<Arc<Bridge>>) -> Chooser {
+        Chooser { strategy, bridge }
     }
 
     /// What to do for the bot on move: a move, or (only with a GTP engine) a resignation.
@@ -524,28 +547,24 @@ impl Chooser {
                 return legal.get(i).cloned();
             }
         };
-        let mv = match self.strategy {
-            Strategy::Random => hex::random_move(&pos, &mut rng),
-            Strategy::Strong => {
-                // Think for a small slice of the time left: at most 1.5 s, at least 50 ms.
-                let think_us = (time_left_ms(state) * 1000 / 30).clamp(50_000, 1_500_000) as f64;
-                let per = self.us_per_playout.lock().map(|g| *g).unwrap_or(100.0);
-                let budget = ((think_us / per) as u32).clamp(100, hex::STRONG_BUDGET);
-                let t0 = Instant::now();
-                let mv =
-                    tokio::task::spawn_blocking(move || hex::strong_move(&pos, &mut rng, budget))
-                        .await
-                        .ok()?;
-                let spent = t0.elapsed();
-                if spent >= Duration::from_millis(20) {
-                    let measured = spent.as_micros() as f64 / f64::from(budget);
-                    if let Ok(mut g) = self.us_per_playout.lock() {
-                        *g = 0.5 * *g + 0.5 * measured;
-                    }
-                }
-                mv
-            }
-        };
+        // The house bot's own budget on an idle server (one job on one worker): the same
+        // thinking time from the same clock, the same playout cap.
+        let rung = self.strategy;
+        let started = Instant::now();
+        let budget = think::budget(
+            rung,
+            pos.size(),
+            clock_left_ms(state),
+            state["clock"]["increment_ms"].as_u64().unwrap_or(0),
+            think::empty_cells(&pos),
+            1,
+            1,
+        );
+        let mv = tokio::task::spawn_blocking(move || {
+            think::choose(&pos, rung, budget, started, &mut rng, &|| false).0
+        })
+        .await
+        .ok()?;
         mv.map(move_json)
     }
 }
@@ -1246,7 +1265,7 @@ pub async fn play(args: PlayArgs) -> anyhow::Result<()> {
         me["rating"],
         match &args.gtp {
             Some(cmd) => format!("GTP engine `{cmd}`"),
-            None => format!("strategy {:?}", args.strategy),
+            None => format!("strategy {}", args.strategy.name),
         },
         if args.sets == 0 {
             "unlimited".to_string()
@@ -1361,6 +1380,30 @@ mod tests {
             }]
         );
         assert_eq!(p.last_id(), Some("3"));
+    }
+
+    #[test]
+    fn a_strategy_is_a_rung_of_the_ladder_with_the_old_names_as_aliases() {
+        assert_eq!(parse_strategy("random").map(|r| r.name), Ok("house-random"));
+        assert_eq!(parse_strategy("Strong").map(|r| r.name), Ok("house-bridge"));
+        for r in hex::ladder::LADDER {
+            assert_eq!(parse_strategy(r.name).map(|x| x.name), Ok(r.name));
+        }
+        let e = parse_strategy("house-nobody").expect_err("not a rung");
+        assert!(e.contains("house-master"), "{e}");
+    }
+
+    #[test]
+    fn the_client_s_clock_is_the_deadline_capped_by_the_remaining_time() {
+        let state = json!({"to_move": 2, "clock": {
+            "remaining_ms": [60_000, 9_000], "increment_ms": 0, "first_move": true,
+            "deadline": "2026-12-01T08:00:30.000Z", "server_time": "2026-12-01T08:00:00.000Z"}});
+        // A free first move: 30 s to the deadline, but only 9 s on the clock.
+        assert_eq!(clock_left_ms(&state), 9_000);
+        let state = json!({"to_move": 1, "clock": {
+            "remaining_ms": [4_000, 9_000], "increment_ms": 0, "first_move": false,
+            "deadline": "2026-12-01T08:00:04.000Z", "server_time": "2026-12-01T08:00:00.000Z"}});
+        assert_eq!(clock_left_ms(&state), 4_000);
     }
 
     #[test]

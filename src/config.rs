@@ -72,6 +72,25 @@ pub struct ServeConfig {
     /// Let house bots challenge each other continuously (as `hexarena demo`).
     #[arg(long, env = "ARENA_DEMO", default_value_t = false)]
     pub demo: bool,
+    /// Worker threads that think for the house bots (default: the machine's cores).
+    #[arg(long, env = "ARENA_HOUSE_THREADS")]
+    pub house_threads: Option<usize>,
+    /// House games in play per house thread above which new practice sets and private
+    /// challenges to a house bot are refused (503 `house_busy`).
+    #[arg(long, env = "ARENA_HOUSE_GAMES_PER_THREAD", default_value_t = crate::arena::house::GAMES_PER_THREAD_DEFAULT)]
+    pub house_games_per_thread: usize,
+    /// A lobby challenge nobody accepted within this many ms is accepted by a house bot
+    /// (-1: never).
+    #[arg(
+        long,
+        env = "ARENA_HOUSE_LOBBY_WAIT_MS",
+        default_value_t = 10_000,
+        allow_negative_numbers = true
+    )]
+    pub house_lobby_wait_ms: i64,
+    /// In demo mode, the least time a house bot takes over a move, ms.
+    #[arg(long, env = "ARENA_DEMO_THINK_MS", default_value_t = 2_000)]
+    pub demo_think_ms: u64,
     /// Player registrations allowed per client address per minute.
     #[arg(long, env = "ARENA_REGISTER_PER_MIN", default_value_t = 30)]
     pub register_per_min: u32,
@@ -84,6 +103,20 @@ pub struct ServeConfig {
     pub sqlite_synchronous: String,
 }
 
+impl ServeConfig {
+    /// The house's settings from these flags.
+    pub fn house(&self) -> crate::arena::house::HouseConfig {
+        let d = crate::arena::house::HouseConfig::default();
+        crate::arena::house::HouseConfig {
+            threads: self.house_threads.unwrap_or(d.threads).max(1),
+            games_per_thread: self.house_games_per_thread.max(1),
+            lobby_wait_ms: (self.house_lobby_wait_ms >= 0).then_some(self.house_lobby_wait_ms),
+            demo: self.demo,
+            demo_think_ms: self.demo_think_ms,
+        }
+    }
+}
+
 impl Default for ServeConfig {
     fn default() -> Self {
         ServeConfig {
@@ -94,6 +127,10 @@ impl Default for ServeConfig {
             fee_bps: 0,
             house_bots: true,
             demo: false,
+            house_threads: None,
+            house_games_per_thread: crate::arena::house::GAMES_PER_THREAD_DEFAULT,
+            house_lobby_wait_ms: 10_000,
+            demo_think_ms: 2_000,
             register_per_min: 30,
             sets_per_min: 60,
             sqlite_synchronous: "normal".into(),

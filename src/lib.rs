@@ -67,7 +67,7 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
         let bots = arena::house::ensure(&arena)
             .await
             .map_err(|e| anyhow::anyhow!("house bots: {e}"))?;
-        arena::house::spawn(arena.clone(), bots, cfg.demo);
+        arena::house::spawn(arena.clone(), bots, cfg.house())?;
     }
     let limits = Arc::new(api::ratelimit::Limits::new(
         cfg.register_per_min,

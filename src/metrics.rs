@@ -62,6 +62,70 @@ impl Drop for InFlight {
     }
 }
 
+/// The house's thinking pool, read at scrape time.
+#[derive(Debug, Default)]
+struct HouseGauges {
+    threads: Gauge,
+    queued: Gauge,
+    in_play: Gauge,
+    limit: Gauge,
+    moves: Gauge,
+    cheap: Gauge,
+    max_wait_ms: Gauge,
+    max_think_ms: Gauge,
+}
+
+impl HouseGauges {
+    fn register(registry: &mut Registry) -> HouseGauges {
+        let g = HouseGauges::default();
+        for (name, help, gauge) in [
+            (
+                "hexarena_house_threads",
+                "Worker threads of the house bots' thinking pool",
+                &g.threads,
+            ),
+            (
+                "hexarena_house_queued_moves",
+                "House moves waiting for a worker now",
+                &g.queued,
+            ),
+            (
+                "hexarena_house_games_in_play",
+                "House games in play held by this instance",
+                &g.in_play,
+            ),
+            (
+                "hexarena_house_games_limit",
+                "House games in play from which new ones are refused (house_busy)",
+                &g.limit,
+            ),
+            (
+                "hexarena_house_moves_thought",
+                "House moves thought by the pool since start",
+                &g.moves,
+            ),
+            (
+                "hexarena_house_cheap_moves",
+                "House moves played cheap (near the flag or under heavy load) since start",
+                &g.cheap,
+            ),
+            (
+                "hexarena_house_max_wait_ms",
+                "Longest wait of a house move for a worker since start, ms",
+                &g.max_wait_ms,
+            ),
+            (
+                "hexarena_house_max_think_ms",
+                "Longest thinking time of one house move since start, ms",
+                &g.max_think_ms,
+            ),
+        ] {
+            registry.register(name, help, gauge.clone());
+        }
+        g
+    }
+}
+
 /// The registry and every metric family of the arena. Cheap to record into from any thread.
 #[derive(Debug)]
 pub struct Metrics {
@@ -76,6 +140,7 @@ pub struct Metrics {
     listener_connections: Counter,
     notices: Counter,
     resident_memory_bytes: Option<Gauge>,
+    house: HouseGauges,
     /// CPU time of the process (user + system), advanced to `/proc/self/stat` at scrape time.
     cpu_seconds: Option<Counter<f64, std::sync::atomic::AtomicU64>>,
 }
@@ -144,6 +209,7 @@ impl Metrics {
             "Change notices received from other instances over PostgreSQL LISTEN/NOTIFY",
             notices.clone(),
         );
+        let house = HouseGauges::register(&mut registry);
         let resident_memory_bytes = resident_memory_bytes().map(|_| {
             let g = Gauge::default();
             registry.register(
@@ -174,8 +240,28 @@ impl Metrics {
             listener_connections,
             notices,
             resident_memory_bytes,
+            house,
             cpu_seconds,
         }
+    }
+
+    /// The house's figures as of now (set at scrape time, issue 11).
+    pub fn set_house(
+        &self,
+        stats: &crate::arena::house::pool::PoolStats,
+        in_play: usize,
+        limit: usize,
+    ) {
+        let g = &self.house;
+        let int = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        g.threads.set(int(stats.threads as u64));
+        g.queued.set(int(stats.queued as u64));
+        g.in_play.set(int(in_play as u64));
+        g.limit.set(int(limit as u64));
+        g.moves.set(int(stats.jobs));
+        g.cheap.set(int(stats.cheap));
+        g.max_wait_ms.set(int(stats.max_wait_ms));
+        g.max_think_ms.set(int(stats.max_think_ms));
     }
 
     /// Counts one answered HTTP request. `route` is the matched pattern (None: `unmatched`).

@@ -253,6 +253,8 @@ impl Arena {
             "owner": b.owner_id,
             "owner_name": b.owner_name,
             "house": b.house != 0,
+            // What a house bot is: its rung of the ladder (issue 11), from the code.
+            "ladder": if b.house != 0 { super::house::ladder_json(&b.name) } else { None },
             "max_stake": b.max_stake,
             "rating": b.rating.round() as i64,
             "rating_exact": b.rating,

@@ -342,6 +342,43 @@ impl Live {
         }
     }
 
+    /// Every game held (a snapshot of the slots' current contents).
+    fn held(&self) -> Vec<Arc<LiveGame>> {
+        let slots: Vec<Arc<Slot>> = self
+            .sets
+            .lock()
+            .map(|s| s.values().flat_map(|v| v.iter().cloned()).collect())
+            .unwrap_or_default();
+        slots.iter().filter_map(|s| s.current()).collect()
+    }
+
+    /// Active games held for which `pred` holds (the house's games in play, issue 11).
+    pub fn count_active(&self, pred: impl Fn(&Game) -> bool) -> usize {
+        self.held()
+            .iter()
+            .filter(|l| matches!(l.game.status, Status::Active { .. }) && pred(&l.game))
+            .count()
+    }
+
+    /// Games held whose bot on move passes `pred`: (set_id, game_no, ply, bot id on move).
+    pub fn on_move_among(&self, pred: impl Fn(&str) -> bool) -> Vec<(String, i64, i64, String)> {
+        self.held()
+            .iter()
+            .filter_map(|l| {
+                let seat = l.game.to_move()?;
+                let bot = l.game.bot_of(seat);
+                pred(bot).then(|| {
+                    (
+                        l.game.set_id.clone(),
+                        l.game.game_no,
+                        l.game.ply,
+                        bot.to_string(),
+                    )
+                })
+            })
+            .collect()
+    }
+
     /// Sets with slots in this process.
     pub fn sets_held(&self) -> usize {
         self.sets.lock().map_or(0, |s| s.len())

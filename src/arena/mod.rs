@@ -128,6 +128,8 @@ pub struct Arena {
     pub watermark: cluster::Watermark,
     /// Announces committed changes to the other instances (PostgreSQL).
     pub notifier: cluster::Notifier,
+    /// The house bots of this process, once started (see [`house::spawn`]).
+    pub house: std::sync::OnceLock<Arc<house::House>>,
 }
 
 /// Most token hashes remembered (a bound against a flood of distinct valid tokens).
@@ -170,6 +172,7 @@ impl Arena {
             metrics,
             watermark,
             notifier,
+            house: std::sync::OnceLock::new(),
         })
     }
 

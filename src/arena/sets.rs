@@ -125,7 +125,8 @@ type PayoutRow = (String, Option<String>, String, i64, Option<String>);
 
 impl Arena {
     /// Creates an open set (lobby or private challenge). Errors: bad stake (400), unknown
-    /// opponent (404), self-challenge (400), same owner (403), suspended (403), balance (409).
+    /// opponent (404), self-challenge (400), same owner (403), suspended (403), balance (409),
+    /// a house bot addressed while the house is busy (503 `house_busy`).
     pub async fn create_set(&self, bot: &BotRow, req: NewSet) -> ArenaResult<Value> {
         req.check_stake()?;
         if req.stake > bot.max_stake {
@@ -150,6 +151,10 @@ impl Arena {
                 }
                 if req.staked() && o.owner_id == bot.owner_id {
                     return Err(same_owner());
+                }
+                if o.house != 0 {
+                    // A house bot accepts at once: refuse rather than lose on time (issue 11).
+                    self.house_room()?;
                 }
                 if req.stake > o.max_stake {
                     // It could never be accepted; say so now rather than leave it open.

@@ -15,7 +15,7 @@ pub struct PlayerRow {
 }
 
 /// A bot row with its running statistics.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone, Default, sqlx::FromRow)]
 pub struct BotRow {
     pub id: String,
     pub name: String,

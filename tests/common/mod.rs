@@ -51,6 +51,15 @@ pub struct Spawn {
     pub sets_per_min: u32,
     pub time: Arc<dyn TimeSource>,
     pub database_url: Option<String>,
+    /// House thinking threads (None: the machine's cores).
+    pub house_threads: Option<usize>,
+    /// House games in play per thread before new house sets are refused.
+    pub house_games_per_thread: usize,
+    /// Wait before a house bot takes a lobby challenge, ms (-1: never).
+    pub house_lobby_wait_ms: i64,
+    /// Demo mode, and its least time per house move (ms).
+    pub demo: bool,
+    pub demo_think_ms: u64,
 }
 
 impl Default for Spawn {
@@ -64,6 +73,11 @@ impl Default for Spawn {
             sets_per_min: 10_000,
             time: Arc::new(SystemTime),
             database_url: None,
+            house_threads: None,
+            house_games_per_thread: hexarena::arena::house::GAMES_PER_THREAD_DEFAULT,
+            house_lobby_wait_ms: 10_000,
+            demo: false,
+            demo_think_ms: 2_000,
         }
     }
 }
@@ -87,7 +101,11 @@ pub async fn spawn_with(s: Spawn) -> TestApp {
         starting_balance: s.starting_balance,
         fee_bps: s.fee_bps,
         house_bots: s.house_bots,
-        demo: false,
+        demo: s.demo,
+        house_threads: s.house_threads,
+        house_games_per_thread: s.house_games_per_thread,
+        house_lobby_wait_ms: s.house_lobby_wait_ms,
+        demo_think_ms: s.demo_think_ms,
         register_per_min: s.register_per_min,
         sets_per_min: s.sets_per_min,
         ..ServeConfig::default()

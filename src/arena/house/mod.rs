@@ -1,0 +1,246 @@
+//! House bots (SPEC section 9, issue 11): built-in players that live in the server process and
+//! play through the same path as any bot (the same `play_move` with `?ply`, clocks and store).
+//!
+//! - The ladder: one house bot per rung of [`hex::ladder::LADDER`], weakest first, each with
+//!   its own house owner (so any two may play staked sets against each other).
+//! - They think on a bounded pool of worker threads ([`pool`]), every game at once, each
+//!   move's time set from that seat's own clock and from the load ([`think`]).
+//! - [`driver`] hands every game where a house bot is on move to the pool at once (one job per
+//!   game and ply), accepts private challenges, and lobby challenges nobody else took
+//!   ([`lobby`]); in demo mode neighbouring rungs play each other without a break ([`demo`]).
+//! - When the pool cannot give new games a reasonable move time, new practice sets and
+//!   private challenges to a house bot are refused with 503 `house_busy` ([`Arena::house_room`]).
+
+pub mod demo;
+pub mod driver;
+pub mod lobby;
+pub mod pool;
+pub mod think;
+
+use std::collections::HashSet;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use hex::ladder::{LADDER, Rung};
+use serde_json::{Value, json};
+
+use super::Arena;
+use super::error::{ArenaError, ArenaResult, ErrorKind};
+use crate::store::accounts::{self as acc, BotRow};
+
+/// The weakest house bot: uniformly random legal moves. The default practice opponent.
+pub const WEAKEST: &str = "house-random";
+/// The house bot `hexarena play --strategy strong` stands for (the old "strong" bot).
+pub const STRONG: &str = "house-bridge";
+
+/// The owner (house player) of each rung's bot; a rung not listed gets "House of <name>".
+const OWNERS: [(&str, &str); 5] = [
+    ("house-random", "House of Random"),
+    ("house-novice", "House of Novices"),
+    ("house-club", "House of Clubs"),
+    ("house-bridge", "House of Bridges"),
+    ("house-master", "House of Masters"),
+];
+
+/// Default house games in play per worker thread above which new house sets are refused.
+pub const GAMES_PER_THREAD_DEFAULT: usize = 32;
+/// Seconds a refused client is told to wait (`Retry-After`) when the house is busy.
+pub const BUSY_RETRY_AFTER_S: u64 = 30;
+
+/// How the house runs (flags and environment of `serve`, see `config.rs`).
+#[derive(Debug, Clone)]
+pub struct HouseConfig {
+    /// Worker threads of the thinking pool (at least 1).
+    pub threads: usize,
+    /// House games in play per worker thread above which new practice sets and private
+    /// challenges to a house bot are refused (503 `house_busy`).
+    pub games_per_thread: usize,
+    /// An open lobby challenge nobody else accepted within this many ms is accepted by a house
+    /// bot; None: never.
+    pub lobby_wait_ms: Option<i64>,
+    /// Demo mode: neighbouring rungs play each other without a break.
+    pub demo: bool,
+    /// In demo mode only, the least time a house bot takes over a move, ms (so a set lasts
+    /// a few minutes and can be watched).
+    pub demo_think_ms: u64,
+}
+
+impl Default for HouseConfig {
+    fn default() -> Self {
+        HouseConfig {
+            threads: std::thread::available_parallelism().map_or(2, usize::from),
+            games_per_thread: GAMES_PER_THREAD_DEFAULT,
+            lobby_wait_ms: Some(10_000),
+            demo: false,
+            demo_think_ms: 1_000,
+        }
+    }
+}
+
+/// A registered house bot and its rung.
+#[derive(Debug, Clone)]
+pub struct HouseBot {
+    /// Its bot row (only the immutable columns are relied on).
+    pub bot: BotRow,
+    /// How it plays.
+    pub rung: &'static Rung,
+    /// Its place on the ladder, 1 = weakest.
+    pub rung_no: usize,
+}
+
+/// The running house: its bots, its pool and the games it is thinking about.
+pub struct House {
+    /// The thinking pool.
+    pub pool: pool::Pool,
+    /// Settings.
+    pub config: HouseConfig,
+    /// The bots, weakest first.
+    pub bots: Vec<HouseBot>,
+    ids: HashSet<String>,
+    /// (set_id, game_no, ply) with a move being thought or played: one job per game and ply.
+    in_flight: Mutex<HashSet<(String, i64, i64)>>,
+    /// Live instance ids (PostgreSQL, several instances), sorted; empty: this one alone.
+    peers: Mutex<Vec<String>>,
+    /// A lobby challenge may be waiting for a house bot.
+    lobby_dirty: AtomicBool,
+    /// A look at the lobby is running.
+    lobby_scanning: AtomicBool,
+}
+
+impl House {
+    /// The house bot with this id.
+    pub fn by_id(&self, bot_id: &str) -> Option<&HouseBot> {
+        self.bots.iter().find(|b| b.bot.id == bot_id)
+    }
+
+    /// Whether a bot id is a house bot's.
+    pub fn is_house(&self, bot_id: &str) -> bool {
+        self.ids.contains(bot_id)
+    }
+
+    /// House games in play held by this instance and the bound above which new ones are
+    /// refused (`threads` x `games_per_thread`).
+    pub fn in_play(&self, arena: &Arena) -> (usize, usize) {
+        let n = arena
+            .live
+            .count_active(|g| g.seats.iter().any(|s| self.ids.contains(s)));
+        (n, self.pool.threads() * self.config.games_per_thread)
+    }
+}
+
+/// The ladder entry of a house bot's profile (rung number from 1, rungs, summary), computed
+/// from [`LADDER`]; None for a bot that is not on the ladder.
+pub fn ladder_json(name: &str) -> Option<Value> {
+    let (i, r) = LADDER.iter().enumerate().find(|(_, r)| r.name == name)?;
+    Some(json!({"rung": i + 1, "rungs": LADDER.len(), "summary": r.summary}))
+}
+
+/// Registers every rung's house bot that is missing (a database from before the ladder has
+/// only some of them); returns them all, weakest first.
+pub async fn ensure(arena: &Arena) -> ArenaResult<Vec<HouseBot>> {
+    let mut out = vec![];
+    for (i, rung) in LADDER.iter().enumerate() {
+        let existing = {
+            let mut c = arena.store.pool.acquire().await?;
+            acc::bot_by_ref(&mut c, rung.name).await?
+        };
+        let bot = match existing {
+            Some(b) if b.house != 0 => b,
+            Some(_) => {
+                // A bot of a player took this name before the rung existed: the ladder goes
+                // on without that rung rather than play for someone else's bot.
+                tracing::warn!(
+                    bot = rung.name,
+                    "a player's bot holds this rung's name; rung skipped"
+                );
+                continue;
+            }
+            None => {
+                let owner = OWNERS
+                    .iter()
+                    .find(|(n, _)| *n == rung.name)
+                    .map_or_else(|| format!("House of {}", rung.name), |(_, o)| o.to_string());
+                let (player, _token) = arena.register_player(&owner, true).await?;
+                let (bot, _token) = arena
+                    .create_bot(&player, rung.name, Some(super::sets::STAKE_MAX), true)
+                    .await?;
+                tracing::info!(bot = rung.name, "registered house bot");
+                bot
+            }
+        };
+        out.push(HouseBot {
+            bot,
+            rung,
+            rung_no: i + 1,
+        });
+    }
+    Ok(out)
+}
+
+/// Starts the house: the pool, the driver (moves, challenges, the lobby) and, in demo mode,
+/// the demo pairings. Errors: the pool's threads could not start.
+pub fn spawn(arena: Arc<Arena>, bots: Vec<HouseBot>, config: HouseConfig) -> anyhow::Result<()> {
+    let pool = pool::Pool::start(config.threads)?;
+    let ids = bots.iter().map(|b| b.bot.id.clone()).collect();
+    let house = Arc::new(House {
+        pool,
+        config,
+        bots,
+        ids,
+        in_flight: Mutex::new(HashSet::new()),
+        peers: Mutex::new(vec![]),
+        lobby_dirty: AtomicBool::new(true),
+        lobby_scanning: AtomicBool::new(false),
+    });
+    if arena.house.set(house.clone()).is_err() {
+        anyhow::bail!("the house is already running");
+    }
+    tracing::info!(
+        threads = house.pool.threads(),
+        bots = house.bots.len(),
+        "house bots running"
+    );
+    if house.config.demo {
+        tokio::spawn(demo::run(arena.clone(), house.clone()));
+    }
+    tokio::spawn(driver::run(arena, house));
+    Ok(())
+}
+
+impl Arena {
+    /// Whether the house can take one more game (SPEC 9, issue 11): the house games in play
+    /// held by this instance must stay below `threads` x `games_per_thread` of its pool.
+    /// Without house bots in this process there is nothing to protect.
+    ///
+    /// Errors: 503 `house_busy` with `Retry-After` and `details` {`in_play`, `limit`,
+    /// `threads`, `retry_after_s`}.
+    pub fn house_room(&self) -> ArenaResult<()> {
+        let Some(house) = self.house.get() else {
+            return Ok(());
+        };
+        let (in_play, limit) = house.in_play(self);
+        if in_play < limit {
+            return Ok(());
+        }
+        let mut e = ArenaError::new(
+            ErrorKind::Unavailable,
+            "house_busy",
+            format!(
+                "the house bots are playing {in_play} games, as many as they can play well; retry in {BUSY_RETRY_AFTER_S} s"
+            ),
+        )
+        .with_details(json!({
+            "in_play": in_play,
+            "limit": limit,
+            "threads": house.pool.threads(),
+            "retry_after_s": BUSY_RETRY_AFTER_S,
+        }));
+        e.retry_after_s = Some(BUSY_RETRY_AFTER_S);
+        Err(e)
+    }
+
+    /// Whether a bot is a house bot of this process.
+    pub fn is_house_bot(&self, bot_id: &str) -> bool {
+        self.house.get().is_some_and(|h| h.is_house(bot_id))
+    }
+}

@@ -1,0 +1,186 @@
+//! How a house bot thinks on one move (SPEC section 9, issue 11), shared with `hexarena play`
+//! so a client of the same rung thinks exactly as the house bot does at the same time.
+//!
+//! [`budget`] is pure: it turns the seat's own clock (time left, increment, empty cells, via
+//! [`hex::ladder::think_time_ms`]) and the pool's load into a thinking time and a playout cap.
+//! [`choose`] runs the search within that budget; it blocks, so it belongs on a thread that
+//! may block (a worker of the house pool, or a client's `spawn_blocking`), never on the async
+//! runtime's threads.
+
+use std::time::Instant;
+
+use hex::ladder::{Play, Rung, think_time_ms};
+use hex::{Limits, Move, Position};
+use rand_core::Rng;
+
+/// Playouts of a cheap move: after the immediate win / forced block checks, this many
+/// playouts still avoid the worst blunders and cost well under a millisecond on 11x11.
+pub const CHEAP_PLAYOUTS: u32 = 64;
+/// A thinking slice below this (ms) is not worth a search: the move is played cheap.
+pub const MIN_SLICE_MS: u64 = 3;
+/// A seat this close to its flag (ms) plays a cheap move at once, whatever the clock formula
+/// says (what is left must also pay for storing the move, on a loaded machine).
+pub const NEAR_FLAG_MS: u64 = 300;
+
+/// What one move may spend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Wall-clock thinking time, ms (0 for a random rung).
+    pub think_ms: u64,
+    /// Playouts never exceeded (the rung's cap, or [`CHEAP_PLAYOUTS`] for a cheap move).
+    pub max_playouts: u32,
+    /// True when the move is played cheap (near the flag, or the load left no useful slice).
+    pub cheap: bool,
+}
+
+/// The budget of one move of `rung` on a `size` x `size` board with `empty_cells` empty:
+/// `time_left_ms` until the seat's flag (for a free first move, the smaller of that and the
+/// clock's remaining time), `increment_ms` added after the move. Under load (`jobs` thinking
+/// or waiting on `workers` threads, `jobs` > `workers`) each move gets the proportional share
+/// `workers / jobs` of its clock's thinking time; a seat near its flag, or a share below
+/// [`MIN_SLICE_MS`], plays a cheap move.
+#[must_use]
+pub fn budget(
+    rung: &Rung,
+    size: u8,
+    time_left_ms: u64,
+    increment_ms: u64,
+    empty_cells: u32,
+    workers: usize,
+    jobs: usize,
+) -> Budget {
+    let Some(cap) = rung.max_playouts(size) else {
+        return Budget {
+            think_ms: 0,
+            max_playouts: 0,
+            cheap: false,
+        };
+    };
+    let full = think_time_ms(time_left_ms, increment_ms, empty_cells);
+    let workers = workers.max(1) as u64;
+    let jobs = (jobs as u64).max(workers);
+    let share = full * workers / jobs;
+    if time_left_ms < NEAR_FLAG_MS || share < MIN_SLICE_MS {
+        return Budget {
+            think_ms: share.min(MIN_SLICE_MS),
+            max_playouts: cap.min(CHEAP_PLAYOUTS),
+            cheap: true,
+        };
+    }
+    Budget {
+        think_ms: share,
+        max_playouts: cap,
+        cheap: false,
+    }
+}
+
+/// Chooses `rung`'s move in `pos` within `budget`: random play for a random rung, otherwise
+/// the tree search ([`hex::strong_move_within`]) that stops at its playout cap, when
+/// `budget.think_ms` have passed since `started`, or when `interrupt()` says so (the pool
+/// asks a search to end early when a more urgent move waits). Returns the move (None when the
+/// game is over) and the playouts run. Blocks for up to `budget.think_ms`.
+pub fn choose(
+    pos: &Position,
+    rung: &Rung,
+    budget: Budget,
+    started: Instant,
+    rng: &mut impl Rng,
+    interrupt: &dyn Fn() -> bool,
+) -> (Option<Move>, u32) {
+    match rung.play {
+        Play::Random => (hex::random_move(pos, rng), 0),
+        Play::Search { .. } => {
+            let stop_at = started + std::time::Duration::from_millis(budget.think_ms);
+            let mut playouts = 0;
+            let mut stop = |done: u32| {
+                playouts = done;
+                Instant::now() >= stop_at || interrupt()
+            };
+            let mv = hex::strong_move_within(
+                pos,
+                rng,
+                Limits {
+                    max_playouts: budget.max_playouts,
+                    stop: &mut stop,
+                },
+            );
+            (mv, playouts)
+        }
+    }
+}
+
+/// Empty cells of `pos` (what [`think_time_ms`] expects the rest of the game from).
+#[must_use]
+pub fn empty_cells(pos: &Position) -> u32 {
+    let size = u32::from(pos.size());
+    (size * size).saturating_sub(u32::try_from(pos.stone_count()).unwrap_or(u32::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hex::ladder::rung;
+
+    fn master() -> &'static Rung {
+        rung("house-master").expect("on the ladder")
+    }
+
+    #[test]
+    fn an_idle_pool_gives_the_clock_s_whole_thinking_time() {
+        let b = budget(master(), 11, 10_000, 0, 121, 2, 1);
+        assert_eq!(b.think_ms, think_time_ms(10_000, 0, 121));
+        assert_eq!(b.think_ms, 237);
+        assert!(!b.cheap);
+        assert_eq!(Some(b.max_playouts), master().max_playouts(11));
+    }
+
+    #[test]
+    fn under_load_each_move_gets_a_proportional_share() {
+        // 20 moves waiting or thinking on 2 workers: a tenth each.
+        let b = budget(master(), 11, 10_000, 0, 121, 2, 20);
+        assert_eq!(b.think_ms, 23);
+        assert!(!b.cheap);
+        // Jobs no more than workers: no cut.
+        assert_eq!(budget(master(), 11, 10_000, 0, 121, 2, 2).think_ms, 237);
+    }
+
+    #[test]
+    fn near_the_flag_or_with_no_useful_share_the_move_is_cheap() {
+        let near = budget(master(), 11, 250, 0, 60, 2, 1);
+        assert!(near.cheap);
+        assert_eq!(near.max_playouts, CHEAP_PLAYOUTS);
+        let crowded = budget(master(), 11, 10_000, 0, 121, 2, 400);
+        assert!(crowded.cheap, "{crowded:?}");
+        assert!(crowded.think_ms <= MIN_SLICE_MS);
+    }
+
+    #[test]
+    fn a_capped_rung_keeps_its_cap_and_random_play_needs_no_time() {
+        let novice = rung("house-novice").expect("on the ladder");
+        let b = budget(novice, 11, 60_000, 2_000, 121, 2, 1);
+        assert_eq!(Some(b.max_playouts), novice.max_playouts(11));
+        let random = rung("house-random").expect("on the ladder");
+        assert_eq!(budget(random, 11, 60_000, 2_000, 121, 2, 1).think_ms, 0);
+    }
+
+    #[test]
+    fn choose_answers_a_legal_move_within_its_budget() {
+        let opening = [hex::Cell::new(5, 5), hex::Cell::new(4, 6)];
+        let pos = Position::with_opening(11, &opening).expect("two stones");
+        let mut rng = <rand_pcg::Pcg64 as rand_core::SeedableRng>::seed_from_u64(7);
+        let b = Budget {
+            think_ms: 30,
+            max_playouts: 1_000_000,
+            cheap: false,
+        };
+        let t0 = Instant::now();
+        let (mv, playouts) = choose(&pos, master(), b, t0, &mut rng, &|| false);
+        assert!(mv.is_some_and(|m| pos.check(m).is_ok()));
+        assert!(playouts > 0);
+        assert!(t0.elapsed().as_millis() < 1_000, "{:?}", t0.elapsed());
+        // An interrupt ends the search at its first check.
+        let (mv, playouts) = choose(&pos, master(), b, Instant::now(), &mut rng, &|| true);
+        assert!(mv.is_some());
+        assert_eq!(playouts, hex::STOP_CHECK_EVERY);
+    }
+}

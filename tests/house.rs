@@ -1,0 +1,501 @@
+//! House bots (SPEC section 9, issue 11): the ladder and its profiles, practice against any
+//! rung, busy refusals, lobby challenges taken after the wait, and the demo's pairings.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Spawn, TestApp, spawn_with};
+use hex::ladder::LADDER;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+/// Polls a set until `done` holds for it (at most `secs`); returns the set.
+async fn wait_set(app: &TestApp, id: &str, secs: u64, done: impl Fn(&Value) -> bool) -> Value {
+    let until = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let s = app.get(&format!("/v1/sets/{id}")).await.body;
+        if done(&s) {
+            return s;
+        }
+        assert!(Instant::now() < until, "set {id} stayed {s}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn sets_of(app: &TestApp, bot: &str) -> usize {
+    let r = app.get(&format!("/v1/sets?bot={bot}&limit=100")).await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    r.body["sets"].as_array().map_or(0, Vec::len)
+}
+
+#[tokio::test]
+async fn every_rung_of_the_ladder_is_a_house_bot_that_says_what_it_is_and_can_be_practised() {
+    let app = spawn_with(Spawn {
+        house_bots: true,
+        house_lobby_wait_ms: -1,
+        ..Spawn::default()
+    })
+    .await;
+    let (_, _, token) = app.player_with_bot("Climber").await;
+    let listed = app.get("/v1/bots").await.body;
+    let house: Vec<&str> = listed["bots"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .filter(|b| b["house"] == true)
+        .filter_map(|b| b["name"].as_str())
+        .collect();
+    for (i, rung) in LADDER.iter().enumerate() {
+        assert!(
+            house.contains(&rung.name),
+            "{} not listed: {house:?}",
+            rung.name
+        );
+        let p = app.get(&format!("/v1/bots/{}", rung.name)).await;
+        assert_eq!(p.status, StatusCode::OK);
+        assert_eq!(p.body["house"], true);
+        assert_eq!(
+            p.body["ladder"],
+            json!({"rung": i + 1, "rungs": LADDER.len(), "summary": rung.summary}),
+            "{}",
+            rung.name
+        );
+        // Practice against any rung by name (case does not matter).
+        let r = app
+            .post(
+                "/v1/practice",
+                Some(&token),
+                json!({"opponent": rung.name.to_uppercase()}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}: {:?}", rung.name, r.body);
+        assert_eq!(r.body["acceptor"], rung.name);
+    }
+    assert_eq!(house.len(), LADDER.len());
+    // A bot of ours is not on the ladder.
+    assert_eq!(
+        app.get("/v1/bots/Climber").await.body["ladder"],
+        Value::Null
+    );
+    // The default practice opponent is still the weakest.
+    let r = app.post("/v1/practice", Some(&token), json!({})).await;
+    assert_eq!(r.body["acceptor"], "house-random", "{:?}", r.body);
+    // A bot that is not a house bot cannot be practised against, and nothing is created.
+    let before = sets_of(&app, "Climber").await;
+    let r = app
+        .post("/v1/practice", Some(&token), json!({"opponent": "Climber"}))
+        .await;
+    assert_eq!((r.status, r.code()), (StatusCode::NOT_FOUND, "not_found"));
+    assert_eq!(sets_of(&app, "Climber").await, before);
+}
+
+#[tokio::test]
+async fn a_database_with_only_the_first_two_house_bots_gets_the_rest_of_the_ladder() {
+    let old = spawn_with(Spawn::default()).await;
+    let mut ids = vec![];
+    for (name, owner) in [
+        ("house-random", "House of Random"),
+        ("house-bridge", "House of Bridges"),
+    ] {
+        let (player, _) = old
+            .arena
+            .register_player(owner, true)
+            .await
+            .expect("house player");
+        let (bot, _) = old
+            .arena
+            .create_bot(&player, name, Some(1000), true)
+            .await
+            .expect("house bot");
+        ids.push(bot.id);
+    }
+    // A player's bot took a later rung's name before the ladder existed.
+    old.player_with_bot("house-novice").await;
+    let app = spawn_with(Spawn {
+        house_bots: true,
+        house_lobby_wait_ms: -1,
+        database_url: Some(old.database_url.clone()),
+        ..Spawn::default()
+    })
+    .await;
+    for (i, rung) in LADDER.iter().enumerate() {
+        let p = app.get(&format!("/v1/bots/{}", rung.name)).await.body;
+        if rung.name == "house-novice" {
+            // Still the player's bot: the house does not play for it.
+            assert_eq!((&p["house"], &p["ladder"]), (&json!(false), &Value::Null));
+            continue;
+        }
+        assert_eq!(p["ladder"]["rung"], i + 1, "{p}");
+    }
+    // The old two kept their ids (and so their history).
+    assert_eq!(app.get("/v1/bots/house-random").await.body["id"], ids[0]);
+    assert_eq!(app.get("/v1/bots/house-bridge").await.body["id"], ids[1]);
+}
+
+#[tokio::test]
+async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_creates_nothing() {
+    // One thread, one game per thread: the first house game fills the house.
+    let app = spawn_with(Spawn {
+        house_bots: true,
+        house_threads: Some(1),
+        house_games_per_thread: 1,
+        house_lobby_wait_ms: 200,
+        ..Spawn::default()
+    })
+    .await;
+    let (_, owner, token) = app.player_with_bot("Eager").await;
+    let first = app.post("/v1/practice", Some(&token), json!({})).await;
+    assert_eq!(first.status, StatusCode::CREATED, "{:?}", first.body);
+    let before = sets_of(&app, "Eager").await;
+    let balance = app.balance(&owner).await;
+
+    let r = app
+        .post(
+            "/v1/practice",
+            Some(&token),
+            json!({"opponent": "house-master"}),
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::SERVICE_UNAVAILABLE, "house_busy"),
+        "{:?}",
+        r.body
+    );
+    assert_eq!(
+        r.headers.get("retry-after").and_then(|v| v.to_str().ok()),
+        Some("30")
+    );
+    assert_eq!(
+        r.body["error"]["details"],
+        json!({"in_play": 1, "limit": 1, "threads": 1, "retry_after_s": 30})
+    );
+    for stake in [0, 50] {
+        let r = app
+            .post(
+                "/v1/sets",
+                Some(&token),
+                json!({"game": "hex", "opponent": "house-club", "stake": stake}),
+            )
+            .await;
+        assert_eq!(
+            (r.status, r.code()),
+            (StatusCode::SERVICE_UNAVAILABLE, "house_busy"),
+            "stake {stake}: {:?}",
+            r.body
+        );
+        assert!(r.headers.contains_key("retry-after"));
+    }
+    assert_eq!(sets_of(&app, "Eager").await, before, "nothing created");
+    let m = app
+        .http
+        .get(format!("{}/metrics", app.url))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    for line in [
+        "hexarena_house_games_in_play 1",
+        "hexarena_house_games_limit 1",
+        "hexarena_house_threads 1",
+    ] {
+        assert!(m.lines().any(|l| l == line), "{line} not in:\n{m}");
+    }
+    assert_eq!(app.balance(&owner).await, balance, "nothing escrowed");
+
+    // A lobby challenge may still be made, but no house bot takes it while the house is busy.
+    let r = app
+        .post("/v1/sets", Some(&token), json!({"game": "hex", "stake": 0}))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let lobby = r.body["id"].as_str().expect("id").to_string();
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert_eq!(
+        app.get(&format!("/v1/sets/{lobby}")).await.body["status"],
+        "open"
+    );
+
+    // Once the house game ends, there is room again: the lobby challenge is taken, and
+    // practice is accepted.
+    let set = first.body["id"].as_str().expect("id");
+    for game_no in [1, 2] {
+        let r = app
+            .post(
+                &format!("/v1/sets/{set}/games/{game_no}/resign"),
+                Some(&token),
+                json!({}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "game {game_no}: {:?}", r.body);
+    }
+    let s = wait_set(&app, &lobby, 10, |s| s["status"] != "open").await;
+    assert_eq!(s["status"], "active", "{s}");
+    let r = app.post("/v1/practice", Some(&token), json!({})).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::SERVICE_UNAVAILABLE, "house_busy"),
+        "the lobby set now fills the house: {:?}",
+        r.body
+    );
+}
+
+#[tokio::test]
+async fn lobby_challenges_nobody_takes_are_accepted_by_the_nearest_rated_house_bot_after_the_wait()
+{
+    let app = spawn_with(Spawn {
+        house_bots: true,
+        house_lobby_wait_ms: 1_000,
+        ..Spawn::default()
+    })
+    .await;
+    let (_, owner, token) = app.player_with_bot("Lonely").await;
+    let balance = app.balance(&owner).await;
+    let t0 = Instant::now();
+    let unstaked = app
+        .post("/v1/sets", Some(&token), json!({"game": "hex", "stake": 0}))
+        .await;
+    assert_eq!(unstaked.status, StatusCode::CREATED, "{:?}", unstaked.body);
+    let staked = app
+        .post(
+            "/v1/sets",
+            Some(&token),
+            json!({"game": "hex", "stake": 100}),
+        )
+        .await;
+    assert_eq!(staked.status, StatusCode::CREATED, "{:?}", staked.body);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for r in [&unstaked, &staked] {
+        let id = r.body["id"].as_str().expect("id");
+        assert_eq!(
+            app.get(&format!("/v1/sets/{id}")).await.body["status"],
+            "open",
+            "not before the wait"
+        );
+    }
+    for r in [&unstaked, &staked] {
+        let id = r.body["id"].as_str().expect("id");
+        let s = wait_set(&app, id, 10, |s| s["status"] != "open").await;
+        assert!(t0.elapsed() >= Duration::from_millis(1_000));
+        assert_eq!(s["status"], "active", "{s}");
+        // Every house bot starts at 1200 like the challenger: the tie goes to the weakest.
+        assert_eq!(s["acceptor"], "house-random", "{s}");
+    }
+    // The staked one escrowed the stake.
+    assert_eq!(app.balance(&owner).await, balance - 100);
+    // Nothing is left open in the lobby.
+    let open = app.get("/v1/sets?status=open").await.body;
+    assert_eq!(open["sets"], json!([]), "{open}");
+}
+
+#[tokio::test]
+async fn the_demo_pairs_house_bots_of_neighbouring_rungs() {
+    let app = spawn_with(Spawn {
+        house_bots: true,
+        demo: true,
+        demo_think_ms: 50,
+        house_lobby_wait_ms: -1,
+        ..Spawn::default()
+    })
+    .await;
+    let rung_of = |name: &str| LADDER.iter().position(|r| r.name == name);
+    let until = Instant::now() + Duration::from_secs(10);
+    let set = loop {
+        let rows = app.get("/v1/sets?status=active").await.body;
+        if let Some(s) = rows["sets"].as_array().and_then(|a| a.first()) {
+            break s.clone();
+        }
+        assert!(Instant::now() < until, "no demo set started");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let a = rung_of(set["creator"].as_str().expect("creator")).expect("a rung");
+    let b = rung_of(set["acceptor"].as_str().expect("acceptor")).expect("a rung");
+    assert_eq!(a.abs_diff(b), 1, "{set}");
+    assert_eq!(set["stake"], 10);
+    // Paced: each house move took at least the demo's least think time.
+    let id = set["id"].as_str().expect("id");
+    let until = Instant::now() + Duration::from_secs(10);
+    let g = loop {
+        let g = app.state(id, 1).await;
+        if g["ply"].as_i64().unwrap_or(0) >= 4 {
+            break g;
+        }
+        assert!(Instant::now() < until, "the demo game did not move: {g}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    for m in g["moves"].as_array().into_iter().flatten().skip(2) {
+        assert!(m["elapsed_ms"].as_i64().unwrap_or(0) >= 50, "{m}");
+    }
+}
+
+/// Registers the ladder's house bots on an arena that runs none (as a stopped server's
+/// database would hold them).
+async fn house_rows_without_a_house(app: &TestApp) {
+    for r in LADDER {
+        let (player, _) = app
+            .arena
+            .register_player(&format!("Owner of {}", r.name), true)
+            .await
+            .expect("house player");
+        app.arena
+            .create_bot(&player, r.name, Some(1000), true)
+            .await
+            .expect("house bot");
+    }
+}
+
+#[tokio::test]
+async fn a_house_move_pending_when_the_server_starts_is_played_from_the_games_loaded_at_boot() {
+    // An arena whose house is not running: the practice set waits for the house's first move.
+    let before = spawn_with(Spawn::default()).await;
+    house_rows_without_a_house(&before).await;
+    let (_, _, token) = before.player_with_bot("Patient").await;
+    let r = before
+        .post(
+            "/v1/practice",
+            Some(&token),
+            json!({"opponent": "house-club"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(before.state(&id, 1).await["ply"], 0);
+    // A server with house bots starts on the same database: it plays the pending move.
+    let after = spawn_with(Spawn {
+        house_bots: true,
+        house_lobby_wait_ms: -1,
+        database_url: Some(before.database_url.clone()),
+        ..Spawn::default()
+    })
+    .await;
+    let s = after
+        .get(&format!("/v1/sets/{id}/games/1?after_ply=0&wait_s=10"))
+        .await
+        .body;
+    assert_eq!(s["ply"], 1, "{s}");
+    assert_eq!(s["moves"][0]["seat"], 1);
+    assert_eq!(s["seats"][0]["bot"], "house-club");
+}
+
+#[tokio::test]
+async fn two_instances_on_postgresql_share_the_house_games_and_think_each_move_once() {
+    let Some(db) = common::fresh_pg_db().await else {
+        return;
+    };
+    let spawn = |db: String| {
+        spawn_with(Spawn {
+            house_bots: true,
+            house_lobby_wait_ms: -1,
+            database_url: Some(db),
+            ..Spawn::default()
+        })
+    };
+    let a = spawn(db.clone()).await;
+    let b = spawn(db).await;
+    // Both instances see each other (heartbeats every second, peers read every second).
+    tokio::time::sleep(Duration::from_millis(3_000)).await;
+    let apps = [&a, &b];
+    let mut sets = vec![];
+    for i in 0..10 {
+        let app = apps[i % 2];
+        let (_, _, token) = app.player_with_bot(&format!("Twin{i}")).await;
+        let r = app
+            .post(
+                "/v1/practice",
+                Some(&token),
+                json!({"opponent": "house-club", "clock": {"initial_s": 10, "increment_s": 0},
+                       "options": {"size": 9}}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+        sets.push((i, r.body["id"].as_str().expect("id").to_string(), token));
+    }
+    // Each opponent answers at once, through either instance.
+    let mut tasks = vec![];
+    for (i, id, token) in sets.clone() {
+        let app = apps[(i + 1) % 2];
+        let (url, http) = (app.url.clone(), app.http.clone());
+        tasks.push(tokio::spawn(async move {
+            let until = Instant::now() + Duration::from_secs(90);
+            loop {
+                assert!(Instant::now() < until, "set {id} did not finish");
+                let r = http
+                    .get(format!("{url}/v1/bots/me/turn?wait_s=2"))
+                    .bearer_auth(&token)
+                    .send()
+                    .await
+                    .expect("turn");
+                if r.status() == StatusCode::NO_CONTENT {
+                    let s: Value = http
+                        .get(format!("{url}/v1/sets/{id}"))
+                        .send()
+                        .await
+                        .expect("set")
+                        .json()
+                        .await
+                        .expect("json");
+                    if s["status"] == "finished" {
+                        return;
+                    }
+                    continue;
+                }
+                let st: Value = r.json().await.expect("state");
+                let Some(mv) = st["legal_moves"]
+                    .as_array()
+                    .and_then(|l| l.first())
+                    .cloned()
+                else {
+                    continue;
+                };
+                let ply = st["ply"].as_i64().expect("ply") + 1;
+                http.post(format!(
+                    "{url}/v1/sets/{}/games/{}/moves?ply={ply}",
+                    st["set_id"].as_str().expect("set"),
+                    st["game_no"]
+                ))
+                .bearer_auth(&token)
+                .json(&mv)
+                .send()
+                .await
+                .expect("move");
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.expect("opponent");
+    }
+    let mut house_moves = 0u64;
+    for (_, id, _) in &sets {
+        for game_no in [1, 2] {
+            let g = a.state(id, game_no).await;
+            let reason = g["result"]["reason"].as_str().unwrap_or("").to_string();
+            assert!(
+                g["result"]["winner_bot"] == "house-club"
+                    || !["timeout", "first_move_timeout"].contains(&reason.as_str()),
+                "house lost on time: {g}"
+            );
+            let seat = if g["seats"][0]["bot"] == "house-club" {
+                1
+            } else {
+                2
+            };
+            house_moves += g["moves"]
+                .as_array()
+                .map_or(0, |m| m.iter().filter(|m| m["seat"] == seat).count())
+                as u64;
+        }
+    }
+    let jobs: Vec<u64> = apps
+        .iter()
+        .map(|app| app.arena.house.get().expect("house").pool.stats().jobs)
+        .collect();
+    // Each instance thought for its share of the sets, and no move was thought twice.
+    assert!(jobs.iter().all(|j| *j > 0), "{jobs:?}");
+    assert!(
+        jobs.iter().sum::<u64>() <= house_moves,
+        "{jobs:?} jobs for {house_moves} house moves"
+    );
+}
