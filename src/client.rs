@@ -1214,7 +1214,7 @@ impl Player {
             {
                 Ok((_, s)) => match str_of(&s, "status") {
                     "finished" => self.on_set_finished(&s),
-                    "cancelled" | "declined" => {
+                    "cancelled" | "declined" | "expired" => {
                         tracing::info!("{id} {}", str_of(&s, "status"));
                         self.tracked.remove(&id);
                     }

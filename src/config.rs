@@ -97,6 +97,10 @@ pub struct ServeConfig {
     /// Sets (and practice sets) a bot may create per minute.
     #[arg(long, env = "ARENA_SETS_PER_MIN", default_value_t = 60)]
     pub sets_per_min: u32,
+    /// An open challenge (lobby or private) that nobody accepted within this many seconds is
+    /// closed as `expired` (0: never).
+    #[arg(long, env = "ARENA_CHALLENGE_TTL_S", default_value_t = 3_600)]
+    pub challenge_ttl_s: u64,
     /// SQLite's `synchronous` setting: `normal` (a 2xx survives a killed process; the last
     /// commits may be lost to a power cut) or `full` (a 2xx also survives a power cut).
     #[arg(long, env = "ARENA_SQLITE_SYNCHRONOUS", default_value = "normal", value_parser = ["normal", "full"])]
@@ -133,6 +137,7 @@ impl Default for ServeConfig {
             demo_think_ms: 2_000,
             register_per_min: 30,
             sets_per_min: 60,
+            challenge_ttl_s: 3_600,
             sqlite_synchronous: "normal".into(),
         }
     }

@@ -47,6 +47,8 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
             .as_deref()
             .filter(|t| !t.is_empty())
             .map(arena::accounts::token_hash),
+        challenge_ttl_ms: (cfg.challenge_ttl_s > 0)
+            .then(|| i64::try_from(cfg.challenge_ttl_s.saturating_mul(1000)).unwrap_or(i64::MAX)),
     };
     let arena = Arena::new(store, time, config);
     arena::scheduler::recover(&arena).await?;

@@ -697,3 +697,75 @@ async fn two_copies_of_a_move_sent_at_once_are_played_once() {
         "one of the two stones is on the board"
     );
 }
+
+#[tokio::test]
+async fn a_challenge_nobody_accepts_within_the_ttl_expires_and_tells_its_bots() {
+    use hexarena::arena::clock::FakeTime;
+    let time = std::sync::Arc::new(FakeTime::new(1_800_000_000_000));
+    let app = common::spawn_with(common::Spawn {
+        time: time.clone(),
+        ..common::Spawn::default()
+    })
+    .await;
+    let (_, _, alpha) = app.player_with_bot("Alpha").await;
+    let (_, _, bravo) = app.player_with_bot("Bravo").await;
+    let lobby = app
+        .post("/v1/sets", Some(&alpha), json!({"game": "hex"}))
+        .await;
+    let private = app
+        .post(
+            "/v1/sets",
+            Some(&alpha),
+            json!({"game": "hex", "opponent": "Bravo", "stake": 10}),
+        )
+        .await;
+    let (lobby, private) = (
+        lobby.body["id"].as_str().expect("id").to_string(),
+        private.body["id"].as_str().expect("id").to_string(),
+    );
+    // Half an hour on: nothing expires (the default TTL is an hour).
+    time.advance(1_800_000);
+    assert_eq!(app.arena.expire_challenges().await.expect("sweep"), 0);
+    let fresh = app
+        .post("/v1/sets", Some(&bravo), json!({"game": "hex"}))
+        .await;
+    let fresh = fresh.body["id"].as_str().expect("id").to_string();
+    // Past the hour for the first two, not for the fresh one. (The arena's own sweep may
+    // run at the same moment: what counts is the sets' status.)
+    time.advance(1_800_001);
+    app.arena.expire_challenges().await.expect("sweep");
+    for (id, status) in [(&lobby, "expired"), (&private, "expired"), (&fresh, "open")] {
+        let r = app.get(&format!("/v1/sets/{id}")).await;
+        assert_eq!(r.body["status"], status, "{id}: {:?}", r.body);
+    }
+    let listed = app.get("/v1/sets?status=expired").await;
+    assert_eq!(listed.status, StatusCode::OK, "{:?}", listed.body);
+    assert_eq!(listed.body["sets"].as_array().map(Vec::len), Some(2));
+    // Accepting an expired challenge is the usual 409 with the status.
+    let r = app
+        .call(
+            reqwest::Method::POST,
+            &format!("/v1/sets/{private}/accept"),
+            Some(&bravo),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    assert_eq!(r.code(), "set_not_open");
+    assert_eq!(r.body["error"]["details"]["status"], "expired");
+    // The named opponent's stream, replayed from its start, tells of the expiry.
+    let mut s =
+        common::sse::EventStream::open(&app, "/v1/bots/me/events", Some(&bravo), Some("0")).await;
+    let mut closed = None;
+    while let Some((_, kind, data)) = s.next_event_within(std::time::Duration::from_secs(2)).await {
+        if kind == "set_closed" {
+            closed = Some(data);
+            break;
+        }
+    }
+    let closed = closed.expect("a set_closed event for the private challenge");
+    assert_eq!(
+        (&closed["set"]["id"], &closed["set"]["status"]),
+        (&json!(private), &json!("expired"))
+    );
+}

@@ -88,7 +88,14 @@ struct ListQuery {
 
 #[tracing::instrument(skip_all)]
 async fn list_sets(st: web::Data<AppState>, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
-    const STATUSES: [&str; 5] = ["open", "active", "finished", "cancelled", "declined"];
+    const STATUSES: [&str; 6] = [
+        "open",
+        "active",
+        "finished",
+        "cancelled",
+        "declined",
+        "expired",
+    ];
     if let Some(s) = q.status.as_deref().filter(|s| !STATUSES.contains(s)) {
         return Err(ApiError::bad_request(format!(
             "status '{s}' is not one of {STATUSES:?}"

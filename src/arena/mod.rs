@@ -44,6 +44,8 @@ pub struct ArenaConfig {
     pub fee_bps: i64,
     /// SHA-256 (hex) of the operator token; operator endpoints are off when None.
     pub operator_token_hash: Option<String>,
+    /// Open challenges older than this (ms) are closed as `expired`; None: never.
+    pub challenge_ttl_ms: Option<i64>,
 }
 
 /// Something changed: wakes long-polls and streams of this set's game and of these bots.

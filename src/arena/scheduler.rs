@@ -111,6 +111,13 @@ pub async fn run(arena: Arc<Arena>) {
             {
                 tracing::warn!(error = %e, "event pruning failed");
             }
+            if n.is_multiple_of(10) {
+                match a.expire_challenges().await {
+                    Ok(0) => {}
+                    Ok(k) => tracing::info!(closed = k, "stale challenges expired"),
+                    Err(e) => tracing::warn!(error = %e, "expiring challenges failed"),
+                }
+            }
             if n.is_multiple_of(2)
                 && let Err(e) = sweep(&a, a.now_ms() + 5_000).await
             {

@@ -10,6 +10,7 @@ use super::error::{ArenaError, ArenaResult};
 use super::play::Effects;
 use super::views::{self, SetNames};
 use super::{Arena, Change};
+use crate::store::WriteTx;
 use crate::store::accounts::{self as acc, BotRow};
 use crate::store::events::LOBBY;
 use crate::store::games::{self, GameRow};
@@ -378,8 +379,50 @@ impl Arena {
         if set.status != "open" {
             return Err(not_open(&set));
         }
+        self.close_open_set(tx, &set, status, now).await
+    }
+
+    /// Closes every open challenge older than the arena's challenge TTL as `expired`
+    /// (SPEC 5 is silent on stale challenges; a lobby of dead offers misleads), telling the
+    /// creator and the named opponent with `set_closed`. Several instances may run it at
+    /// once: a set another instance closed first is skipped. Returns how many it closed.
+    pub async fn expire_challenges(&self) -> ArenaResult<usize> {
+        let Some(ttl_ms) = self.config.challenge_ttl_ms else {
+            return Ok(0);
+        };
+        let stale = {
+            let mut c = self.store.pool.acquire().await?;
+            sets::open_created_before(&mut c, self.now_ms().saturating_sub(ttl_ms), 100).await?
+        };
+        let mut closed = 0;
+        for set_id in stale {
+            let mut tx = self.store.begin_write().await?;
+            let now = self.now_ms();
+            let set = sets::get(&mut tx, &set_id, self.store.for_update()).await?;
+            match set {
+                Some(set) if set.status == "open" && set.created_ms < now - ttl_ms => {
+                    self.close_open_set(tx, &set, "expired", now).await?;
+                    closed += 1;
+                }
+                _ => {} // accepted, closed or expired meanwhile: dropping `tx` rolls it back
+            }
+        }
+        Ok(closed)
+    }
+
+    /// Closes the open set `set` (read in `tx`) as `status` (`cancelled`, `declined` or
+    /// `expired`), tells the creator and the named opponent, and commits. 409 `set_not_open`
+    /// when it is no longer open.
+    async fn close_open_set(
+        &self,
+        mut tx: WriteTx,
+        set: &SetRow,
+        status: &str,
+        now: i64,
+    ) -> ArenaResult<Value> {
+        let set_id = set.id.as_str();
         if sets::close_open(&mut tx, set_id, status, now).await? != 1 {
-            return Err(not_open(&set));
+            return Err(not_open(set));
         }
         let set = sets::get(&mut tx, set_id, "")
             .await?

@@ -109,6 +109,21 @@ pub async fn close_open(
     Ok(r.rows_affected())
 }
 
+/// Ids of open sets created before `before_ms`, oldest first, at most `limit`.
+pub async fn open_created_before(
+    c: &mut AnyConnection,
+    before_ms: i64,
+    limit: i64,
+) -> sqlx::Result<Vec<String>> {
+    sqlx::query_scalar(
+        "SELECT id FROM sets WHERE status = 'open' AND created_ms < $1 ORDER BY id LIMIT $2",
+    )
+    .bind(before_ms)
+    .bind(limit)
+    .fetch_all(c)
+    .await
+}
+
 /// Records the end of an active set.
 #[allow(clippy::too_many_arguments)]
 pub async fn finish(
