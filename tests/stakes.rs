@@ -700,6 +700,19 @@ async fn a_set_won_by_resignations_pays_the_winner_once_however_often_it_is_resi
         [w.owner_of(alpha).balance, w.owner_of(bravo).balance],
         [1200, 800]
     );
+    // A bot's own profile has its new record and rating at once, although its token (used
+    // for every move above) authenticates from a cache.
+    for (token, name, w_l) in [(&a2, "Alpha", (1, 0)), (&b2, "Bravo", (0, 1))] {
+        let me = app.get_auth("/v1/bots/me", token).await.body;
+        let public = app.get(&format!("/v1/bots/{name}")).await.body;
+        assert_eq!(me["name"], name);
+        assert_eq!(
+            (me["sets"].as_i64(), me["w"].as_i64(), me["l"].as_i64()),
+            (Some(1), Some(w_l.0), Some(w_l.1))
+        );
+        assert_eq!(me["rating_exact"], public["rating_exact"]);
+        assert_ne!(me["rating_exact"], json!(1200.0), "{name}'s rating moved");
+    }
 
     // Resigning again is the same success for the seat that resigned (a retry, SPEC 14) and
     // 409 game_over for the winner; moving is game_over. None of it pays anything.

@@ -127,6 +127,11 @@ async fn list_bots(st: web::Data<AppState>, q: web::Query<BotsQuery>) -> ApiResu
 #[tracing::instrument(skip_all, fields(bot = %b.name))]
 async fn get_bot_me(st: web::Data<AppState>, AuthBot(b): AuthBot) -> ApiResult<HttpResponse> {
     let mut c = st.arena.store.pool.acquire().await?;
+    // The authenticated row may come from the token cache, whose rating and record are those
+    // of when it was cached: the profile is built from the row as it is now.
+    let b = acc::bot_by_ref(&mut c, &b.id)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no bot '{}'", b.id)))?;
     Ok(HttpResponse::Ok().json(st.arena.bot_profile(&mut c, &b).await?))
 }
 
