@@ -280,8 +280,13 @@ async fn lobby_challenges_nobody_takes_are_accepted_by_the_nearest_rated_house_b
         let s = wait_set(&app, id, 10, |s| s["status"] != "open").await;
         assert!(t0.elapsed() >= Duration::from_millis(1_000));
         assert_eq!(s["status"], "active", "{s}");
-        // Every house bot starts at 1200 like the challenger: the tie goes to the weakest.
-        assert_eq!(s["acceptor"], "house-random", "{s}");
+        // House bots start from the ladder's measured ratings: house-novice (1220) is the
+        // nearest to a new bot's 1200.
+        assert_eq!(s["acceptor"], "house-novice", "{s}");
+    }
+    for (name, seed) in hexarena::arena::house::SEED_RATINGS {
+        let p = app.get(&format!("/v1/bots/{name}")).await.body;
+        assert_eq!(p["rating_exact"], json!(seed), "{name}");
     }
     // The staked one escrowed the stake.
     assert_eq!(app.balance(&owner).await, balance - 100);

@@ -176,6 +176,17 @@ pub async fn lock_bots(c: &mut AnyConnection, ids: &[&str], backend: Backend) ->
     Ok(())
 }
 
+/// Sets the rating of a bot that has played no rated set yet (a house bot's seed); a bot
+/// with a record keeps its rating.
+pub async fn seed_rating(c: &mut AnyConnection, bot_id: &str, rating: f64) -> sqlx::Result<()> {
+    sqlx::query("UPDATE bots SET rating = $1 WHERE id = $2 AND sets = 0")
+        .bind(rating)
+        .bind(bot_id)
+        .execute(c)
+        .await?;
+    Ok(())
+}
+
 /// Records a set's effect on one bot's statistics and rating.
 #[allow(clippy::too_many_arguments)]
 pub async fn record_set(

@@ -42,6 +42,18 @@ const OWNERS: [(&str, &str); 5] = [
     ("house-master", "House of Masters"),
 ];
 
+/// The Elo a house bot starts from, by rung: the ladder's measured steps (the round robin in
+/// `BENCHMARKS.md`: about +420, +370, +350 and +170 Elo from one rung to the next), placed so
+/// that a new bot (1200) meets house-novice first in the lobby. Set once, while a house bot
+/// has played no rated set; results move it from there like anyone's.
+pub const SEED_RATINGS: [(&str, f64); 5] = [
+    ("house-random", 800.0),
+    ("house-novice", 1220.0),
+    ("house-club", 1590.0),
+    ("house-bridge", 1940.0),
+    ("house-master", 2110.0),
+];
+
 /// Default house games in play per worker thread above which new house sets are refused.
 pub const GAMES_PER_THREAD_DEFAULT: usize = 32;
 /// Seconds a refused client is told to wait (`Retry-After`) when the house is busy.
@@ -167,6 +179,14 @@ pub async fn ensure(arena: &Arena) -> ArenaResult<Vec<HouseBot>> {
                 tracing::info!(bot = rung.name, "registered house bot");
                 bot
             }
+        };
+        let bot = match SEED_RATINGS.iter().find(|(n, _)| *n == rung.name) {
+            Some(&(_, seed)) if bot.sets == 0 && bot.rating != seed => {
+                let mut c = arena.store.pool.acquire().await?;
+                acc::seed_rating(&mut c, &bot.id, seed).await?;
+                acc::bot_by_ref(&mut c, &bot.id).await?.unwrap_or(bot)
+            }
+            _ => bot,
         };
         out.push(HouseBot {
             bot,
