@@ -1073,7 +1073,7 @@ impl Player {
         self.skipped.insert(id.clone());
         let size = u8::try_from(int_of(&set["options"], "size")).unwrap_or(11);
         if let Some(b) = &self.chooser.bridge
-            && !b.supports(size).await
+            && b.supports(size).await != Ok(true)
         {
             if str_of(set, "opponent") == self.me {
                 let r = self
@@ -1134,8 +1134,12 @@ impl Player {
             && let Some(b) = &self.chooser.bridge
         {
             let size = self.args.size.unwrap_or(11);
-            if !b.supports(size).await {
-                anyhow::bail!("the GTP engine refuses boardsize {size}: choose --size");
+            match b.supports(size).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    anyhow::bail!("the GTP engine refuses boardsize {size}: choose --size")
+                }
+                Err(e) => anyhow::bail!("the GTP engine did not start or answer: {e}"),
             }
         }
         if self.args.create && !self.created {

@@ -258,11 +258,13 @@ impl Bridge {
         })
     }
 
-    /// Whether the engine accepts `boardsize size` (asked once per size of a short-lived engine).
-    pub async fn supports(&self, size: u8) -> bool {
+    /// Whether the engine accepts `boardsize size` (asked once per size of a short-lived
+    /// engine). Errors: the engine could not be started or did not answer (the reason), which
+    /// is not remembered: it may be back next time.
+    pub async fn supports(&self, size: u8) -> Result<bool, String> {
         let mut sizes = self.sizes.lock().await;
         if let Some(&known) = sizes.get(&size) {
-            return known;
+            return Ok(known);
         }
         let answer = match Session::start(&self.argv).await {
             Ok(mut s) => {
@@ -281,13 +283,12 @@ impl Bridge {
                 false
             }
             Err(e) => {
-                // a dead engine is not remembered as refusing: it may be back next time
                 tracing::warn!("the engine could not be asked about boardsize {size}: {e}");
-                return false;
+                return Err(e.to_string());
             }
         };
         sizes.insert(size, ok);
-        ok
+        Ok(ok)
     }
 
     /// Stops the engine of a game (its game ended).
@@ -441,6 +442,15 @@ impl Bridge {
 mod tests {
     use super::*;
     use hex::Cell;
+
+    #[tokio::test]
+    async fn an_engine_that_cannot_start_is_an_error_not_a_refused_size() {
+        let b = Bridge::new("/nonexistent/gtp-engine --x").expect("a command");
+        let e = b.supports(11).await.expect_err("nothing to ask");
+        assert!(e.contains("cannot start /nonexistent/gtp-engine"), "{e}");
+        // Not remembered: asked again (and failing again) next time.
+        assert!(b.supports(11).await.is_err());
+    }
 
     #[test]
     fn commands_split_like_a_shell() {
