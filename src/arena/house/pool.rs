@@ -4,10 +4,10 @@
 //!
 //! - Jobs wait in one queue ordered earliest due first. A move is due when its seat's clock
 //!   plan says it should be answered: queued at + the thinking time its clock affords it
-//!   alone ([`hex::ladder::think_time_ms`]), never later than its flag. So a seat with plenty
-//!   of time does not wait behind every seat with less until its own clock runs low (plain
-//!   earliest-flag-first would burn its clock in the queue), and a seat near its flag, whose
-//!   plan is tiny, comes first.
+//!   alone ([`hex::ladder::think_time_ms`]), and never later than [`PRIORITY_WITHIN_MS`]
+//!   before its flag. So a seat with plenty of time does not wait behind every seat with less
+//!   until its own clock runs low (plain earliest-flag-first would burn its clock in the
+//!   queue), and a seat near its flag goes ahead of everyone, earliest flag first.
 //! - A job's thinking time is fixed when a worker takes it, from that seat's clock as it is
 //!   then (the wait already counted) and from the load: with more jobs thinking or waiting
 //!   than there are workers, each gets a proportional share ([`super::think::budget`]); a seat
@@ -33,7 +33,10 @@ use super::think::{self, Budget};
 
 /// A queued move must start this long (ms) before its flag: when the head of the queue gets
 /// this close and all workers are busy, the running searches stop and answer.
-pub const URGENT_MARGIN_MS: u64 = 250;
+pub const URGENT_MARGIN_MS: u64 = 400;
+/// A move this close to its flag (ms) is due at once: it goes ahead of every move with more
+/// time, earliest flag first (what is left must pay for the wait, the search and the store).
+pub const PRIORITY_WITHIN_MS: u64 = 1_000;
 
 /// One move to think: the position, who thinks, and that seat's clock.
 #[derive(Debug, Clone)]
@@ -245,7 +248,11 @@ impl Pool {
             1,
         )
         .think_ms;
-        let due_at = job.flag_at.min(now + Duration::from_millis(plan_ms));
+        let due_at = job
+            .flag_at
+            .checked_sub(Duration::from_millis(PRIORITY_WITHIN_MS))
+            .unwrap_or(now)
+            .min(now + Duration::from_millis(plan_ms));
         let mut q = self.shared.lock();
         q.seq += 1;
         let seq = q.seq;
@@ -354,7 +361,6 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
     let b = budget_at(load);
     // The whole clock's share (an idle pool), to shrink the slice if the load grows later.
     let idle_ms = budget_at(shared.threads).think_ms;
-    let threads = shared.threads as u64;
     let mut rng = rand_pcg::Pcg64::seed_from_u64(job.seed);
     let (mv, playouts) = think::choose(&job.position, job.rung, b, started, &mut rng, &|| {
         if b.cheap {
@@ -363,9 +369,9 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
         if shared.urgent_now() {
             return true;
         }
-        let jobs = shared.jobs.load(Ordering::Relaxed).max(shared.threads) as u64;
+        let (num, den) = think::load_share(shared.threads, shared.jobs.load(Ordering::Relaxed));
         let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        elapsed_ms.saturating_mul(jobs) >= idle_ms.saturating_mul(threads)
+        elapsed_ms.saturating_mul(den) >= idle_ms.saturating_mul(num)
     });
     let done = Instant::now();
     let margin_ms = if done <= job.flag_at {
