@@ -111,6 +111,8 @@ struct Counters {
     max_think_ms: AtomicU64,
     total_think_ms: AtomicU64,
     min_margin_ms: std::sync::atomic::AtomicI64,
+    /// µs after the pool's epoch of the last cheap move, plus 1 (0: none yet).
+    last_cheap_us: AtomicU64,
 }
 
 struct Entry {
@@ -276,6 +278,15 @@ impl Pool {
         (q.heap.len(), q.running)
     }
 
+    /// Whether a move was played cheap within the last `d`.
+    pub fn cheap_within(&self, d: Duration) -> bool {
+        let last = self.shared.counters.last_cheap_us.load(Ordering::Relaxed);
+        last > 0 && {
+            let now = self.shared.us_since_epoch(Instant::now()) + 1;
+            now.saturating_sub(last) <= u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+        }
+    }
+
     /// The pool's figures so far.
     pub fn stats(&self) -> PoolStats {
         let c = &self.shared.counters;
@@ -336,6 +347,10 @@ fn work(shared: &Shared) {
         match thought {
             Ok(t) => {
                 record(&shared.counters, &t, job.clock_cap_ms.is_none());
+                if t.budget.cheap {
+                    let now = shared.us_since_epoch(Instant::now()) + 1;
+                    shared.counters.last_cheap_us.store(now, Ordering::Relaxed);
+                }
                 let _ = reply.send(t);
             }
             Err(_) => tracing::error!("a house search panicked; its move is not answered"),
@@ -446,6 +461,17 @@ mod tests {
         let s = pool.stats();
         assert_eq!((s.jobs, s.threads, s.queued), (6, 2, 0));
         assert!(s.min_margin_ms > 0);
+    }
+
+    #[tokio::test]
+    async fn a_move_near_its_flag_is_played_cheap_and_remembered() {
+        let pool = Pool::start(1).expect("thread");
+        assert!(!pool.cheap_within(Duration::from_secs(10)));
+        let t = pool.think(job(200, 3)).await.expect("answered");
+        assert!(t.budget.cheap && t.mv.is_some(), "{t:?}");
+        assert!(t.playouts <= think::CHEAP_PLAYOUTS, "{t:?}");
+        assert!(pool.cheap_within(Duration::from_secs(10)));
+        assert_eq!(pool.stats().cheap, 1);
     }
 
     #[tokio::test]
