@@ -12,6 +12,9 @@
 //!   then (the wait already counted) and from the load: with more jobs thinking or waiting
 //!   than there are workers, each gets a proportional share ([`super::think::budget`]); a seat
 //!   near its flag plays a cheap move at once.
+//! - When a move costs its clock more in the queue than the clock can pay for the moves still
+//!   expected (the pool's moving average of wait + think), moves are played cheap until the
+//!   rounds shorten ([`super::think::behind_the_clock`]).
 //! - A running search also ends early when the queue's head must start now (its flag is
 //!   within [`URGENT_MARGIN_MS`]) and every worker is busy, or when the load has grown so that
 //!   its proportional share is used up: it answers with what it has.
@@ -160,6 +163,9 @@ struct Shared {
     urgent_at_us: AtomicU64,
     /// Jobs waiting or being thought now.
     jobs: AtomicUsize,
+    /// What a move has recently cost its clock in the pool (wait + think), ms, as the bits of
+    /// an `f64` moving average.
+    move_cost_ms: AtomicU64,
     threads: usize,
     counters: Counters,
 }
@@ -214,6 +220,7 @@ impl Pool {
             epoch: Instant::now(),
             urgent_at_us: AtomicU64::new(u64::MAX),
             jobs: AtomicUsize::new(0),
+            move_cost_ms: AtomicU64::new(0f64.to_bits()),
             threads,
             counters: Counters {
                 min_margin_ms: std::sync::atomic::AtomicI64::new(i64::MAX),
@@ -347,6 +354,12 @@ fn work(shared: &Shared) {
         match thought {
             Ok(t) => {
                 record(&shared.counters, &t, job.clock_cap_ms.is_none());
+                if job.clock_cap_ms.is_none() {
+                    let cost = (t.waited_ms + t.thought_ms) as f64;
+                    let old = f64::from_bits(shared.move_cost_ms.load(Ordering::Relaxed));
+                    let new = 0.9 * old + 0.1 * cost;
+                    shared.move_cost_ms.store(new.to_bits(), Ordering::Relaxed);
+                }
                 if t.budget.cheap {
                     let now = shared.us_since_epoch(Instant::now()) + 1;
                     shared.counters.last_cheap_us.store(now, Ordering::Relaxed);
@@ -373,7 +386,25 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
             jobs,
         )
     };
-    let b = budget_at(load);
+    let mut b = budget_at(load);
+    // On a crowded or starved machine every move costs its clock the queue's round whatever
+    // it thinks: when the moves still expected would not fit at that cost, think no more than
+    // a cheap move (the rounds then shorten and the clock keeps its reserve).
+    let move_cost_ms = f64::from_bits(shared.move_cost_ms.load(Ordering::Relaxed)) as u64;
+    if !b.cheap
+        && b.max_playouts > 0
+        && think::behind_the_clock(
+            move_cost_ms,
+            time_left_ms,
+            think::empty_cells(&job.position),
+        )
+    {
+        b = Budget {
+            think_ms: b.think_ms.min(think::MIN_SLICE_MS),
+            max_playouts: b.max_playouts.min(think::CHEAP_PLAYOUTS),
+            cheap: true,
+        };
+    }
     // The whole clock's share (an idle pool), to shrink the slice if the load grows later.
     let idle_ms = budget_at(shared.threads).think_ms;
     let mut rng = rand_pcg::Pcg64::seed_from_u64(job.seed);

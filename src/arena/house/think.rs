@@ -127,6 +127,16 @@ pub fn choose(
     }
 }
 
+/// Whether a seat should play cheap because each of its moves costs its clock about
+/// `move_cost_ms` whatever it thinks (the queue's round and the store, as the pool measures
+/// them), and the moves it still expects to make (a third of the `empty_cells`, at least 8,
+/// as [`think_time_ms`] plans) would not fit in `time_left_ms` at that cost.
+#[must_use]
+pub fn behind_the_clock(move_cost_ms: u64, time_left_ms: u64, empty_cells: u32) -> bool {
+    let expected_moves = u64::from(empty_cells / 3).max(8);
+    move_cost_ms.saturating_mul(expected_moves) > time_left_ms
+}
+
 /// Empty cells of `pos` (what [`think_time_ms`] expects the rest of the game from).
 #[must_use]
 pub fn empty_cells(pos: &Position) -> u32 {
@@ -172,6 +182,16 @@ mod tests {
         let crowded = budget(master(), 11, 10_000, 0, 121, 2, 400);
         assert!(crowded.cheap, "{crowded:?}");
         assert!(crowded.think_ms <= MIN_SLICE_MS);
+    }
+
+    #[test]
+    fn a_seat_is_behind_when_its_moves_cost_more_than_its_clock_can_pay() {
+        // 10 s for about 37 moves: 250 ms a move fits, 300 ms does not.
+        assert!(!behind_the_clock(250, 10_000, 113));
+        assert!(behind_the_clock(300, 10_000, 113));
+        // Late in a game at least 8 moves are planned for.
+        assert!(behind_the_clock(200, 1_500, 10));
+        assert!(!behind_the_clock(0, 0, 0));
     }
 
     #[test]
