@@ -68,7 +68,8 @@ struct HouseGauges {
     threads: Gauge,
     queued: Gauge,
     in_play: Gauge,
-    limit: Gauge,
+    load: Gauge<f64, std::sync::atomic::AtomicU64>,
+    limit: Gauge<f64, std::sync::atomic::AtomicU64>,
     moves: Gauge,
     cheap: Gauge,
     max_wait_ms: Gauge,
@@ -95,11 +96,6 @@ impl HouseGauges {
                 &g.in_play,
             ),
             (
-                "hexarena_house_games_limit",
-                "House games in play from which new ones are refused (house_busy)",
-                &g.limit,
-            ),
-            (
                 "hexarena_house_moves_thought",
                 "House moves thought by the pool since start",
                 &g.moves,
@@ -122,6 +118,16 @@ impl HouseGauges {
         ] {
             registry.register(name, help, gauge.clone());
         }
+        registry.register(
+            "hexarena_house_load",
+            "House games in play weighted by their clocks, in games at 10+0",
+            g.load.clone(),
+        );
+        registry.register(
+            "hexarena_house_load_limit",
+            "House load above which new house games are refused (house_busy), in games at 10+0",
+            g.limit.clone(),
+        );
         g
     }
 }
@@ -250,14 +256,16 @@ impl Metrics {
         &self,
         stats: &crate::arena::house::pool::PoolStats,
         in_play: usize,
-        limit: usize,
+        load: f64,
+        limit: f64,
     ) {
         let g = &self.house;
         let int = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         g.threads.set(int(stats.threads as u64));
         g.queued.set(int(stats.queued as u64));
         g.in_play.set(int(in_play as u64));
-        g.limit.set(int(limit as u64));
+        g.load.set(load);
+        g.limit.set(limit);
         g.moves.set(int(stats.jobs));
         g.cheap.set(int(stats.cheap));
         g.max_wait_ms.set(int(stats.max_wait_ms));

@@ -135,7 +135,7 @@ async fn a_database_with_only_the_first_two_house_bots_gets_the_rest_of_the_ladd
 
 #[tokio::test]
 async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_creates_nothing() {
-    // One thread, one game per thread: the first house game fills the house.
+    // One thread, one game at 10+0 per thread: the first house game at 10+0 fills the house.
     let app = spawn_with(Spawn {
         house_bots: true,
         house_threads: Some(1),
@@ -145,7 +145,10 @@ async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_c
     })
     .await;
     let (_, owner, token) = app.player_with_bot("Eager").await;
-    let first = app.post("/v1/practice", Some(&token), json!({})).await;
+    let fast = json!({"initial_s": 10, "increment_s": 0});
+    let first = app
+        .post("/v1/practice", Some(&token), json!({"clock": fast}))
+        .await;
     assert_eq!(first.status, StatusCode::CREATED, "{:?}", first.body);
     let before = sets_of(&app, "Eager").await;
     let balance = app.balance(&owner).await;
@@ -169,7 +172,8 @@ async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_c
     );
     assert_eq!(
         r.body["error"]["details"],
-        json!({"in_play": 1, "limit": 1, "threads": 1, "retry_after_s": 30})
+        json!({"reason": "games", "in_play": 1, "load": 1.0, "limit": 1.0, "threads": 1,
+               "retry_after_s": 30})
     );
     for stake in [0, 50] {
         let r = app
@@ -199,7 +203,8 @@ async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_c
         .expect("text");
     for line in [
         "hexarena_house_games_in_play 1",
-        "hexarena_house_games_limit 1",
+        "hexarena_house_load 1.0",
+        "hexarena_house_load_limit 1.0",
         "hexarena_house_threads 1",
     ] {
         assert!(m.lines().any(|l| l == line), "{line} not in:\n{m}");
@@ -218,8 +223,8 @@ async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_c
         "open"
     );
 
-    // Once the house game ends, there is room again: the lobby challenge is taken, and
-    // practice is accepted.
+    // Once the house game ends, there is room again: the lobby challenge (60+2, a fourteenth
+    // of a 10+0 game) is taken; then a practice set at 10+0 no longer fits.
     let set = first.body["id"].as_str().expect("id");
     for game_no in [1, 2] {
         let r = app
@@ -233,13 +238,24 @@ async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_c
     }
     let s = wait_set(&app, &lobby, 10, |s| s["status"] != "open").await;
     assert_eq!(s["status"], "active", "{s}");
-    let r = app.post("/v1/practice", Some(&token), json!({})).await;
+    let r = app
+        .post("/v1/practice", Some(&token), json!({"clock": fast}))
+        .await;
     assert_eq!(
         (r.status, r.code()),
         (StatusCode::SERVICE_UNAVAILABLE, "house_busy"),
-        "the lobby set now fills the house: {:?}",
+        "{:?}",
         r.body
     );
+    // A slow clock still fits beside the lobby set.
+    let r = app
+        .post(
+            "/v1/practice",
+            Some(&token),
+            json!({"clock": {"initial_s": 600, "increment_s": 10}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
 }
 
 #[tokio::test]

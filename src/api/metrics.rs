@@ -24,8 +24,8 @@ async fn get_metrics(st: web::Data<AppState>, req: HttpRequest) -> ApiResult<Htt
     let m = &st.arena.metrics;
     m.set_active_games(st.arena.live.stats().0);
     if let Some(h) = st.arena.house.get() {
-        let (in_play, limit) = h.in_play(&st.arena);
-        m.set_house(&h.pool.stats(), in_play, limit);
+        let load = h.in_play(&st.arena);
+        m.set_house(&h.pool.stats(), load.games, load.units, load.limit);
     }
     let text = m.encode().map_err(ApiError::internal)?;
     let openmetrics = req

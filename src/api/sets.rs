@@ -174,7 +174,7 @@ async fn create_practice(
             ))
         })?;
     drop(c);
-    st.arena.house_room()?;
+    st.arena.house_room(req.initial_ms, req.increment_ms)?;
     st.limits.check_create_set(&bot.id)?;
     let set = st.arena.start_now(&bot, &house, req).await?;
     Ok(HttpResponse::Created().json(set))

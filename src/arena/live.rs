@@ -352,12 +352,14 @@ impl Live {
         slots.iter().filter_map(|s| s.current()).collect()
     }
 
-    /// Active games held for which `pred` holds (the house's games in play, issue 11).
-    pub fn count_active(&self, pred: impl Fn(&Game) -> bool) -> usize {
+    /// Active games held for which `weight` gives a value: how many, and the values summed
+    /// (the house's games in play and their load, issue 11).
+    pub fn sum_active(&self, weight: impl Fn(&LiveGame) -> Option<f64>) -> (usize, f64) {
         self.held()
             .iter()
-            .filter(|l| matches!(l.game.status, Status::Active { .. }) && pred(&l.game))
-            .count()
+            .filter(|l| matches!(l.game.status, Status::Active { .. }))
+            .filter_map(|l| weight(l))
+            .fold((0, 0.0), |(n, sum), w| (n + 1, sum + w))
     }
 
     /// Games held whose bot on move passes `pred`: (set_id, game_no, ply, bot id on move).

@@ -155,7 +155,7 @@ impl Arena {
                 }
                 if o.house != 0 {
                     // A house bot accepts at once: refuse rather than lose on time (issue 11).
-                    self.house_room()?;
+                    self.house_room(req.initial_ms, req.increment_ms)?;
                 }
                 if req.stake > o.max_stake {
                     // It could never be accepted; say so now rather than leave it open.

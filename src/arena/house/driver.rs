@@ -298,7 +298,16 @@ async fn play_one(
     let Some(hb) = house.by_id(bot_id) else {
         return Ok(());
     };
-    let (_, l) = arena.live_game(set_id, game_no).await?;
+    // The copy held in memory is enough to think on (no version check: if another
+    // instance moved meanwhile, the move is refused as stale); loaded when not held.
+    let held = arena
+        .live
+        .existing(set_id, game_no)
+        .and_then(|slot| slot.current());
+    let l = match held {
+        Some(l) => l,
+        None => arena.live_game(set_id, game_no).await?.1,
+    };
     let Some(seat) = l.game.to_move() else {
         return Ok(());
     };

@@ -65,8 +65,9 @@ async fn scan(arena: &Arena, house: &House, wait_ms: i64) -> ArenaResult<bool> {
             waiting = true;
             continue;
         }
-        if arena.house_room().is_err() {
-            return Ok(true);
+        if arena.house_room(s.initial_ms, s.increment_ms).is_err() {
+            waiting = true;
+            continue;
         }
         let (challenger, bots) = {
             let mut c = arena.store.pool.acquire().await?;

@@ -8,8 +8,10 @@
 //! - [`driver`] hands every game where a house bot is on move to the pool at once (one job per
 //!   game and ply), accepts private challenges, and lobby challenges nobody else took
 //!   ([`lobby`]); in demo mode neighbouring rungs play each other without a break ([`demo`]).
-//! - When the pool cannot give new games a reasonable move time, new practice sets and
-//!   private challenges to a house bot are refused with 503 `house_busy` ([`Arena::house_room`]).
+//! - When the pool cannot give new games a reasonable move time (their clocks' weights summed
+//!   past a bound per thread, or a move recently played cheap), new practice sets and
+//!   private challenges to a house bot are refused with 503 `house_busy`
+//!   ([`Arena::house_room`]).
 
 pub mod demo;
 pub mod driver;
@@ -54,8 +56,36 @@ pub const SEED_RATINGS: [(&str, f64); 5] = [
     ("house-master", 2110.0),
 ];
 
-/// Default house games in play per worker thread above which new house sets are refused.
-pub const GAMES_PER_THREAD_DEFAULT: usize = 32;
+/// Default house load per worker thread, in games at the fastest clock (10+0), above which new
+/// house sets are refused (see [`clock_weight`]). Measured on 2 shared cores, debug build:
+/// 40 games at 10+0 (20 per thread) end with at least 0.7 s on every house clock; 48 lose some
+/// on time on PostgreSQL.
+pub const GAMES_PER_THREAD_DEFAULT: usize = 20;
+/// A house move played cheap within this many ms means the pool is behind: new house sets
+/// are refused until that long has passed without one.
+pub const CHEAP_RECENT_MS: u64 = 10_000;
+
+/// How much of the pool a game at clock `initial_ms` + `increment_ms` needs, in games at the
+/// fastest clock (10 s + 0): a move may cost about (initial + 40 x increment) / 40 of its
+/// clock, so a game counts 10 s / (initial + 40 x increment). 10+0 counts 1, 60+2 about
+/// 0.07, 600+10 0.01.
+#[must_use]
+pub fn clock_weight(initial_ms: i64, increment_ms: i64) -> f64 {
+    let span = (initial_ms.max(0) + 40 * increment_ms.max(0)).max(1);
+    10_000.0 / span as f64
+}
+
+/// The house's load: games in play held by this instance, their [`clock_weight`]s summed, and
+/// the bound on that sum.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HouseLoad {
+    /// House games in play.
+    pub games: usize,
+    /// Their weights summed, in games at 10+0.
+    pub units: f64,
+    /// `threads` x `games_per_thread`, in games at 10+0.
+    pub limit: f64,
+}
 /// Seconds a refused client is told to wait (`Retry-After`) when the house is busy.
 pub const BUSY_RETRY_AFTER_S: u64 = 30;
 
@@ -64,8 +94,9 @@ pub const BUSY_RETRY_AFTER_S: u64 = 30;
 pub struct HouseConfig {
     /// Worker threads of the thinking pool (at least 1).
     pub threads: usize,
-    /// House games in play per worker thread above which new practice sets and private
-    /// challenges to a house bot are refused (503 `house_busy`).
+    /// House games in play per worker thread, in games at 10+0 ([`clock_weight`]), above
+    /// which new practice sets and private challenges to a house bot are refused (503
+    /// `house_busy`).
     pub games_per_thread: usize,
     /// An open lobby challenge nobody else accepted within this many ms is accepted by a house
     /// bot; None: never.
@@ -130,13 +161,20 @@ impl House {
         self.ids.contains(bot_id)
     }
 
-    /// House games in play held by this instance and the bound above which new ones are
-    /// refused (`threads` x `games_per_thread`).
-    pub fn in_play(&self, arena: &Arena) -> (usize, usize) {
-        let n = arena
-            .live
-            .count_active(|g| g.seats.iter().any(|s| self.ids.contains(s)));
-        (n, self.pool.threads() * self.config.games_per_thread)
+    /// The house games in play held by this instance, their load and its bound.
+    pub fn in_play(&self, arena: &Arena) -> HouseLoad {
+        let (games, units) = arena.live.sum_active(|l| {
+            l.game
+                .seats
+                .iter()
+                .any(|s| self.ids.contains(s))
+                .then(|| clock_weight(l.set.initial_ms, l.set.increment_ms))
+        });
+        HouseLoad {
+            games,
+            units,
+            limit: (self.pool.threads() * self.config.games_per_thread) as f64,
+        }
     }
 }
 
@@ -228,30 +266,44 @@ pub fn spawn(arena: Arc<Arena>, bots: Vec<HouseBot>, config: HouseConfig) -> any
 }
 
 impl Arena {
-    /// Whether the house can take one more game (SPEC 9, issue 11): the house games in play
-    /// held by this instance must stay below `threads` x `games_per_thread` of its pool.
-    /// Without house bots in this process there is nothing to protect.
+    /// Whether the house can take one more game at clock `initial_ms` + `increment_ms` (SPEC 9,
+    /// issue 11). Refused when the [`clock_weight`]s of the house games in play held by this
+    /// instance, the new one included, would exceed `threads` x `games_per_thread`
+    /// (`reason` `games`), or when a house move had to be played cheap in the last
+    /// [`CHEAP_RECENT_MS`] (`reason` `cheap_moves`: the pool is behind, whatever the count
+    /// says, e.g. on a machine busy with other work). Without house bots in this process
+    /// there is nothing to protect.
     ///
-    /// Errors: 503 `house_busy` with `Retry-After` and `details` {`in_play`, `limit`,
-    /// `threads`, `retry_after_s`}.
-    pub fn house_room(&self) -> ArenaResult<()> {
+    /// Errors: 503 `house_busy` with `Retry-After` and `details` {`reason`, `in_play`
+    /// (games), `load` and `limit` (in games at 10+0), `threads`, `retry_after_s`}.
+    pub fn house_room(&self, initial_ms: i64, increment_ms: i64) -> ArenaResult<()> {
         let Some(house) = self.house.get() else {
             return Ok(());
         };
-        let (in_play, limit) = house.in_play(self);
-        if in_play < limit {
+        let load = house.in_play(self);
+        let reason = if load.units + clock_weight(initial_ms, increment_ms) > load.limit + 1e-9 {
+            "games"
+        } else if house
+            .pool
+            .cheap_within(std::time::Duration::from_millis(CHEAP_RECENT_MS))
+        {
+            "cheap_moves"
+        } else {
             return Ok(());
-        }
+        };
         let mut e = ArenaError::new(
             ErrorKind::Unavailable,
             "house_busy",
             format!(
-                "the house bots are playing {in_play} games, as many as they can play well; retry in {BUSY_RETRY_AFTER_S} s"
+                "the house bots are playing {} games, as many as they can play well; retry in {BUSY_RETRY_AFTER_S} s",
+                load.games
             ),
         )
         .with_details(json!({
-            "in_play": in_play,
-            "limit": limit,
+            "reason": reason,
+            "in_play": load.games,
+            "load": (load.units * 100.0).round() / 100.0,
+            "limit": load.limit,
             "threads": house.pool.threads(),
             "retry_after_s": BUSY_RETRY_AFTER_S,
         }));
@@ -262,5 +314,28 @@ impl Arena {
     /// Whether a bot is a house bot of this process.
     pub fn is_house_bot(&self, bot_id: &str) -> bool {
         self.house.get().is_some_and(|h| h.is_house(bot_id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_weighs_by_how_fast_its_clock_runs() {
+        assert_eq!(clock_weight(10_000, 0), 1.0);
+        assert!((clock_weight(60_000, 2_000) - 1.0 / 14.0).abs() < 1e-9);
+        assert_eq!(clock_weight(600_000, 10_000), 0.01);
+        // Nonsense clocks still give a finite weight.
+        assert_eq!(clock_weight(0, 0), 10_000.0);
+    }
+
+    #[test]
+    fn only_ladder_bots_have_a_ladder_entry() {
+        assert_eq!(
+            ladder_json("house-random"),
+            Some(json!({"rung": 1, "rungs": LADDER.len(), "summary": LADDER[0].summary}))
+        );
+        assert_eq!(ladder_json("AlphaHex"), None);
     }
 }

@@ -4,14 +4,17 @@
 //!
 //! - Jobs wait in one queue ordered earliest due first. A move is due when its seat's clock
 //!   plan says it should be answered: queued at + the thinking time its clock affords it
-//!   alone ([`hex::ladder::think_time_ms`]), never later than its flag. So a seat with plenty
-//!   of time does not wait behind every seat with less until its own clock runs low (plain
-//!   earliest-flag-first would burn its clock in the queue), and a seat near its flag, whose
-//!   plan is tiny, comes first.
+//!   alone ([`hex::ladder::think_time_ms`]), and never later than [`PRIORITY_WITHIN_MS`]
+//!   before its flag. So a seat with plenty of time does not wait behind every seat with less
+//!   until its own clock runs low (plain earliest-flag-first would burn its clock in the
+//!   queue), and a seat near its flag goes ahead of everyone, earliest flag first.
 //! - A job's thinking time is fixed when a worker takes it, from that seat's clock as it is
 //!   then (the wait already counted) and from the load: with more jobs thinking or waiting
 //!   than there are workers, each gets a proportional share ([`super::think::budget`]); a seat
 //!   near its flag plays a cheap move at once.
+//! - When a move costs its clock more in the queue than the clock can pay for the moves still
+//!   expected (the pool's moving average of wait + think), moves are played cheap until the
+//!   rounds shorten ([`super::think::behind_the_clock`]).
 //! - A running search also ends early when the queue's head must start now (its flag is
 //!   within [`URGENT_MARGIN_MS`]) and every worker is busy, or when the load has grown so that
 //!   its proportional share is used up: it answers with what it has.
@@ -33,7 +36,10 @@ use super::think::{self, Budget};
 
 /// A queued move must start this long (ms) before its flag: when the head of the queue gets
 /// this close and all workers are busy, the running searches stop and answer.
-pub const URGENT_MARGIN_MS: u64 = 250;
+pub const URGENT_MARGIN_MS: u64 = 400;
+/// A move this close to its flag (ms) is due at once: it goes ahead of every move with more
+/// time, earliest flag first (what is left must pay for the wait, the search and the store).
+pub const PRIORITY_WITHIN_MS: u64 = 1_000;
 
 /// One move to think: the position, who thinks, and that seat's clock.
 #[derive(Debug, Clone)]
@@ -108,6 +114,8 @@ struct Counters {
     max_think_ms: AtomicU64,
     total_think_ms: AtomicU64,
     min_margin_ms: std::sync::atomic::AtomicI64,
+    /// µs after the pool's epoch of the last cheap move, plus 1 (0: none yet).
+    last_cheap_us: AtomicU64,
 }
 
 struct Entry {
@@ -155,6 +163,9 @@ struct Shared {
     urgent_at_us: AtomicU64,
     /// Jobs waiting or being thought now.
     jobs: AtomicUsize,
+    /// What a move has recently cost its clock in the pool (wait + think), ms, as the bits of
+    /// an `f64` moving average.
+    move_cost_ms: AtomicU64,
     threads: usize,
     counters: Counters,
 }
@@ -209,6 +220,7 @@ impl Pool {
             epoch: Instant::now(),
             urgent_at_us: AtomicU64::new(u64::MAX),
             jobs: AtomicUsize::new(0),
+            move_cost_ms: AtomicU64::new(0f64.to_bits()),
             threads,
             counters: Counters {
                 min_margin_ms: std::sync::atomic::AtomicI64::new(i64::MAX),
@@ -245,7 +257,11 @@ impl Pool {
             1,
         )
         .think_ms;
-        let due_at = job.flag_at.min(now + Duration::from_millis(plan_ms));
+        let due_at = job
+            .flag_at
+            .checked_sub(Duration::from_millis(PRIORITY_WITHIN_MS))
+            .unwrap_or(now)
+            .min(now + Duration::from_millis(plan_ms));
         let mut q = self.shared.lock();
         q.seq += 1;
         let seq = q.seq;
@@ -267,6 +283,15 @@ impl Pool {
     pub fn load(&self) -> (usize, usize) {
         let q = self.shared.lock();
         (q.heap.len(), q.running)
+    }
+
+    /// Whether a move was played cheap within the last `d`.
+    pub fn cheap_within(&self, d: Duration) -> bool {
+        let last = self.shared.counters.last_cheap_us.load(Ordering::Relaxed);
+        last > 0 && {
+            let now = self.shared.us_since_epoch(Instant::now()) + 1;
+            now.saturating_sub(last) <= u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+        }
     }
 
     /// The pool's figures so far.
@@ -329,6 +354,16 @@ fn work(shared: &Shared) {
         match thought {
             Ok(t) => {
                 record(&shared.counters, &t, job.clock_cap_ms.is_none());
+                if job.clock_cap_ms.is_none() {
+                    let cost = (t.waited_ms + t.thought_ms) as f64;
+                    let old = f64::from_bits(shared.move_cost_ms.load(Ordering::Relaxed));
+                    let new = 0.9 * old + 0.1 * cost;
+                    shared.move_cost_ms.store(new.to_bits(), Ordering::Relaxed);
+                }
+                if t.budget.cheap {
+                    let now = shared.us_since_epoch(Instant::now()) + 1;
+                    shared.counters.last_cheap_us.store(now, Ordering::Relaxed);
+                }
                 let _ = reply.send(t);
             }
             Err(_) => tracing::error!("a house search panicked; its move is not answered"),
@@ -351,10 +386,27 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
             jobs,
         )
     };
-    let b = budget_at(load);
+    let mut b = budget_at(load);
+    // On a crowded or starved machine every move costs its clock the queue's round whatever
+    // it thinks: when the moves still expected would not fit at that cost, think no more than
+    // a cheap move (the rounds then shorten and the clock keeps its reserve).
+    let move_cost_ms = f64::from_bits(shared.move_cost_ms.load(Ordering::Relaxed)) as u64;
+    if !b.cheap
+        && b.max_playouts > 0
+        && think::behind_the_clock(
+            move_cost_ms,
+            time_left_ms,
+            think::empty_cells(&job.position),
+        )
+    {
+        b = Budget {
+            think_ms: b.think_ms.min(think::MIN_SLICE_MS),
+            max_playouts: b.max_playouts.min(think::CHEAP_PLAYOUTS),
+            cheap: true,
+        };
+    }
     // The whole clock's share (an idle pool), to shrink the slice if the load grows later.
     let idle_ms = budget_at(shared.threads).think_ms;
-    let threads = shared.threads as u64;
     let mut rng = rand_pcg::Pcg64::seed_from_u64(job.seed);
     let (mv, playouts) = think::choose(&job.position, job.rung, b, started, &mut rng, &|| {
         if b.cheap {
@@ -363,9 +415,9 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
         if shared.urgent_now() {
             return true;
         }
-        let jobs = shared.jobs.load(Ordering::Relaxed).max(shared.threads) as u64;
+        let (num, den) = think::load_share(shared.threads, shared.jobs.load(Ordering::Relaxed));
         let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        elapsed_ms.saturating_mul(jobs) >= idle_ms.saturating_mul(threads)
+        elapsed_ms.saturating_mul(den) >= idle_ms.saturating_mul(num)
     });
     let done = Instant::now();
     let margin_ms = if done <= job.flag_at {
@@ -440,6 +492,17 @@ mod tests {
         let s = pool.stats();
         assert_eq!((s.jobs, s.threads, s.queued), (6, 2, 0));
         assert!(s.min_margin_ms > 0);
+    }
+
+    #[tokio::test]
+    async fn a_move_near_its_flag_is_played_cheap_and_remembered() {
+        let pool = Pool::start(1).expect("thread");
+        assert!(!pool.cheap_within(Duration::from_secs(10)));
+        let t = pool.think(job(200, 3)).await.expect("answered");
+        assert!(t.budget.cheap && t.mv.is_some(), "{t:?}");
+        assert!(t.playouts <= think::CHEAP_PLAYOUTS, "{t:?}");
+        assert!(pool.cheap_within(Duration::from_secs(10)));
+        assert_eq!(pool.stats().cheap, 1);
     }
 
     #[tokio::test]

@@ -18,6 +18,9 @@ use rand_core::Rng;
 pub const CHEAP_PLAYOUTS: u32 = 64;
 /// A thinking slice below this (ms) is not worth a search: the move is played cheap.
 pub const MIN_SLICE_MS: u64 = 3;
+/// Kept back from the time left before the clock formula sees it, ms: storing the move (a
+/// commit, on PostgreSQL a round trip or two) and, for a client, the network.
+pub const MOVE_OVERHEAD_MS: u64 = 100;
 /// A seat this close to its flag (ms) plays a cheap move at once, whatever the clock formula
 /// says (what is left must also pay for storing the move, on a loaded machine).
 pub const NEAR_FLAG_MS: u64 = 300;
@@ -33,11 +36,23 @@ pub struct Budget {
     pub cheap: bool,
 }
 
+/// The fraction (numerator, denominator) of its clock's thinking time a move gets with `jobs`
+/// thinking or waiting on `workers` threads: all of it while `jobs` <= `workers`, then
+/// `workers / (2 jobs - workers)`, about half a fair share under heavy load. A move's clock
+/// pays for its wait as well as its search; the smaller slice keeps a reserve on every clock
+/// for the cost of each move that does not shrink with the load (the queue's round, the store).
+#[must_use]
+pub fn load_share(workers: usize, jobs: usize) -> (u64, u64) {
+    let w = workers.max(1) as u64;
+    let j = (jobs as u64).max(w);
+    (w, 2 * j - w)
+}
+
 /// The budget of one move of `rung` on a `size` x `size` board with `empty_cells` empty:
 /// `time_left_ms` until the seat's flag (for a free first move, the smaller of that and the
 /// clock's remaining time), `increment_ms` added after the move. Under load (`jobs` thinking
-/// or waiting on `workers` threads, `jobs` > `workers`) each move gets the proportional share
-/// `workers / jobs` of its clock's thinking time; a seat near its flag, or a share below
+/// or waiting on `workers` threads, `jobs` > `workers`) each move gets the share
+/// [`load_share`] of its clock's thinking time; a seat near its flag, or a share below
 /// [`MIN_SLICE_MS`], plays a cheap move.
 #[must_use]
 pub fn budget(
@@ -56,10 +71,13 @@ pub fn budget(
             cheap: false,
         };
     };
-    let full = think_time_ms(time_left_ms, increment_ms, empty_cells);
-    let workers = workers.max(1) as u64;
-    let jobs = (jobs as u64).max(workers);
-    let share = full * workers / jobs;
+    let full = think_time_ms(
+        time_left_ms.saturating_sub(MOVE_OVERHEAD_MS),
+        increment_ms,
+        empty_cells,
+    );
+    let (num, den) = load_share(workers, jobs);
+    let share = full * num / den;
     if time_left_ms < NEAR_FLAG_MS || share < MIN_SLICE_MS {
         return Budget {
             think_ms: share.min(MIN_SLICE_MS),
@@ -109,6 +127,16 @@ pub fn choose(
     }
 }
 
+/// Whether a seat should play cheap because each of its moves costs its clock about
+/// `move_cost_ms` whatever it thinks (the queue's round and the store, as the pool measures
+/// them), and the moves it still expects to make (a third of the `empty_cells`, at least 8,
+/// as [`think_time_ms`] plans) would not fit in `time_left_ms` at that cost.
+#[must_use]
+pub fn behind_the_clock(move_cost_ms: u64, time_left_ms: u64, empty_cells: u32) -> bool {
+    let expected_moves = u64::from(empty_cells / 3).max(8);
+    move_cost_ms.saturating_mul(expected_moves) > time_left_ms
+}
+
 /// Empty cells of `pos` (what [`think_time_ms`] expects the rest of the game from).
 #[must_use]
 pub fn empty_cells(pos: &Position) -> u32 {
@@ -128,20 +156,22 @@ mod tests {
     #[test]
     fn an_idle_pool_gives_the_clock_s_whole_thinking_time() {
         let b = budget(master(), 11, 10_000, 0, 121, 2, 1);
-        assert_eq!(b.think_ms, think_time_ms(10_000, 0, 121));
-        assert_eq!(b.think_ms, 237);
+        assert_eq!(b.think_ms, think_time_ms(10_000 - MOVE_OVERHEAD_MS, 0, 121));
+        assert_eq!(b.think_ms, 235);
         assert!(!b.cheap);
         assert_eq!(Some(b.max_playouts), master().max_playouts(11));
     }
 
     #[test]
     fn under_load_each_move_gets_a_proportional_share() {
-        // 20 moves waiting or thinking on 2 workers: a tenth each.
+        // 20 moves waiting or thinking on 2 workers: 2 / 38 each.
         let b = budget(master(), 11, 10_000, 0, 121, 2, 20);
-        assert_eq!(b.think_ms, 23);
+        assert_eq!(b.think_ms, 12);
+        assert_eq!(budget(master(), 11, 10_000, 0, 121, 2, 40).think_ms, 6);
+        assert_eq!(budget(master(), 11, 10_000, 0, 121, 2, 3).think_ms, 117);
         assert!(!b.cheap);
         // Jobs no more than workers: no cut.
-        assert_eq!(budget(master(), 11, 10_000, 0, 121, 2, 2).think_ms, 237);
+        assert_eq!(budget(master(), 11, 10_000, 0, 121, 2, 2).think_ms, 235);
     }
 
     #[test]
@@ -152,6 +182,16 @@ mod tests {
         let crowded = budget(master(), 11, 10_000, 0, 121, 2, 400);
         assert!(crowded.cheap, "{crowded:?}");
         assert!(crowded.think_ms <= MIN_SLICE_MS);
+    }
+
+    #[test]
+    fn a_seat_is_behind_when_its_moves_cost_more_than_its_clock_can_pay() {
+        // 10 s for about 37 moves: 250 ms a move fits, 300 ms does not.
+        assert!(!behind_the_clock(250, 10_000, 113));
+        assert!(behind_the_clock(300, 10_000, 113));
+        // Late in a game at least 8 moves are planned for.
+        assert!(behind_the_clock(200, 1_500, 10));
+        assert!(!behind_the_clock(0, 0, 0));
     }
 
     #[test]
