@@ -392,6 +392,36 @@ async fn names_made_only_of_invisible_characters_are_refused() {
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
 }
 
+/// Issue 11: names starting with `house-` are kept for the house bots, in any case, whether
+/// or not a rung of that name exists (yet); names merely containing it are free.
+#[tokio::test]
+async fn a_player_cannot_name_a_bot_like_a_house_bot() {
+    let app = spawn_app().await;
+    let (_, player) = app.player("Mimic").await;
+    for name in [
+        "house-master",
+        "House-Master",
+        "HOUSE-grandmaster",
+        "house-x",
+    ] {
+        let r = app
+            .post("/v1/bots", Some(&player), json!({"name": name}))
+            .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{name}: {:?}", r.body);
+        assert_eq!(r.body["error"]["details"]["field"], "name");
+        assert_eq!(
+            app.get(&format!("/v1/bots/{name}")).await.status,
+            StatusCode::NOT_FOUND
+        );
+    }
+    for name in ["my-house-bot", "housemaster", "house"] {
+        let r = app
+            .post("/v1/bots", Some(&player), json!({"name": name}))
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{name}: {:?}", r.body);
+    }
+}
+
 /// Issue 10: requests refused for their content are not counted by the rate limiter.
 #[tokio::test]
 async fn refused_registrations_do_not_use_up_the_rate_limit() {

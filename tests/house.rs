@@ -110,8 +110,15 @@ async fn a_database_with_only_the_first_two_house_bots_gets_the_rest_of_the_ladd
             .expect("house bot");
         ids.push(bot.id);
     }
-    // A player's bot took a later rung's name before the ladder existed.
-    old.player_with_bot("house-novice").await;
+    // A player's bot took a later rung's name before the ladder existed (and before such
+    // names were kept for the house: today it would be refused).
+    old.player_with_bot("Squatter").await;
+    sqlx::query(
+        "UPDATE bots SET name = 'house-novice', name_key = 'house-novice' WHERE name = 'Squatter'",
+    )
+    .execute(&old.arena.store.pool)
+    .await
+    .expect("rename");
     let app = spawn_with(Spawn {
         house_bots: true,
         house_lobby_wait_ms: -1,

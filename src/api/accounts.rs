@@ -97,7 +97,7 @@ async fn create_bot(
     let name = opt_str(&body, "name")?
         .ok_or_else(|| ApiError::missing_field("name", "'name' is required"))?;
     let max_stake = opt_i64(&body, "max_stake")?;
-    crate::arena::accounts::check_new_bot(name, max_stake)?;
+    crate::arena::accounts::check_new_bot(name, max_stake, false)?;
     st.limits.check_create_bot(&p.id)?;
     let (b, token) = st.arena.create_bot(&p, name, max_stake, false).await?;
     Ok(HttpResponse::Created().json(json!({

@@ -82,14 +82,28 @@ pub fn check_player_name(name: &str) -> ArenaResult<()> {
     }
 }
 
+/// Names that start with this (in any case) belong to the house bots (SPEC 9): a player's bot
+/// may not take one, so no player can stand in for a rung of the ladder, even a future one.
+pub const HOUSE_PREFIX: &str = "house-";
+
 /// Checks a new bot's name and `max_stake` before anything is counted or stored; returns the
-/// `max_stake` to use. Errors: 400 naming the field.
-pub fn check_new_bot(name: &str, max_stake: Option<i64>) -> ArenaResult<i64> {
+/// `max_stake` to use. `house`: the bot is a house bot (which alone may use
+/// [`HOUSE_PREFIX`]). Errors: 400 naming the field.
+pub fn check_new_bot(name: &str, max_stake: Option<i64>, house: bool) -> ArenaResult<i64> {
     if !valid_bot_name(name) {
         return Err(
             ArenaError::bad_request("bot name must be 3 to 24 of A-Z a-z 0-9 _ -")
                 .with_details(json!({"field": "name"})),
         );
+    }
+    let reserved = name
+        .get(..HOUSE_PREFIX.len())
+        .is_some_and(|p| p.eq_ignore_ascii_case(HOUSE_PREFIX));
+    if reserved && !house {
+        return Err(ArenaError::bad_request(format!(
+            "bot names starting with '{HOUSE_PREFIX}' are kept for the house bots"
+        ))
+        .with_details(json!({"field": "name"})));
     }
     let max_stake = max_stake.unwrap_or(DEFAULT_MAX_STAKE);
     if !(0..=MAX_STAKE).contains(&max_stake) {
@@ -142,7 +156,7 @@ impl Arena {
         max_stake: Option<i64>,
         house: bool,
     ) -> ArenaResult<(BotRow, String)> {
-        let max_stake = check_new_bot(name, max_stake)?;
+        let max_stake = check_new_bot(name, max_stake, house)?;
         let token = new_token("hxb_");
         let id = format!("bot_{}", ulid::Ulid::generate());
         let mut tx = self.store.begin_write().await?;
