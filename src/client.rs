@@ -35,8 +35,8 @@ pub struct PlayArgs {
     #[arg(long, env = "HEXARENA_TOKEN", hide_env_values = true)]
     pub token: String,
     /// How moves are chosen: the name of a rung of the house ladder (`house-random`,
-    /// `house-novice`, `house-club`, `house-bridge`, `house-master`), or `random` /
-    /// `strong` for `house-bridge`. It thinks from its own clock with the rung's playout cap,
+    /// `house-novice`, `house-club`, `house-bridge`, `house-master`); `random` is short for
+    /// `house-random` and `strong` for `house-bridge` (not the strongest rung). It thinks from its own clock with the rung's playout cap,
     /// exactly as the house bot of that name does on an idle server.
     #[arg(long, default_value = "strong", value_parser = parse_strategy)]
     pub strategy: &'static Rung,
