@@ -1061,6 +1061,11 @@ async fn practice_sets_are_unstaked_and_unrated() {
     );
     let house = r.body["acceptor"].as_str().expect("house bot").to_string();
     assert_eq!(app.balance(&pt).await, 1000);
+    let mut before = vec![];
+    for name in ["Learner", house.as_str()] {
+        before.push(app.get(&format!("/v1/bots/{name}")).await.body["rating_exact"].clone());
+    }
+    assert_eq!(before[0], 1200.0);
     for game_no in [1, 2] {
         let r = resign(&app, &bot, &id, game_no).await;
         assert_eq!(r.status, StatusCode::OK, "game {game_no}: {:?}", r.body);
@@ -1077,9 +1082,9 @@ async fn practice_sets_are_unstaked_and_unrated() {
         "only the signup grant: {l}"
     );
     assert_eq!(l["postings"][0]["kind"], "grant");
-    for name in ["Learner", house.as_str()] {
+    for (name, rating) in ["Learner", house.as_str()].into_iter().zip(before) {
         let p = app.get(&format!("/v1/bots/{name}")).await.body;
-        assert_eq!(p["rating_exact"], 1200.0, "{name}");
+        assert_eq!(p["rating_exact"], rating, "{name}: unrated, so unchanged");
         for f in ["sets", "w", "d", "l", "won", "net"] {
             assert_eq!(p[f], 0, "{name}: {f}");
         }
