@@ -56,10 +56,11 @@ pub const SEED_RATINGS: [(&str, f64); 5] = [
     ("house-master", 2110.0),
 ];
 
-/// Default house load per worker thread, in games at the fastest clock (10+0), above which new
-/// house sets are refused (see [`clock_weight`]). Measured on 2 shared cores, debug build:
-/// 40 games at 10+0 (20 per thread) end with at least 0.7 s on every house clock; 48 lose some
-/// on time on PostgreSQL.
+/// Default house load per worker thread, in games at 10+0 on 11x11, above which new house
+/// sets are refused (see [`clock_weight`]). Measured on 2 shared cores, debug build, with the
+/// per-move overhead planned for: 40 games at 10+0 on 11x11 (20 per thread) end with at least
+/// 3.6 s on every house clock on SQLite (24 on PostgreSQL: 6.0 s); before that plan, 48 lost
+/// some on time on PostgreSQL.
 pub const GAMES_PER_THREAD_DEFAULT: usize = 20;
 /// A house move played cheap within this many ms means the pool is behind: new house sets
 /// are refused until that long has passed without one.
