@@ -557,6 +557,7 @@ impl Chooser {
             clock_left_ms(state),
             state["clock"]["increment_ms"].as_u64().unwrap_or(0),
             think::empty_cells(&pos),
+            0,
             1,
             1,
         );

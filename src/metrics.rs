@@ -73,7 +73,13 @@ struct HouseGauges {
     moves: Gauge,
     cheap: Gauge,
     max_wait_ms: Gauge,
+    max_wait_clock_ms: Gauge,
     max_think_ms: Gauge,
+    min_margin_ms: Gauge,
+    min_stored_margin_ms: Gauge,
+    overhead_ms: Gauge,
+    max_overhead_ms: Gauge,
+    time_losses: Counter,
 }
 
 impl HouseGauges {
@@ -115,9 +121,39 @@ impl HouseGauges {
                 "Longest thinking time of one house move since start, ms",
                 &g.max_think_ms,
             ),
+            (
+                "hexarena_house_max_wait_clock_ms",
+                "Longest wait of a house move on the clock (not a free first move) for a worker since start, ms",
+                &g.max_wait_clock_ms,
+            ),
+            (
+                "hexarena_house_min_margin_ms",
+                "Least time left before its flag on a house clock when a house move was ready since start, ms (negative: past the flag; 0 before the first)",
+                &g.min_margin_ms,
+            ),
+            (
+                "hexarena_house_min_stored_margin_ms",
+                "Least time left on a house clock when a house move was stored since start, ms (negative: past the flag; 0 before the first)",
+                &g.min_stored_margin_ms,
+            ),
+            (
+                "hexarena_house_move_overhead_ms",
+                "Moving average of what a house move costs its clock besides thinking (queue, commit, scheduling), ms; the house plans its thinking with it",
+                &g.overhead_ms,
+            ),
+            (
+                "hexarena_house_max_move_overhead_ms",
+                "Largest cost of one house move on the clock besides thinking since start, ms",
+                &g.max_overhead_ms,
+            ),
         ] {
             registry.register(name, help, gauge.clone());
         }
+        registry.register(
+            "hexarena_house_time_losses",
+            "House games lost on time (clock or first move) committed by this instance since start",
+            g.time_losses.clone(),
+        );
         registry.register(
             "hexarena_house_load",
             "House games in play weighted by their clocks, in games at 10+0",
@@ -251,7 +287,13 @@ impl Metrics {
         }
     }
 
-    /// The house's figures as of now (set at scrape time, issue 11).
+    /// Counts a house game lost on time (`hexarena_house_time_losses_total`).
+    pub fn house_time_loss(&self) {
+        self.house.time_losses.inc();
+    }
+
+    /// The house's figures as of now (set at scrape time, issue 11): the pool's `stats`,
+    /// `in_play` games, their `load` and its `limit` (in games at 10+0 on 11x11).
     pub fn set_house(
         &self,
         stats: &crate::arena::house::pool::PoolStats,
@@ -270,6 +312,13 @@ impl Metrics {
         g.cheap.set(int(stats.cheap));
         g.max_wait_ms.set(int(stats.max_wait_ms));
         g.max_think_ms.set(int(stats.max_think_ms));
+        g.max_wait_clock_ms.set(int(stats.max_wait_clock_ms));
+        let margin = |m: i64| if m == i64::MAX { 0 } else { m };
+        g.min_margin_ms.set(margin(stats.min_margin_ms));
+        g.min_stored_margin_ms
+            .set(margin(stats.min_stored_margin_ms));
+        g.overhead_ms.set(int(stats.overhead_ms));
+        g.max_overhead_ms.set(int(stats.max_overhead_ms));
     }
 
     /// Counts one answered HTTP request. `route` is the matched pattern (None: `unmatched`).

@@ -179,8 +179,8 @@ async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_c
     );
     assert_eq!(
         r.body["error"]["details"],
-        json!({"reason": "games", "in_play": 1, "load": 1.0, "limit": 1.0, "threads": 1,
-               "retry_after_s": 30})
+        json!({"reason": "games", "in_play": 1, "pending": 0, "load": 1.0, "limit": 1.0,
+               "threads": 1, "retry_after_s": 30})
     );
     for stake in [0, 50] {
         let r = app
@@ -230,8 +230,8 @@ async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_c
         "open"
     );
 
-    // Once the house game ends, there is room again: the lobby challenge (60+2, a fourteenth
-    // of a 10+0 game) is taken; then a practice set at 10+0 no longer fits.
+    // Once the house game ends, there is room again: the lobby challenge (60+2, about a
+    // eighteenth of a 10+0 game) is taken; then a practice set at 10+0 no longer fits.
     let set = first.body["id"].as_str().expect("id");
     for game_no in [1, 2] {
         let r = app
@@ -260,6 +260,168 @@ async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_c
             "/v1/practice",
             Some(&token),
             json!({"clock": {"initial_s": 600, "increment_s": 10}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_requests_for_the_last_house_rooms_admit_exactly_the_limit() {
+    // One thread, 4 games at 10+0 (11x11) per thread: 4 rooms. 12 bots ask at once, half
+    // for practice, half with a staked private challenge (accepted at once, so counted as
+    // load while still open).
+    let app = std::sync::Arc::new(
+        spawn_with(Spawn {
+            house_bots: true,
+            house_threads: Some(1),
+            house_games_per_thread: 4,
+            house_lobby_wait_ms: -1,
+            ..Spawn::default()
+        })
+        .await,
+    );
+    let mut askers = vec![];
+    for i in 0..12 {
+        let name = format!("Rush{i:02}");
+        let (_, owner, token) = app.player_with_bot(&name).await;
+        askers.push((name, owner, token, i % 2 == 1));
+    }
+    let clock = json!({"initial_s": 10, "increment_s": 0});
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(askers.len()));
+    let tasks: Vec<_> = askers
+        .iter()
+        .cloned()
+        .map(|(_, _, token, private)| {
+            let (app, barrier, clock) = (app.clone(), barrier.clone(), clock.clone());
+            tokio::spawn(async move {
+                barrier.wait().await;
+                if private {
+                    app.post(
+                        "/v1/sets",
+                        Some(&token),
+                        json!({"game": "hex", "opponent": "house-random", "stake": 50,
+                               "clock": clock}),
+                    )
+                    .await
+                } else {
+                    app.post(
+                        "/v1/practice",
+                        Some(&token),
+                        json!({"opponent": "house-random", "clock": clock}),
+                    )
+                    .await
+                }
+            })
+        })
+        .collect();
+    let mut admitted = 0;
+    for ((name, owner, _, private), t) in askers.iter().zip(tasks) {
+        let r = t.await.expect("request task");
+        if r.status == StatusCode::CREATED {
+            admitted += 1;
+            continue;
+        }
+        assert_eq!(
+            (r.status, r.code()),
+            (StatusCode::SERVICE_UNAVAILABLE, "house_busy"),
+            "{name}: {:?}",
+            r.body
+        );
+        assert_eq!(
+            r.headers.get("retry-after").and_then(|v| v.to_str().ok()),
+            Some("30")
+        );
+        assert_eq!(
+            r.body["error"]["details"]["reason"], "games",
+            "{:?}",
+            r.body
+        );
+        assert_eq!(sets_of(&app, name).await, 0, "{name}: nothing created");
+        if *private {
+            assert_eq!(app.balance(owner).await, 1000, "{name}: nothing escrowed");
+        }
+    }
+    assert_eq!(admitted, 4, "exactly the house's 4 rooms are taken");
+    // A fifth, asked alone, is refused too, and counts the 4 (played or about to be).
+    let (_, _, token) = app.player_with_bot("Late").await;
+    let r = app
+        .post("/v1/practice", Some(&token), json!({"clock": clock}))
+        .await;
+    assert_eq!(r.code(), "house_busy", "{:?}", r.body);
+    let d = &r.body["error"]["details"];
+    assert_eq!(
+        d["in_play"].as_u64().unwrap_or(0) + d["pending"].as_u64().unwrap_or(0),
+        4,
+        "{d}"
+    );
+    assert_eq!(d["load"], 4.0, "{d}");
+}
+
+#[tokio::test]
+async fn a_clock_too_fast_for_the_board_is_refused_for_a_house_bot_and_creates_nothing() {
+    let app = spawn_with(Spawn {
+        house_bots: true,
+        house_lobby_wait_ms: -1,
+        ..Spawn::default()
+    })
+    .await;
+    let (_, owner, token) = app.player_with_bot("Hasty").await;
+    let fast = json!({"initial_s": 10, "increment_s": 0});
+    // 10+0 on 19x19: up to 181 house moves at 80 ms each is 14.5 s, more than the clock.
+    let practice = app
+        .post(
+            "/v1/practice",
+            Some(&token),
+            json!({"opponent": "house-master", "clock": fast, "options": {"size": 19}}),
+        )
+        .await;
+    let private = app
+        .post(
+            "/v1/sets",
+            Some(&token),
+            json!({"game": "hex", "opponent": "house-club", "stake": 50, "clock": fast,
+                   "options": {"size": 19}}),
+        )
+        .await;
+    for r in [&practice, &private] {
+        assert_eq!(
+            (r.status, r.code()),
+            (StatusCode::UNPROCESSABLE_ENTITY, "clock_too_fast_for_house"),
+            "{:?}",
+            r.body
+        );
+        assert_eq!(
+            r.body["error"]["details"],
+            json!({"size": 19, "initial_ms": 10_000, "increment_ms": 0, "house_moves": 181,
+                   "floor_ms": 80, "needed_ms": 14_480, "clock_ms": 10_000,
+                   "largest_size": 15})
+        );
+    }
+    assert_eq!(sets_of(&app, "Hasty").await, 0, "nothing created");
+    assert_eq!(app.balance(&owner).await, 1000, "nothing escrowed");
+    // The same clock is fine on 11x11 (and on 15x15, the largest it pays for); 19x19 with an
+    // increment is fine too.
+    for (size, clock) in [
+        (11, fast.clone()),
+        (15, fast.clone()),
+        (19, json!({"initial_s": 10, "increment_s": 1})),
+    ] {
+        let r = app
+            .post(
+                "/v1/practice",
+                Some(&token),
+                json!({"opponent": "house-random", "clock": clock, "options": {"size": size}}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{size}: {:?}", r.body);
+    }
+    // A bot that is not the house's plays any clock on any board.
+    app.player_with_bot("Patient").await;
+    let r = app
+        .post(
+            "/v1/sets",
+            Some(&token),
+            json!({"game": "hex", "opponent": "Patient", "clock": fast, "options": {"size": 19}}),
         )
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);

@@ -1,7 +1,9 @@
-//! The house under load (issue 11): 40 concurrent sets (24 on PostgreSQL) at 10+0 against the strongest house
-//! bot (half practice, half staked private challenges), every opponent moving at once. No house
-//! game may be lost on time, and the server keeps answering while the pool is saturated.
-//! Run with `--nocapture` to see the figures.
+//! The house under load (issue 11): 40 concurrent sets (24 on PostgreSQL) at 10+0 on 11x11
+//! against the strongest house bot (half practice, half staked private challenges), every
+//! opponent moving at once; and a few sets at 10+0 on the largest board the house accepts at
+//! that clock (15x15: each game may take it 113 moves). No house game may be lost on time,
+//! and the server keeps answering while the pool is saturated. The two tests run one after
+//! the other. Run with `--nocapture` to see the figures.
 
 mod common;
 
@@ -72,10 +74,35 @@ async fn play_out(app: Arc<TestApp>, token: String, set_id: String) -> u128 {
     }
 }
 
+/// The tests of this file load the machine: one at a time.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forty_sets_at_ten_seconds_against_the_strongest_house_bot_lose_nothing_on_time() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    play_sets_at_ten_seconds(sets_wanted(), 11).await;
+}
+
+/// Sets on the largest board at 10+0; `HOUSE_BIG_SETS=N` plays more.
+const BIG_SETS: usize = 6;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sets_at_ten_seconds_on_the_largest_board_the_house_accepts_lose_nothing_on_time() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let largest = hexarena::arena::house::largest_size_for(9, 19, 10_000, 0).expect("a size");
+    assert_eq!(largest, 15);
+    let n = std::env::var("HOUSE_BIG_SETS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(BIG_SETS);
+    play_sets_at_ten_seconds(n, largest).await;
+}
+
+/// Plays `sets_n` sets at 10+0 on `size` x `size` against [`HOUSE`], half practice, half
+/// staked private challenges, every opponent moving at once, and checks that the house lost
+/// none on time.
+async fn play_sets_at_ten_seconds(sets_n: usize, size: i64) {
     let t_start = Instant::now();
-    let sets_n = sets_wanted();
     let app = Arc::new(
         spawn_with(Spawn {
             house_bots: true,
@@ -94,14 +121,15 @@ async fn forty_sets_at_ten_seconds_against_the_strongest_house_bot_lose_nothing_
             app.post(
                 "/v1/practice",
                 Some(&token),
-                json!({"opponent": HOUSE, "clock": clock}),
+                json!({"opponent": HOUSE, "clock": clock, "options": {"size": size}}),
             )
             .await
         } else {
             app.post(
                 "/v1/sets",
                 Some(&token),
-                json!({"game": "hex", "opponent": HOUSE, "stake": 10 + 5 * (i % 40) as i64, "clock": clock}),
+                json!({"game": "hex", "opponent": HOUSE, "stake": 10 + 5 * (i % 40) as i64,
+                       "clock": clock, "options": {"size": size}}),
             )
             .await
         };
@@ -201,8 +229,31 @@ async fn forty_sets_at_ten_seconds_against_the_strongest_house_bot_lose_nothing_
     house_moves_ms.sort_unstable();
     let pct = |p: usize| house_moves_ms[(house_moves_ms.len() - 1) * p / 100];
     let stats = app.arena.house.get().expect("house running").pool.stats();
+    let text = app
+        .http
+        .get(format!("{}/metrics", app.url))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    let figure = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse::<f64>().ok())
+    };
     eprintln!(
-        "house load: {sets_n} sets, {house_games} house games, {house_wins} won by {HOUSE}, \
+        "house load: metrics min_margin {:?} ms, min_stored_margin {:?} ms, overhead {:?} ms \
+         (max {:?}), max_wait_clock {:?} ms, time losses {:?}",
+        figure("hexarena_house_min_margin_ms"),
+        figure("hexarena_house_min_stored_margin_ms"),
+        figure("hexarena_house_move_overhead_ms"),
+        figure("hexarena_house_max_move_overhead_ms"),
+        figure("hexarena_house_max_wait_clock_ms"),
+        figure("hexarena_house_time_losses_total"),
+    );
+    eprintln!(
+        "house load: {sets_n} sets on {size}x{size}, {house_games} house games, {house_wins} won by {HOUSE}, \
          {} lost on time; least left on a house clock at a game's end {least_left_ms} ms; \
          house moves on the clock {}: median {} ms, p90 {} ms, max {} ms; pool {stats:?}; \
          probe worst {probe_worst} ms over {probes} reads; slowest opponent move {slowest_move} ms; \
@@ -217,6 +268,11 @@ async fn forty_sets_at_ten_seconds_against_the_strongest_house_bot_lose_nothing_
     assert!(
         on_time_losses.is_empty(),
         "lost on time: {on_time_losses:?}"
+    );
+    assert_eq!(figure("hexarena_house_time_losses_total"), Some(0.0));
+    assert!(
+        figure("hexarena_house_min_stored_margin_ms").is_some_and(|m| m > 0.0),
+        "{text}"
     );
     assert_eq!(house_games, 2 * sets_n);
     // The strongest house bot against random moves: it wins every game it can.

@@ -174,9 +174,14 @@ async fn create_practice(
             ))
         })?;
     drop(c);
-    st.arena.house_room(req.initial_ms, req.increment_ms)?;
+    // Held until the set is stored: the check and the creation are one step (issue 11).
+    let admitted = st
+        .arena
+        .house_admit(req.initial_ms, req.increment_ms, req.options.size)
+        .await?;
     st.limits.check_create_set(&bot.id)?;
     let set = st.arena.start_now(&bot, &house, req).await?;
+    drop(admitted);
     Ok(HttpResponse::Created().json(set))
 }
 

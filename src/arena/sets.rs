@@ -127,7 +127,8 @@ type PayoutRow = (String, Option<String>, String, i64, Option<String>);
 impl Arena {
     /// Creates an open set (lobby or private challenge). Errors: bad stake (400), unknown
     /// opponent (404), self-challenge (400), same owner (403), suspended (403), balance (409),
-    /// a house bot addressed while the house is busy (503 `house_busy`).
+    /// a house bot addressed while the house is busy (503 `house_busy`) or with a clock too
+    /// fast for the board (422 `clock_too_fast_for_house`), see [`Arena::house_admit`].
     pub async fn create_set(&self, bot: &BotRow, req: NewSet) -> ArenaResult<Value> {
         req.check_stake()?;
         if req.stake > bot.max_stake {
@@ -136,6 +137,16 @@ impl Arena {
                 bot.max_stake,
             ));
         }
+        // A house bot accepts at once: admit the game now, holding the house's admission lock
+        // until the set is stored, or refuse rather than lose on time (issue 11). Taken
+        // before the write transaction (whoever holds the lock may be waiting for one).
+        let _admitted = match req.opponent.as_deref() {
+            Some(name) if self.house_bot_named(name).is_some() => {
+                self.house_admit(req.initial_ms, req.increment_ms, req.options.size)
+                    .await?
+            }
+            _ => None,
+        };
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
         if req.staked() {
@@ -152,10 +163,6 @@ impl Arena {
                 }
                 if req.staked() && o.owner_id == bot.owner_id {
                     return Err(same_owner());
-                }
-                if o.house != 0 {
-                    // A house bot accepts at once: refuse rather than lose on time (issue 11).
-                    self.house_room(req.initial_ms, req.increment_ms)?;
                 }
                 if req.stake > o.max_stake {
                     // It could never be accepted; say so now rather than leave it open.

@@ -197,6 +197,16 @@ pub async fn open_for(c: &mut AnyConnection, bot_id: &str) -> sqlx::Result<Vec<S
     .await
 }
 
+/// Open private challenges addressed to house bots: (set id, size, initial_ms, increment_ms).
+pub async fn open_to_house(c: &mut AnyConnection) -> sqlx::Result<Vec<(String, i64, i64, i64)>> {
+    sqlx::query_as(
+        "SELECT s.id, s.size, s.initial_ms, s.increment_ms FROM sets s \
+         JOIN bots b ON b.id = s.opponent_id WHERE s.status = 'open' AND b.house <> 0",
+    )
+    .fetch_all(c)
+    .await
+}
+
 /// Records each side's Elo before and after a rated set (issue 14: the bot page's chart).
 /// `creator` and `acceptor` are `[before, after]`.
 pub async fn record_ratings(

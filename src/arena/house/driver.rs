@@ -22,6 +22,7 @@ use tokio::sync::broadcast::error::RecvError;
 use super::pool::Job;
 use super::{House, lobby};
 use crate::arena::error::ArenaResult;
+use crate::arena::game::{EndReason, Status};
 use crate::arena::{Arena, Change};
 use crate::store::events::LOBBY;
 use crate::store::{Backend, games, sets};
@@ -81,6 +82,9 @@ fn on_change(arena: &Arc<Arena>, house: &Arc<House>, c: &Change) {
         house.lobby_dirty.store(true, Ordering::Relaxed);
     }
     let concerns_house = c.bots.iter().any(|b| house.is_house(b));
+    if concerns_house && let Some(state) = &c.state {
+        count_time_loss(arena, house, state);
+    }
     match (&c.state, c.game_no) {
         (Some(state), _) => {
             if let Some((bot_id, _)) = &state.on_move
@@ -123,6 +127,36 @@ fn on_change(arena: &Arc<Arena>, house: &Arc<House>, c: &Change) {
             }
         }
         _ => {}
+    }
+}
+
+/// Counts a game that a house bot lost on time (its clock, or its first move's limit) in the
+/// house's `time_losses` (exported as `hexarena_house_time_losses_total`).
+fn count_time_loss(arena: &Arena, house: &House, state: &crate::arena::live::Snapshot) {
+    let Status::Finished {
+        winner: Some(winner),
+        reason: EndReason::Timeout | EndReason::FirstMoveTimeout,
+    } = state.status
+    else {
+        return;
+    };
+    let Some(l) = arena
+        .live
+        .existing(&state.set_id, state.game_no)
+        .and_then(|slot| slot.current())
+    else {
+        return;
+    };
+    let loser = l.game.bot_of(winner.other());
+    if house.is_house(loser) {
+        house.time_losses.fetch_add(1, Ordering::Relaxed);
+        arena.metrics.house_time_loss();
+        tracing::warn!(
+            set_id = %state.set_id,
+            game_no = state.game_no,
+            bot = loser,
+            "house bot lost on time"
+        );
     }
 }
 
@@ -322,11 +356,11 @@ async fn play_one(
     let i = usize::from(seat.number() - 1);
     let flag_in = Duration::from_millis(u64::try_from(flag_ms - now_ms).unwrap_or(0));
     let flag_at = Instant::now() + flag_in;
-    let mv = match hb.rung.play {
+    let (mv, thought_ms) = match hb.rung.play {
         hex::ladder::Play::Random => {
             let mut rng =
                 <rand_pcg::Pcg64 as rand_core::SeedableRng>::seed_from_u64(rand::random());
-            hex::random_move(&l.game.position, &mut rng)
+            (hex::random_move(&l.game.position, &mut rng), None)
         }
         hex::ladder::Play::Search { .. } => {
             let job = Job {
@@ -344,7 +378,7 @@ async fn play_one(
                 .await
                 .map_err(|_| crate::arena::error::ArenaError::internal("house search lost"))?;
             tracing::trace!(set_id, game_no, ?thought, "house thought");
-            thought.mv
+            (thought.mv, Some(thought.thought_ms))
         }
     };
     let Some(mv) = mv else { return Ok(()) };
@@ -354,6 +388,17 @@ async fn play_one(
     arena
         .play_move(&hb.bot, set_id, game_no, mv, Some(ply + 1))
         .await?;
+    // What the move cost its clock besides thinking: the pool plans the next ones with it.
+    // (A free first move is not charged; a random rung does not use the pool.)
+    if let (Some(thought_ms), Some(started_ms), false) =
+        (thought_ms, clock.turn_started_ms, clock.first_move[i])
+    {
+        let stored_ms = arena.now_ms();
+        let charged_ms = u64::try_from(stored_ms - started_ms).unwrap_or(0);
+        house
+            .pool
+            .record_overhead(charged_ms.saturating_sub(thought_ms), flag_ms - stored_ms);
+    }
     Ok(())
 }
 

@@ -2,7 +2,7 @@
 //! has waited [`super::HouseConfig::lobby_wait_ms`] without an acceptor is accepted by the
 //! house bot whose rating is nearest the challenger's, unstaked ones always and staked ones
 //! within that house bot's `max_stake`, and never while the house is busy
-//! ([`Arena::house_room`]). Challenges made by house bots are left alone.
+//! ([`Arena::house_admit`]). Challenges made by house bots are left alone.
 //!
 //! The lobby is read only after a lobby change was heard (or a resync), and again each second
 //! while a challenge is still waiting out its time.
@@ -65,10 +65,19 @@ async fn scan(arena: &Arena, house: &House, wait_ms: i64) -> ArenaResult<bool> {
             waiting = true;
             continue;
         }
-        if arena.house_room(s.initial_ms, s.increment_ms).is_err() {
-            waiting = true;
-            continue;
-        }
+        // Held until the accept is stored, so the check and the new game are one step.
+        let admitted = match arena
+            .house_admit(s.initial_ms, s.increment_ms, s.size)
+            .await
+        {
+            Ok(g) => g,
+            // A clock the house can never pay on that board: left to other bots.
+            Err(e) if e.code == "clock_too_fast_for_house" => continue,
+            Err(_) => {
+                waiting = true;
+                continue;
+            }
+        };
         let (challenger, bots) = {
             let mut c = arena.store.pool.acquire().await?;
             let challenger = acc::bot_by_ref(&mut c, &s.creator_id).await?;
@@ -94,6 +103,7 @@ async fn scan(arena: &Arena, house: &House, wait_ms: i64) -> ArenaResult<bool> {
                 bot = %hb.bot.name, set_id = %s.id, error = %e, "house bot cannot accept"
             ),
         }
+        drop(admitted);
     }
     Ok(waiting)
 }

@@ -11,7 +11,7 @@
 //! - When the pool cannot give new games a reasonable move time (their clocks' weights summed
 //!   past a bound per thread, or a move recently played cheap), new practice sets and
 //!   private challenges to a house bot are refused with 503 `house_busy`
-//!   ([`Arena::house_room`]).
+//!   ([`Arena::house_admit`]).
 
 pub mod demo;
 pub mod driver;
@@ -20,7 +20,7 @@ pub mod pool;
 pub mod think;
 
 use std::collections::HashSet;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex};
 
 use hex::ladder::{LADDER, Rung};
@@ -56,23 +56,63 @@ pub const SEED_RATINGS: [(&str, f64); 5] = [
     ("house-master", 2110.0),
 ];
 
-/// Default house load per worker thread, in games at the fastest clock (10+0), above which new
-/// house sets are refused (see [`clock_weight`]). Measured on 2 shared cores, debug build:
-/// 40 games at 10+0 (20 per thread) end with at least 0.7 s on every house clock; 48 lose some
-/// on time on PostgreSQL.
+/// Default house load per worker thread, in games at 10+0 on 11x11, above which new house
+/// sets are refused (see [`clock_weight`]). Measured on 2 shared cores, debug build, with the
+/// per-move overhead planned for: 40 games at 10+0 on 11x11 (20 per thread) end with at least
+/// 3.6 s on every house clock on SQLite (24 on PostgreSQL: 6.0 s); before that plan, 48 lost
+/// some on time on PostgreSQL.
 pub const GAMES_PER_THREAD_DEFAULT: usize = 20;
 /// A house move played cheap within this many ms means the pool is behind: new house sets
 /// are refused until that long has passed without one.
 pub const CHEAP_RECENT_MS: u64 = 10_000;
 
-/// How much of the pool a game at clock `initial_ms` + `increment_ms` needs, in games at the
-/// fastest clock (10 s + 0): a move may cost about (initial + 40 x increment) / 40 of its
-/// clock, so a game counts 10 s / (initial + 40 x increment). 10+0 counts 1, 60+2 about
-/// 0.07, 600+10 0.01.
+/// The most moves a house seat can have to make in one game on a `size` x `size` board: half
+/// its cells, rounded up (a board filled to the last cell).
 #[must_use]
-pub fn clock_weight(initial_ms: i64, increment_ms: i64) -> f64 {
-    let span = (initial_ms.max(0) + 40 * increment_ms.max(0)).max(1);
-    10_000.0 / span as f64
+pub fn house_moves(size: i64) -> i64 {
+    let size = size.clamp(1, 64);
+    (size * size + 1) / 2
+}
+
+/// What every house move costs its clock beyond thinking, at the least, ms: the queue's round,
+/// the commit and the scheduling (measured 20 to 100 ms a move on 2 shared cores under load).
+/// A house set whose clock cannot pay this for [`house_moves`] moves is refused
+/// (422 `clock_too_fast_for_house`, see [`clock_pays_floor`]).
+pub const MOVE_FLOOR_MS: i64 = 80;
+
+/// Whether a clock of `initial_ms` + `increment_ms` on a `size` x `size` board pays at least
+/// [`MOVE_FLOOR_MS`] for each of the [`house_moves`] moves a house seat may have to make
+/// (initial + increment x moves >= floor x moves). 10+0 pays it on 15x15 and smaller boards.
+#[must_use]
+pub fn clock_pays_floor(size: i64, initial_ms: i64, increment_ms: i64) -> bool {
+    let m = house_moves(size);
+    MOVE_FLOOR_MS * m <= initial_ms.max(0) + increment_ms.max(0) * m
+}
+
+/// The largest board size from `min_size` to `max_size` on which a clock of `initial_ms` +
+/// `increment_ms` pays the house's floor ([`clock_pays_floor`]); None when none does.
+#[must_use]
+pub fn largest_size_for(
+    min_size: i64,
+    max_size: i64,
+    initial_ms: i64,
+    increment_ms: i64,
+) -> Option<i64> {
+    (min_size..=max_size)
+        .rev()
+        .find(|&s| clock_pays_floor(s, initial_ms, increment_ms))
+}
+
+/// How much of the pool a game at clock `initial_ms` + `increment_ms` on a `size` x `size`
+/// board needs, in games at 10 s + 0 on 11x11: the pace its clock asks of the pool, moves per
+/// ms over a whole game ([`house_moves`] / (initial + increment x moves)), relative to 10+0
+/// on 11x11 (61 moves in 10 s). 10+0 on 11x11 counts 1, on 15x15 about 1.85; 60+2 on 11x11
+/// about 0.055, 600+10 about 0.008.
+#[must_use]
+pub fn clock_weight(initial_ms: i64, increment_ms: i64, size: i64) -> f64 {
+    let m = house_moves(size);
+    let span = (initial_ms.max(0) + m * increment_ms.max(0)).max(1);
+    (10_000.0 / house_moves(11) as f64) * m as f64 / span as f64
 }
 
 /// The house's load: games in play held by this instance, their [`clock_weight`]s summed, and
@@ -146,6 +186,11 @@ pub struct House {
     peers: Mutex<Vec<String>>,
     /// A lobby challenge may be waiting for a house bot.
     lobby_dirty: AtomicBool,
+    /// Held from the capacity check of a new house game to its creation (or refusal), so two
+    /// requests cannot both take the last room ([`Arena::house_admit`]).
+    admission: tokio::sync::Mutex<()>,
+    /// House games lost on time since start (this instance's commits).
+    pub time_losses: AtomicU64,
     /// A look at the lobby is running.
     lobby_scanning: AtomicBool,
 }
@@ -168,7 +213,7 @@ impl House {
                 .seats
                 .iter()
                 .any(|s| self.ids.contains(s))
-                .then(|| clock_weight(l.set.initial_ms, l.set.increment_ms))
+                .then(|| clock_weight(l.set.initial_ms, l.set.increment_ms, l.set.size))
         });
         HouseLoad {
             games,
@@ -183,6 +228,41 @@ impl House {
 pub fn ladder_json(name: &str) -> Option<Value> {
     let (i, r) = LADDER.iter().enumerate().find(|(_, r)| r.name == name)?;
     Some(json!({"rung": i + 1, "rungs": LADDER.len(), "summary": r.summary}))
+}
+
+/// Board sizes a set may have (`schemas/options.json`).
+const SIZES: (i64, i64) = (9, 19);
+
+/// Refuses a clock that cannot pay the house's floor on that board ([`clock_pays_floor`]).
+///
+/// Errors: 422 `clock_too_fast_for_house` (see [`Arena::house_admit`]).
+pub fn house_clock_check(size: i64, initial_ms: i64, increment_ms: i64) -> ArenaResult<()> {
+    if clock_pays_floor(size, initial_ms, increment_ms) {
+        return Ok(());
+    }
+    let m = house_moves(size);
+    let largest = largest_size_for(SIZES.0, SIZES.1, initial_ms, increment_ms);
+    let hint = largest.map_or_else(
+        || "a slower clock".to_string(),
+        |l| format!("a slower clock or a board of at most {l}x{l}"),
+    );
+    Err(ArenaError::new(
+        ErrorKind::Unprocessable,
+        "clock_too_fast_for_house",
+        format!(
+            "a house bot may have to make {m} moves on {size}x{size}, each costing its clock at least {MOVE_FLOOR_MS} ms besides thinking; this clock cannot pay that: choose {hint}"
+        ),
+    )
+    .with_details(json!({
+        "size": size,
+        "initial_ms": initial_ms,
+        "increment_ms": increment_ms,
+        "house_moves": m,
+        "floor_ms": MOVE_FLOOR_MS,
+        "needed_ms": MOVE_FLOOR_MS * m,
+        "clock_ms": initial_ms.max(0) + increment_ms.max(0) * m,
+        "largest_size": largest,
+    })))
 }
 
 /// Registers every rung's house bot that is missing (a database from before the ladder has
@@ -249,6 +329,8 @@ pub fn spawn(arena: Arc<Arena>, bots: Vec<HouseBot>, config: HouseConfig) -> any
         peers: Mutex::new(vec![]),
         lobby_dirty: AtomicBool::new(true),
         lobby_scanning: AtomicBool::new(false),
+        admission: tokio::sync::Mutex::new(()),
+        time_losses: AtomicU64::new(0),
     });
     if arena.house.set(house.clone()).is_err() {
         anyhow::bail!("the house is already running");
@@ -266,22 +348,48 @@ pub fn spawn(arena: Arc<Arena>, bots: Vec<HouseBot>, config: HouseConfig) -> any
 }
 
 impl Arena {
-    /// Whether the house can take one more game at clock `initial_ms` + `increment_ms` (SPEC 9,
-    /// issue 11). Refused when the [`clock_weight`]s of the house games in play held by this
-    /// instance, the new one included, would exceed `threads` x `games_per_thread`
-    /// (`reason` `games`), or when a house move had to be played cheap in the last
-    /// [`CHEAP_RECENT_MS`] (`reason` `cheap_moves`: the pool is behind, whatever the count
-    /// says, e.g. on a machine busy with other work). Without house bots in this process
-    /// there is nothing to protect.
+    /// Admits a new house game at clock `initial_ms` + `increment_ms` on a `size` x `size`
+    /// board (SPEC 9, issue 11), atomically: the returned guard holds the house's admission
+    /// lock, and the caller keeps it until the set is created (or refused), so concurrent
+    /// requests cannot all take the last room. None when no house runs in this process
+    /// (nothing to protect).
     ///
-    /// Errors: 503 `house_busy` with `Retry-After` and `details` {`reason`, `in_play`
-    /// (games), `load` and `limit` (in games at 10+0), `threads`, `retry_after_s`}.
-    pub fn house_room(&self, initial_ms: i64, increment_ms: i64) -> ArenaResult<()> {
+    /// The load counted: the house games in play held by this instance and the open private
+    /// challenges to house bots that it will play (they are accepted at once), each by its
+    /// [`clock_weight`]. Refused when the new game would take it past `threads` x
+    /// `games_per_thread` (`reason` `games`), or when a house move had to be played cheap in
+    /// the last [`CHEAP_RECENT_MS`] (`reason` `cheap_moves`).
+    ///
+    /// Errors: 422 `clock_too_fast_for_house` when the clock cannot pay [`MOVE_FLOOR_MS`] for
+    /// each house move on that board ([`clock_pays_floor`]; `details` {`size`, `initial_ms`,
+    /// `increment_ms`, `house_moves`, `floor_ms`, `needed_ms`, `clock_ms`, `largest_size`});
+    /// 503 `house_busy` with `Retry-After` and `details` {`reason`, `in_play` (games),
+    /// `pending` (open private challenges), `load` and `limit` (in games at 10+0 on 11x11),
+    /// `threads`, `retry_after_s`}; a database error reading the open challenges.
+    pub async fn house_admit(
+        &self,
+        initial_ms: i64,
+        increment_ms: i64,
+        size: i64,
+    ) -> ArenaResult<Option<tokio::sync::MutexGuard<'_, ()>>> {
         let Some(house) = self.house.get() else {
-            return Ok(());
+            return Ok(None);
         };
+        house_clock_check(size, initial_ms, increment_ms)?;
+        let guard = house.admission.lock().await;
+        let open = {
+            let mut c = self.store.pool.acquire().await?;
+            crate::store::sets::open_to_house(&mut c).await?
+        };
+        let (pending, pending_units) = open
+            .iter()
+            .filter(|s| driver::owns(self, house, &s.0))
+            .fold((0usize, 0.0), |(n, u), s| {
+                (n + 1, u + clock_weight(s.2, s.3, s.1))
+            });
         let load = house.in_play(self);
-        let reason = if load.units + clock_weight(initial_ms, increment_ms) > load.limit + 1e-9 {
+        let units = load.units + pending_units;
+        let reason = if units + clock_weight(initial_ms, increment_ms, size) > load.limit + 1e-9 {
             "games"
         } else if house
             .pool
@@ -289,26 +397,37 @@ impl Arena {
         {
             "cheap_moves"
         } else {
-            return Ok(());
+            return Ok(Some(guard));
         };
         let mut e = ArenaError::new(
             ErrorKind::Unavailable,
             "house_busy",
             format!(
-                "the house bots are playing {} games, as many as they can play well; retry in {BUSY_RETRY_AFTER_S} s",
+                "the house bots are playing {} games ({pending} more challenged), as many as they can play well; retry in {BUSY_RETRY_AFTER_S} s",
                 load.games
             ),
         )
         .with_details(json!({
             "reason": reason,
             "in_play": load.games,
-            "load": (load.units * 100.0).round() / 100.0,
+            "pending": pending,
+            "load": (units * 100.0).round() / 100.0,
             "limit": load.limit,
             "threads": house.pool.threads(),
             "retry_after_s": BUSY_RETRY_AFTER_S,
         }));
         e.retry_after_s = Some(BUSY_RETRY_AFTER_S);
         Err(e)
+    }
+
+    /// The house bot of this process that `name_or_id` names (a bot's id, or its name in any
+    /// case, as [`acc::bot_by_ref`] reads it); None when no house runs here or none matches.
+    pub fn house_bot_named(&self, name_or_id: &str) -> Option<&HouseBot> {
+        self.house
+            .get()?
+            .bots
+            .iter()
+            .find(|b| b.bot.id == name_or_id || b.bot.name.eq_ignore_ascii_case(name_or_id))
     }
 
     /// Whether a bot is a house bot of this process.
@@ -322,12 +441,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_game_weighs_by_how_fast_its_clock_runs() {
-        assert_eq!(clock_weight(10_000, 0), 1.0);
-        assert!((clock_weight(60_000, 2_000) - 1.0 / 14.0).abs() < 1e-9);
-        assert_eq!(clock_weight(600_000, 10_000), 0.01);
+    fn a_game_weighs_by_the_pace_its_clock_and_board_ask() {
+        assert!((clock_weight(10_000, 0, 11) - 1.0).abs() < 1e-9);
+        // 113 moves in 10 s on 15x15.
+        assert!((clock_weight(10_000, 0, 15) - 113.0 / 61.0).abs() < 1e-9);
+        assert!((clock_weight(60_000, 2_000, 11) - 10_000.0 / 182_000.0).abs() < 1e-9);
+        assert!((clock_weight(600_000, 10_000, 11) - 10_000.0 / 1_210_000.0).abs() < 1e-9);
         // Nonsense clocks still give a finite weight.
-        assert_eq!(clock_weight(0, 0), 10_000.0);
+        assert!((clock_weight(0, 0, 11) - 10_000.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_clock_must_pay_the_floor_of_every_house_move() {
+        assert_eq!(
+            (house_moves(11), house_moves(15), house_moves(19)),
+            (61, 113, 181)
+        );
+        assert!(clock_pays_floor(11, 10_000, 0));
+        assert!(clock_pays_floor(15, 10_000, 0));
+        assert!(!clock_pays_floor(16, 10_000, 0));
+        assert!(!clock_pays_floor(19, 10_000, 0));
+        // An increment of the floor pays for every move.
+        assert!(clock_pays_floor(19, 0, MOVE_FLOOR_MS));
+        assert!(clock_pays_floor(19, 60_000, 0));
+        assert_eq!(largest_size_for(9, 19, 10_000, 0), Some(15));
+        assert_eq!(largest_size_for(9, 19, 1_000, 0), None);
+        let e = house_clock_check(19, 10_000, 0).expect_err("too fast");
+        assert_eq!(e.code, "clock_too_fast_for_house");
+        assert_eq!(e.details["largest_size"], json!(15));
     }
 
     #[test]

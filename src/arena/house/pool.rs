@@ -12,6 +12,9 @@
 //!   then (the wait already counted) and from the load: with more jobs thinking or waiting
 //!   than there are workers, each gets a proportional share ([`super::think::budget`]); a seat
 //!   near its flag plays a cheap move at once.
+//! - Every move also costs its clock time that is not thinking (the queue, the commit, the
+//!   scheduling): the driver measures it after each stored move ([`Pool::record_overhead`])
+//!   and every budget keeps it back for the moves still possible ([`super::think::plannable_ms`]).
 //! - When a move costs its clock more in the queue than the clock can pay for the moves still
 //!   expected (the pool's moving average of wait + think), moves are played cheap until the
 //!   rounds shorten ([`super::think::behind_the_clock`]).
@@ -40,6 +43,13 @@ pub const URGENT_MARGIN_MS: u64 = 400;
 /// A move this close to its flag (ms) is due at once: it goes ahead of every move with more
 /// time, earliest flag first (what is left must pay for the wait, the search and the store).
 pub const PRIORITY_WITHIN_MS: u64 = 1_000;
+
+/// The per-move overhead assumed before any move was measured, ms.
+pub const OVERHEAD_PRIOR_MS: f64 = 20.0;
+/// Weight of a new measure in the overhead's moving average when it is above the average
+/// (the cost of a burst is felt at once) and when it is below (it is forgotten slowly).
+const OVERHEAD_RISE: f64 = 0.3;
+const OVERHEAD_FALL: f64 = 0.05;
 
 /// One move to think: the position, who thinks, and that seat's clock.
 #[derive(Debug, Clone)]
@@ -100,6 +110,13 @@ pub struct PoolStats {
     /// Smallest time left before a flag when an answer was ready, ms (`i64::MAX` before
     /// the first job).
     pub min_margin_ms: i64,
+    /// Smallest time left on a house clock when its move was stored, ms (negative: past
+    /// the flag; `i64::MAX` before the first).
+    pub min_stored_margin_ms: i64,
+    /// The moving average of a move's cost besides thinking, ms ([`Pool::overhead_ms`]).
+    pub overhead_ms: u64,
+    /// Largest cost besides thinking of one move on the clock, ms.
+    pub max_overhead_ms: u64,
     /// Jobs waiting now.
     pub queued: usize,
 }
@@ -114,6 +131,8 @@ struct Counters {
     max_think_ms: AtomicU64,
     total_think_ms: AtomicU64,
     min_margin_ms: std::sync::atomic::AtomicI64,
+    min_stored_margin_ms: std::sync::atomic::AtomicI64,
+    max_overhead_ms: AtomicU64,
     /// µs after the pool's epoch of the last cheap move, plus 1 (0: none yet).
     last_cheap_us: AtomicU64,
 }
@@ -166,11 +185,19 @@ struct Shared {
     /// What a move has recently cost its clock in the pool (wait + think), ms, as the bits of
     /// an `f64` moving average.
     move_cost_ms: AtomicU64,
+    /// What a move has recently cost its clock besides thinking (from its clock's start to
+    /// its commit, less its thinking time), ms, as the bits of an `f64` moving average that
+    /// rises fast and falls slowly ([`Pool::record_overhead`]).
+    overhead_ms: AtomicU64,
     threads: usize,
     counters: Counters,
 }
 
 impl Shared {
+    fn overhead_ms(&self) -> u64 {
+        f64::from_bits(self.overhead_ms.load(Ordering::Relaxed)).max(0.0) as u64
+    }
+
     fn lock(&self) -> MutexGuard<'_, Queue> {
         self.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -221,9 +248,11 @@ impl Pool {
             urgent_at_us: AtomicU64::new(u64::MAX),
             jobs: AtomicUsize::new(0),
             move_cost_ms: AtomicU64::new(0f64.to_bits()),
+            overhead_ms: AtomicU64::new(OVERHEAD_PRIOR_MS.to_bits()),
             threads,
             counters: Counters {
                 min_margin_ms: std::sync::atomic::AtomicI64::new(i64::MAX),
+                min_stored_margin_ms: std::sync::atomic::AtomicI64::new(i64::MAX),
                 ..Counters::default()
             },
         });
@@ -253,6 +282,7 @@ impl Pool {
             time_left_ms(&job, now),
             job.increment_ms,
             think::empty_cells(&job.position),
+            self.overhead_ms(),
             1,
             1,
         )
@@ -285,6 +315,34 @@ impl Pool {
         (q.heap.len(), q.running)
     }
 
+    /// What a house move has recently cost its clock besides thinking, ms (the moving
+    /// average [`Pool::record_overhead`] keeps; [`OVERHEAD_PRIOR_MS`] before any measure).
+    pub fn overhead_ms(&self) -> u64 {
+        self.shared.overhead_ms()
+    }
+
+    /// Records what one move on the clock cost its seat besides thinking, ms: from the
+    /// clock's start to the move's commit, less the thinking time (the queue, the commit, the
+    /// scheduling); and the time that was left on that clock when it was stored, ms (negative:
+    /// past the flag).
+    pub fn record_overhead(&self, overhead_ms: u64, stored_margin_ms: i64) {
+        let sample = overhead_ms as f64;
+        let old = f64::from_bits(self.shared.overhead_ms.load(Ordering::Relaxed));
+        let a = if sample > old {
+            OVERHEAD_RISE
+        } else {
+            OVERHEAD_FALL
+        };
+        let new = (1.0 - a) * old + a * sample;
+        self.shared
+            .overhead_ms
+            .store(new.to_bits(), Ordering::Relaxed);
+        let c = &self.shared.counters;
+        c.max_overhead_ms.fetch_max(overhead_ms, Ordering::Relaxed);
+        c.min_stored_margin_ms
+            .fetch_min(stored_margin_ms, Ordering::Relaxed);
+    }
+
     /// Whether a move was played cheap within the last `d`.
     pub fn cheap_within(&self, d: Duration) -> bool {
         let last = self.shared.counters.last_cheap_us.load(Ordering::Relaxed);
@@ -307,6 +365,9 @@ impl Pool {
             max_think_ms: c.max_think_ms.load(Ordering::Relaxed),
             total_think_ms: c.total_think_ms.load(Ordering::Relaxed),
             min_margin_ms: c.min_margin_ms.load(Ordering::Relaxed),
+            min_stored_margin_ms: c.min_stored_margin_ms.load(Ordering::Relaxed),
+            overhead_ms: self.shared.overhead_ms(),
+            max_overhead_ms: c.max_overhead_ms.load(Ordering::Relaxed),
             queued: self.shared.lock().heap.len(),
         }
     }
@@ -375,6 +436,9 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
     let started = Instant::now();
     let waited = started.saturating_duration_since(queued_at);
     let time_left_ms = time_left_ms(job, started);
+    // A free first move is not charged: no overhead to keep back for it, but the rest of
+    // the game's still is (the clock's remaining time caps it).
+    let overhead_ms = shared.overhead_ms();
     let budget_at = |jobs: usize| {
         think::budget(
             job.rung,
@@ -382,6 +446,7 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
             time_left_ms,
             job.increment_ms,
             think::empty_cells(&job.position),
+            overhead_ms,
             shared.threads,
             jobs,
         )

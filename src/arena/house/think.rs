@@ -48,19 +48,55 @@ pub fn load_share(workers: usize, jobs: usize) -> (u64, u64) {
     (w, 2 * j - w)
 }
 
+/// The most moves the seat on move may still have to make with `empty_cells` empty: half of
+/// them, rounded up (at least 1).
+#[must_use]
+pub fn moves_left_at_most(empty_cells: u32) -> u64 {
+    u64::from(empty_cells.div_ceil(2)).max(1)
+}
+
+/// The clock a seat may plan its thinking with, ms, and the increment it may count on, when
+/// each of its moves also costs `overhead_ms` that is not thinking (the queue, the commit,
+/// the scheduling): what the increment does not cover of that cost is kept back for every
+/// move it may still have to make ([`moves_left_at_most`]), and the increment is counted
+/// net of it. Never less than 0.
+#[must_use]
+pub fn plannable_ms(
+    time_left_ms: u64,
+    increment_ms: u64,
+    empty_cells: u32,
+    overhead_ms: u64,
+) -> (u64, u64) {
+    let deficit = overhead_ms
+        .saturating_sub(increment_ms)
+        .saturating_mul(moves_left_at_most(empty_cells));
+    (
+        time_left_ms
+            .saturating_sub(MOVE_OVERHEAD_MS.max(overhead_ms))
+            .saturating_sub(deficit),
+        increment_ms.saturating_sub(overhead_ms),
+    )
+}
+
 /// The budget of one move of `rung` on a `size` x `size` board with `empty_cells` empty:
 /// `time_left_ms` until the seat's flag (for a free first move, the smaller of that and the
-/// clock's remaining time), `increment_ms` added after the move. Under load (`jobs` thinking
-/// or waiting on `workers` threads, `jobs` > `workers`) each move gets the share
-/// [`load_share`] of its clock's thinking time; a seat near its flag, or a share below
-/// [`MIN_SLICE_MS`], plays a cheap move.
+/// clock's remaining time), `increment_ms` added after the move, `overhead_ms` what each move
+/// costs the clock besides thinking (measured by the house's pool; 0 for a client, which
+/// keeps [`MOVE_OVERHEAD_MS`] back). The clock's thinking time is planned from what is left
+/// once the overhead of every move still possible is kept back ([`plannable_ms`]). Under load
+/// (`jobs` thinking or waiting on `workers` threads, `jobs` > `workers`) each move gets the
+/// share [`load_share`] of that thinking time; a seat near its flag (within
+/// [`NEAR_FLAG_MS`], or four moves' overhead), or a share below [`MIN_SLICE_MS`], plays a
+/// cheap move.
 #[must_use]
+#[allow(clippy::too_many_arguments)]
 pub fn budget(
     rung: &Rung,
     size: u8,
     time_left_ms: u64,
     increment_ms: u64,
     empty_cells: u32,
+    overhead_ms: u64,
     workers: usize,
     jobs: usize,
 ) -> Budget {
@@ -71,14 +107,13 @@ pub fn budget(
             cheap: false,
         };
     };
-    let full = think_time_ms(
-        time_left_ms.saturating_sub(MOVE_OVERHEAD_MS),
-        increment_ms,
-        empty_cells,
-    );
+    let (plannable, net_increment) =
+        plannable_ms(time_left_ms, increment_ms, empty_cells, overhead_ms);
+    let full = think_time_ms(plannable, net_increment, empty_cells);
     let (num, den) = load_share(workers, jobs);
     let share = full * num / den;
-    if time_left_ms < NEAR_FLAG_MS || share < MIN_SLICE_MS {
+    let near_flag_ms = NEAR_FLAG_MS.max(overhead_ms.saturating_mul(4));
+    if time_left_ms < near_flag_ms || share < MIN_SLICE_MS {
         return Budget {
             think_ms: share.min(MIN_SLICE_MS),
             max_playouts: cap.min(CHEAP_PLAYOUTS),
@@ -155,7 +190,7 @@ mod tests {
 
     #[test]
     fn an_idle_pool_gives_the_clock_s_whole_thinking_time() {
-        let b = budget(master(), 11, 10_000, 0, 121, 2, 1);
+        let b = budget(master(), 11, 10_000, 0, 121, 0, 2, 1);
         assert_eq!(b.think_ms, think_time_ms(10_000 - MOVE_OVERHEAD_MS, 0, 121));
         assert_eq!(b.think_ms, 235);
         assert!(!b.cheap);
@@ -165,23 +200,45 @@ mod tests {
     #[test]
     fn under_load_each_move_gets_a_proportional_share() {
         // 20 moves waiting or thinking on 2 workers: 2 / 38 each.
-        let b = budget(master(), 11, 10_000, 0, 121, 2, 20);
+        let b = budget(master(), 11, 10_000, 0, 121, 0, 2, 20);
         assert_eq!(b.think_ms, 12);
-        assert_eq!(budget(master(), 11, 10_000, 0, 121, 2, 40).think_ms, 6);
-        assert_eq!(budget(master(), 11, 10_000, 0, 121, 2, 3).think_ms, 117);
+        assert_eq!(budget(master(), 11, 10_000, 0, 121, 0, 2, 40).think_ms, 6);
+        assert_eq!(budget(master(), 11, 10_000, 0, 121, 0, 2, 3).think_ms, 117);
         assert!(!b.cheap);
         // Jobs no more than workers: no cut.
-        assert_eq!(budget(master(), 11, 10_000, 0, 121, 2, 2).think_ms, 235);
+        assert_eq!(budget(master(), 11, 10_000, 0, 121, 0, 2, 2).think_ms, 235);
     }
 
     #[test]
     fn near_the_flag_or_with_no_useful_share_the_move_is_cheap() {
-        let near = budget(master(), 11, 250, 0, 60, 2, 1);
+        let near = budget(master(), 11, 250, 0, 60, 0, 2, 1);
         assert!(near.cheap);
         assert_eq!(near.max_playouts, CHEAP_PLAYOUTS);
-        let crowded = budget(master(), 11, 10_000, 0, 121, 2, 400);
+        let crowded = budget(master(), 11, 10_000, 0, 121, 0, 2, 400);
         assert!(crowded.cheap, "{crowded:?}");
         assert!(crowded.think_ms <= MIN_SLICE_MS);
+    }
+
+    #[test]
+    fn the_overhead_of_every_move_still_possible_is_kept_back_before_planning() {
+        // 10+0 on 19x19 with 359 empty cells: 180 more moves at most, 40 ms each is 7.2 s.
+        assert_eq!(plannable_ms(10_000, 0, 359, 40), (10_000 - 100 - 7_200, 0));
+        // An increment pays for the overhead it covers, and is counted net of it.
+        assert_eq!(plannable_ms(10_000, 50, 359, 40), (9_900, 10));
+        // More overhead than the clock can pay: nothing to plan with, the move is cheap.
+        assert_eq!(plannable_ms(10_000, 0, 359, 80).0, 0);
+        let b = budget(master(), 19, 10_000, 0, 359, 80, 2, 1);
+        assert!(b.cheap, "{b:?}");
+        // The same clock without overhead thinks.
+        let b = budget(master(), 19, 10_000, 0, 359, 0, 2, 1);
+        assert!(!b.cheap && b.think_ms > 20, "{b:?}");
+        // With a measured overhead of 30 ms on 11x11: less than without, still a real think.
+        let with = budget(master(), 11, 10_000, 0, 121, 30, 2, 1);
+        assert_eq!(with.think_ms, think_time_ms(10_000 - 100 - 30 * 61, 0, 121));
+        assert!(!with.cheap && with.think_ms < 235, "{with:?}");
+        // The near-flag threshold grows with the overhead: 1 s left at 300 ms a move is cheap.
+        assert!(budget(master(), 11, 1_000, 2_000, 20, 300, 2, 1).cheap);
+        assert!(!budget(master(), 11, 1_000, 2_000, 20, 0, 2, 1).cheap);
     }
 
     #[test]
@@ -197,10 +254,10 @@ mod tests {
     #[test]
     fn a_capped_rung_keeps_its_cap_and_random_play_needs_no_time() {
         let novice = rung("house-novice").expect("on the ladder");
-        let b = budget(novice, 11, 60_000, 2_000, 121, 2, 1);
+        let b = budget(novice, 11, 60_000, 2_000, 121, 0, 2, 1);
         assert_eq!(Some(b.max_playouts), novice.max_playouts(11));
         let random = rung("house-random").expect("on the ladder");
-        assert_eq!(budget(random, 11, 60_000, 2_000, 121, 2, 1).think_ms, 0);
+        assert_eq!(budget(random, 11, 60_000, 2_000, 121, 0, 2, 1).think_ms, 0);
     }
 
     #[test]
