@@ -757,7 +757,10 @@ async fn a_challenge_nobody_accepts_within_the_ttl_expires_and_tells_its_bots() 
     let mut s =
         common::sse::EventStream::open(&app, "/v1/bots/me/events", Some(&bravo), Some("0")).await;
     let mut closed = None;
-    while let Some((_, kind, data)) = s.next_event_within(std::time::Duration::from_secs(2)).await {
+    while let Some((_, kind, data)) = s
+        .next_event_within(std::time::Duration::from_secs(10))
+        .await
+    {
         if kind == "set_closed" {
             closed = Some(data);
             break;
