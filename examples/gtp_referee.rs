@@ -1,0 +1,451 @@
+//! A referee for Hex GTP engines: plays engine A against engine B on an N x N board and
+//! reports the score and an Elo difference with a 95% interval (issue 11).
+//!
+//! ```text
+//! cargo run --release --example gtp_referee -- \
+//!     --a "target/release/hexarena gtp --strategy house-master --seed 1" \
+//!     --b "target/release/hexarena gtp --strategy house-bridge --seed 2" \
+//!     --size 11 --pairs 20 --move-ms 300
+//! ```
+//!
+//! - Games come in pairs from one shared random opening of one black and one white stone
+//!   (played as ordinary moves, so no swap is possible), colours swapped between the two games
+//!   of a pair, which cancels most of the first mover's edge and of the opening's luck.
+//! - The fixed time per move is sent with the command each engine understands, chosen from its
+//!   `name` answer: ours gets `param move_time_ms MS`; MoHex (benzene) gets
+//!   `param_mohex max_time S` with `use_time_management 0` and a `max_games` high enough that
+//!   the time is what stops it. `--a-cmd` / `--b-cmd` send any further setup commands.
+//! - Every move is checked with the `hex` crate; an illegal or unreadable move, an error answer,
+//!   `resign`, or no answer within `--timeout-ms` loses the game. The referee sees the
+//!   connection itself and ends the game there (engines are never asked who won).
+//! - The Elo difference is the logistic one, `400 log10(s / (1 - s))` of A's score fraction
+//!   `s` (draws count a half); its 95% interval maps the Wilson score interval of `s` through
+//!   the same formula. The interval treats games as independent (the two games of a pair share
+//!   an opening, which if anything narrows the true spread).
+//!
+//! The last line printed is machine-readable: `RESULT a=... b=... games=... a_wins=...`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use hex::{Cell, Color, Move, Position};
+use rand_core::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+
+#[derive(Parser, Debug)]
+#[command(about = "Plays two Hex GTP engines against each other and reports W/L and Elo")]
+struct Args {
+    /// Command line of engine A (split on whitespace; no shell quoting).
+    #[arg(long)]
+    a: String,
+    /// Command line of engine B.
+    #[arg(long)]
+    b: String,
+    /// A's name in the report (default: its GTP `name`).
+    #[arg(long)]
+    a_name: Option<String>,
+    /// B's name in the report.
+    #[arg(long)]
+    b_name: Option<String>,
+    /// Board side.
+    #[arg(long, default_value_t = 11)]
+    size: u8,
+    /// Pairs of games (each opening is played twice, colours swapped).
+    #[arg(long, default_value_t = 10)]
+    pairs: u32,
+    /// Fixed thinking time per move in ms sent to both engines (0: send none, let `--a-cmd`
+    /// and `--b-cmd` set their limits).
+    #[arg(long, default_value_t = 500)]
+    move_ms: u64,
+    /// A move not answered within this many ms loses the game (default: 10 x move-ms + 10 s).
+    #[arg(long)]
+    timeout_ms: Option<u64>,
+    /// Seed of the openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Extra GTP commands for A after the time setting (repeatable), e.g.
+    /// `--a-cmd "param_mohex num_threads 1"`.
+    #[arg(long)]
+    a_cmd: Vec<String>,
+    /// Extra GTP commands for B (repeatable).
+    #[arg(long)]
+    b_cmd: Vec<String>,
+    /// Print every game's moves.
+    #[arg(long)]
+    verbose: bool,
+}
+
+/// One running engine: its process, its stdin, and a channel of its stdout lines.
+struct Engine {
+    name: String,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    /// Total thinking time (genmove round trips) and moves, for the report.
+    think: Duration,
+    moves: u32,
+    slowest: Duration,
+}
+
+impl Engine {
+    fn spawn(command: &str) -> Result<Engine, String> {
+        let mut words = command.split_whitespace();
+        let program = words.next().ok_or("empty engine command")?;
+        let mut child = Command::new(program)
+            .args(words)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {command:?}: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(Engine {
+            name: String::new(),
+            child,
+            stdin,
+            lines: rx,
+            think: Duration::ZERO,
+            moves: 0,
+            slowest: Duration::ZERO,
+        })
+    }
+
+    /// Sends one command and waits up to `timeout` for its answer: `Ok(text)` after `=`,
+    /// `Err(text)` after `?`, on a timeout or when the engine is gone.
+    fn ask(&mut self, command: &str, timeout: Duration) -> Result<String, String> {
+        writeln!(self.stdin, "{command}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| format!("{}: cannot send {command:?}: {e}", self.name))?;
+        let deadline = Instant::now() + timeout;
+        let mut answer: Vec<String> = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let line = line.trim_end_matches('\r').to_string();
+                    if line.is_empty() {
+                        if answer.is_empty() {
+                            continue; // stray blank line before an answer
+                        }
+                        break;
+                    }
+                    answer.push(line);
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(format!("{}: no answer to {command:?} in time", self.name));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(format!("{}: gone during {command:?}", self.name));
+                }
+            }
+        }
+        let text = answer.join("\n");
+        // drop the status character and an optional numeric id
+        let (status, rest) = text.split_at(text.chars().next().map_or(0, char::len_utf8));
+        let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit()).trim();
+        match status {
+            "=" => Ok(rest.to_string()),
+            _ => Err(format!("{}: {command:?} refused: {rest}", self.name)),
+        }
+    }
+
+    fn quit(mut self) {
+        let _ = self.ask("quit", Duration::from_secs(2));
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The commands that give `engine_name` a fixed time of `move_ms` per move.
+fn time_commands(engine_name: &str, move_ms: u64) -> Vec<String> {
+    let name = engine_name.to_ascii_lowercase();
+    if name.contains("hexarena") {
+        vec![format!("param move_time_ms {move_ms}")]
+    } else if name.contains("mohex") {
+        vec![
+            "param_mohex use_time_management 0".into(),
+            format!("param_mohex max_time {:.3}", move_ms as f64 / 1000.0),
+            "param_mohex max_games 100000000".into(),
+        ]
+    } else {
+        eprintln!("warning: {engine_name:?} is neither hexarena nor MoHex: no time command sent");
+        Vec::new()
+    }
+}
+
+/// How a game ended, from A's side.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Result3 {
+    AWins,
+    BWins,
+    Draw,
+}
+
+/// Plays one game: `black` is 0 (A) or 1 (B). Returns the result and a line describing it.
+fn play_game(
+    engines: &mut [Engine; 2],
+    black: usize,
+    size: u8,
+    opening: [Cell; 2],
+    timeout: Duration,
+    verbose: bool,
+) -> Result<(Result3, String), String> {
+    let quick = Duration::from_secs(30);
+    for e in engines.iter_mut() {
+        e.ask(&format!("boardsize {size}"), quick)?;
+        e.ask("clear_board", quick)?;
+    }
+    let mut pos = Position::new(size).map_err(|e| e.to_string())?;
+    let mut record: Vec<String> = Vec::new();
+    for (colour, cell) in [("b", opening[0]), ("w", opening[1])] {
+        pos.play(Move::Place(cell)).map_err(|e| e.to_string())?;
+        let name = hex::cell_name(cell);
+        for e in engines.iter_mut() {
+            e.ask(&format!("play {colour} {name}"), quick)?;
+        }
+        record.push(name);
+    }
+    let winner_is = |engine: usize| {
+        if engine == 0 {
+            Result3::AWins
+        } else {
+            Result3::BWins
+        }
+    };
+    loop {
+        let Some(seat) = pos.to_move() else {
+            // the move cap: a draw
+            return Ok((
+                Result3::Draw,
+                format!("draw at the move cap: {}", record.join(" ")),
+            ));
+        };
+        let colour = Color::of_seat(&pos, seat);
+        let (letter, mover) = match colour {
+            Color::Black => ("b", black),
+            Color::White => ("w", 1 - black),
+        };
+        let other = 1 - mover;
+        let started = Instant::now();
+        let answer = engines[mover].ask(&format!("genmove {letter}"), timeout);
+        let took = started.elapsed();
+        let e = &mut engines[mover];
+        e.think += took;
+        e.moves += 1;
+        e.slowest = e.slowest.max(took);
+        let text = match answer {
+            Ok(t) => t.to_ascii_lowercase(),
+            Err(why) => return Ok((winner_is(other), format!("{why}: loses"))),
+        };
+        if text == "resign" {
+            let line = format!("{} resigns after {}", engines[mover].name, record.join(" "));
+            return Ok((winner_is(other), line));
+        }
+        let mv = match text.as_str() {
+            "swap-pieces" | "swap" => Some(Move::Swap),
+            name => hex::parse_cell_name(name).map(Move::Place),
+        };
+        let Some(mv) = mv else {
+            let line = format!("{} answered {text:?}: loses", engines[mover].name);
+            return Ok((winner_is(other), line));
+        };
+        let outcome = match pos.play(mv) {
+            Ok(o) => o,
+            Err(why) => {
+                let line = format!("{} played {text} ({why}): loses", engines[mover].name);
+                return Ok((winner_is(other), line));
+            }
+        };
+        record.push(text.clone());
+        if verbose {
+            eprintln!(
+                "  {} {letter} {text} ({} ms)",
+                engines[mover].name,
+                took.as_millis()
+            );
+        }
+        if let Some(outcome) = outcome {
+            let line = match outcome.winner() {
+                Some(s) if s == seat => format!(
+                    "{} ({}) connects in {} moves: {}",
+                    engines[mover].name,
+                    colour.letter(),
+                    record.len(),
+                    record.join(" ")
+                ),
+                _ => format!("unexpected end: {}", record.join(" ")),
+            };
+            let result = match outcome.winner() {
+                Some(s) if s == seat => winner_is(mover),
+                Some(_) => winner_is(other),
+                None => Result3::Draw,
+            };
+            return Ok((result, line));
+        }
+        if let Err(why) = engines[other].ask(&format!("play {letter} {text}"), quick) {
+            let line = format!("{why} (a legal move): loses");
+            return Ok((winner_is(mover), line));
+        }
+    }
+}
+
+/// The logistic Elo difference of a score fraction (infinite at 0 and 1).
+fn elo(score: f64) -> f64 {
+    if score <= 0.0 {
+        f64::NEG_INFINITY
+    } else if score >= 1.0 {
+        f64::INFINITY
+    } else {
+        400.0 * (score / (1.0 - score)).log10()
+    }
+}
+
+/// The 95% Wilson score interval of a proportion `p` over `n` trials.
+fn wilson(p: f64, n: f64) -> (f64, f64) {
+    let z = 1.959_964;
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+fn main() -> Result<(), String> {
+    let args = Args::parse();
+    if !(2..=hex::MAX_SIZE).contains(&args.size) {
+        return Err(format!("size must be 2..={}", hex::MAX_SIZE));
+    }
+    let timeout = Duration::from_millis(
+        args.timeout_ms
+            .unwrap_or(args.move_ms.saturating_mul(10).saturating_add(10_000)),
+    );
+    let mut engines = [Engine::spawn(&args.a)?, Engine::spawn(&args.b)?];
+    let names = [args.a_name.clone(), args.b_name.clone()];
+    let extra = [&args.a_cmd, &args.b_cmd];
+    for (k, e) in engines.iter_mut().enumerate() {
+        e.name = "engine".into();
+        let gtp_name = e.ask("name", Duration::from_secs(60))?;
+        e.name = names[k].clone().unwrap_or_else(|| gtp_name.clone());
+        let mut setup = Vec::new();
+        if args.move_ms > 0 {
+            setup.extend(time_commands(&gtp_name, args.move_ms));
+        }
+        setup.extend(extra[k].iter().cloned());
+        for command in setup {
+            e.ask(&command, Duration::from_secs(30))?;
+        }
+    }
+    if engines[0].name == engines[1].name {
+        engines[0].name.push_str("(A)");
+        engines[1].name.push_str("(B)");
+    }
+
+    let mut rng = Pcg64::seed_from_u64(args.seed);
+    let cells = u32::from(args.size) * u32::from(args.size);
+    let cell = |k: u32| {
+        Cell::new(
+            (k / u32::from(args.size)) as u8,
+            (k % u32::from(args.size)) as u8,
+        )
+    };
+    let (mut a_wins, mut b_wins, mut draws) = (0u32, 0u32, 0u32);
+    let mut a_black_wins = 0u32;
+    for pair in 0..args.pairs {
+        let first = (rng.next_u64() % u64::from(cells)) as u32;
+        let mut second = (rng.next_u64() % u64::from(cells - 1)) as u32;
+        if second >= first {
+            second += 1;
+        }
+        let opening = [cell(first), cell(second)];
+        for black in [0usize, 1] {
+            let (result, line) = play_game(
+                &mut engines,
+                black,
+                args.size,
+                opening,
+                timeout,
+                args.verbose,
+            )?;
+            match result {
+                Result3::AWins => {
+                    a_wins += 1;
+                    if black == 0 {
+                        a_black_wins += 1;
+                    }
+                }
+                Result3::BWins => b_wins += 1,
+                Result3::Draw => draws += 1,
+            }
+            let game = pair * 2 + black as u32 + 1;
+            println!(
+                "game {game}: {} black, opening {} {}: {line}  [{}-{}-{}]",
+                engines[black].name,
+                hex::cell_name(opening[0]),
+                hex::cell_name(opening[1]),
+                a_wins,
+                b_wins,
+                draws
+            );
+        }
+    }
+    let games = a_wins + b_wins + draws;
+    let n = f64::from(games.max(1));
+    let score = (f64::from(a_wins) + f64::from(draws) / 2.0) / n;
+    let (lo, hi) = wilson(score, n);
+    let per_move = |e: &Engine| e.think.as_secs_f64() * 1000.0 / f64::from(e.moves.max(1));
+    for e in &engines {
+        println!(
+            "{}: {} moves, {:.0} ms a move on average (genmove round trip), slowest {} ms",
+            e.name,
+            e.moves,
+            per_move(e),
+            e.slowest.as_millis()
+        );
+    }
+    println!(
+        "{} vs {}: {a_wins} wins, {b_wins} losses, {draws} draws in {games} games \
+         ({a_black_wins} of A's wins as black); score {:.3}, 95% Wilson interval {:.3}..{:.3}",
+        engines[0].name, engines[1].name, score, lo, hi
+    );
+    println!(
+        "Elo difference (A - B, logistic): {:+.0}, 95% interval {:+.0}..{:+.0}",
+        elo(score),
+        elo(lo),
+        elo(hi)
+    );
+    println!(
+        "RESULT a={} b={} games={games} a_wins={a_wins} b_wins={b_wins} draws={draws} \
+         score={score:.4} elo={:.1} elo_lo={:.1} elo_hi={:.1} a_ms={:.0} b_ms={:.0}",
+        engines[0].name.replace(' ', "_"),
+        engines[1].name.replace(' ', "_"),
+        elo(score),
+        elo(lo),
+        elo(hi),
+        per_move(&engines[0]),
+        per_move(&engines[1])
+    );
+    let [a, b] = engines;
+    a.quit();
+    b.quit();
+    Ok(())
+}
