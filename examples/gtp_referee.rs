@@ -60,7 +60,8 @@ struct Args {
     /// and `--b-cmd` set their limits).
     #[arg(long, default_value_t = 500)]
     move_ms: u64,
-    /// A move not answered within this many ms loses the game (default: 10 x move-ms + 10 s).
+    /// A move not answered within this many ms loses the game (default: 10 x move-ms + 10 s,
+    /// or 120 s when move-ms is 0).
     #[arg(long)]
     timeout_ms: Option<u64>,
     /// Seed of the openings.
@@ -88,6 +89,9 @@ struct Engine {
     think: Duration,
     moves: u32,
     slowest: Duration,
+    /// The id of the last command sent (answers carry it, so a late answer to an abandoned
+    /// command is recognised and skipped).
+    last_id: u32,
 }
 
 impl Engine {
@@ -120,13 +124,17 @@ impl Engine {
             think: Duration::ZERO,
             moves: 0,
             slowest: Duration::ZERO,
+            last_id: 0,
         })
     }
 
-    /// Sends one command and waits up to `timeout` for its answer: `Ok(text)` after `=`,
-    /// `Err(text)` after `?`, on a timeout or when the engine is gone.
+    /// Sends one command (with a fresh id) and waits up to `timeout` for its answer:
+    /// `Ok(text)` after `=`, `Err(text)` after `?`, on a timeout or when the engine is gone.
+    /// Answers to earlier commands (a move that came too late) are skipped.
     fn ask(&mut self, command: &str, timeout: Duration) -> Result<String, String> {
-        writeln!(self.stdin, "{command}")
+        self.last_id += 1;
+        let id = self.last_id;
+        writeln!(self.stdin, "{id} {command}")
             .and_then(|()| self.stdin.flush())
             .map_err(|e| format!("{}: cannot send {command:?}: {e}", self.name))?;
         let deadline = Instant::now() + timeout;
@@ -136,13 +144,13 @@ impl Engine {
             match self.lines.recv_timeout(left) {
                 Ok(line) => {
                     let line = line.trim_end_matches('\r').to_string();
-                    if line.is_empty() {
-                        if answer.is_empty() {
-                            continue; // stray blank line before an answer
-                        }
-                        break;
+                    if !line.is_empty() {
+                        answer.push(line);
+                        continue;
                     }
-                    answer.push(line);
+                    if answer.is_empty() {
+                        continue; // stray blank line before an answer
+                    }
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     return Err(format!("{}: no answer to {command:?} in time", self.name));
@@ -151,11 +159,20 @@ impl Engine {
                     return Err(format!("{}: gone during {command:?}", self.name));
                 }
             }
+            let text = answer.join("\n");
+            // the status character, then the id
+            let (status, rest) = text.split_at(text.chars().next().map_or(0, char::len_utf8));
+            let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            let (got, rest) = rest.split_at(digits);
+            if got != id.to_string() {
+                answer.clear(); // a late answer to an abandoned command
+                continue;
+            }
+            return self.status(status, rest.trim(), command);
         }
-        let text = answer.join("\n");
-        // drop the status character and an optional numeric id
-        let (status, rest) = text.split_at(text.chars().next().map_or(0, char::len_utf8));
-        let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit()).trim();
+    }
+
+    fn status(&self, status: &str, rest: &str, command: &str) -> Result<String, String> {
         match status {
             "=" => Ok(rest.to_string()),
             _ => Err(format!("{}: {command:?} refused: {rest}", self.name)),
@@ -335,10 +352,10 @@ fn main() -> Result<(), String> {
     if !(2..=hex::MAX_SIZE).contains(&args.size) {
         return Err(format!("size must be 2..={}", hex::MAX_SIZE));
     }
-    let timeout = Duration::from_millis(
-        args.timeout_ms
-            .unwrap_or(args.move_ms.saturating_mul(10).saturating_add(10_000)),
-    );
+    let timeout = Duration::from_millis(args.timeout_ms.unwrap_or(match args.move_ms {
+        0 => 120_000,
+        ms => ms.saturating_mul(10).saturating_add(10_000),
+    }));
     let mut engines = [Engine::spawn(&args.a)?, Engine::spawn(&args.b)?];
     let names = [args.a_name.clone(), args.b_name.clone()];
     let extra = [&args.a_cmd, &args.b_cmd];
@@ -370,6 +387,7 @@ fn main() -> Result<(), String> {
     };
     let (mut a_wins, mut b_wins, mut draws) = (0u32, 0u32, 0u32);
     let mut a_black_wins = 0u32;
+    let per_move = |e: &Engine| e.think.as_secs_f64() * 1000.0 / f64::from(e.moves.max(1));
     for pair in 0..args.pairs {
         let first = (rng.next_u64() % u64::from(cells)) as u32;
         let mut second = (rng.next_u64() % u64::from(cells - 1)) as u32;
@@ -398,13 +416,15 @@ fn main() -> Result<(), String> {
             }
             let game = pair * 2 + black as u32 + 1;
             println!(
-                "game {game}: {} black, opening {} {}: {line}  [{}-{}-{}]",
+                "game {game}: {} black, opening {} {}: {line}  [{}-{}-{}; {:.0} / {:.0} ms a move]",
                 engines[black].name,
                 hex::cell_name(opening[0]),
                 hex::cell_name(opening[1]),
                 a_wins,
                 b_wins,
-                draws
+                draws,
+                per_move(&engines[0]),
+                per_move(&engines[1]),
             );
         }
     }
@@ -412,7 +432,6 @@ fn main() -> Result<(), String> {
     let n = f64::from(games.max(1));
     let score = (f64::from(a_wins) + f64::from(draws) / 2.0) / n;
     let (lo, hi) = wilson(score, n);
-    let per_move = |e: &Engine| e.think.as_secs_f64() * 1000.0 / f64::from(e.moves.max(1));
     for e in &engines {
         println!(
             "{}: {} moves, {:.0} ms a move on average (genmove round trip), slowest {} ms",
