@@ -77,6 +77,9 @@ struct Args {
     /// Print every game's moves.
     #[arg(long)]
     verbose: bool,
+    /// Append the engines' stderr to DIR/a.log and DIR/b.log (default: discarded).
+    #[arg(long)]
+    log_dir: Option<std::path::PathBuf>,
 }
 
 /// One running engine: its process, its stdin, and a channel of its stdout lines.
@@ -95,14 +98,23 @@ struct Engine {
 }
 
 impl Engine {
-    fn spawn(command: &str) -> Result<Engine, String> {
+    fn spawn(command: &str, log: Option<&std::path::Path>) -> Result<Engine, String> {
         let mut words = command.split_whitespace();
         let program = words.next().ok_or("empty engine command")?;
+        let stderr = match log {
+            None => Stdio::null(),
+            Some(path) => std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map(Stdio::from)
+                .map_err(|e| format!("cannot open {}: {e}", path.display()))?,
+        };
         let mut child = Command::new(program)
             .args(words)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .map_err(|e| format!("cannot start {command:?}: {e}"))?;
         let stdin = child.stdin.take().ok_or("no stdin")?;
@@ -179,6 +191,12 @@ impl Engine {
         }
     }
 
+    /// Whether the process has ended.
+    fn gone(&mut self) -> bool {
+        std::thread::sleep(Duration::from_millis(100));
+        !matches!(self.child.try_wait(), Ok(None))
+    }
+
     fn quit(mut self) {
         let _ = self.ask("quit", Duration::from_secs(2));
         let deadline = Instant::now() + Duration::from_secs(2);
@@ -216,6 +234,8 @@ enum Result3 {
     AWins,
     BWins,
     Draw,
+    /// An engine's process ended (index 0 = A): no result; it is started again.
+    Crash(usize),
 }
 
 /// Plays one game: `black` is 0 (A) or 1 (B). Returns the result and a line describing it.
@@ -228,19 +248,24 @@ fn play_game(
     verbose: bool,
 ) -> Result<(Result3, String), String> {
     let quick = Duration::from_secs(30);
-    for e in engines.iter_mut() {
-        e.ask(&format!("boardsize {size}"), quick)?;
-        e.ask("clear_board", quick)?;
-    }
     let mut pos = Position::new(size).map_err(|e| e.to_string())?;
     let mut record: Vec<String> = Vec::new();
+    let mut setup = vec![format!("boardsize {size}"), "clear_board".into()];
     for (colour, cell) in [("b", opening[0]), ("w", opening[1])] {
         pos.play(Move::Place(cell)).map_err(|e| e.to_string())?;
         let name = hex::cell_name(cell);
-        for e in engines.iter_mut() {
-            e.ask(&format!("play {colour} {name}"), quick)?;
-        }
+        setup.push(format!("play {colour} {name}"));
         record.push(name);
+    }
+    for (k, e) in engines.iter_mut().enumerate() {
+        for command in &setup {
+            if let Err(why) = e.ask(command, quick) {
+                if e.gone() {
+                    return Ok((Result3::Crash(k), why));
+                }
+                return Err(why);
+            }
+        }
     }
     let winner_is = |engine: usize| {
         if engine == 0 {
@@ -272,6 +297,7 @@ fn play_game(
         e.slowest = e.slowest.max(took);
         let text = match answer {
             Ok(t) => t.to_ascii_lowercase(),
+            Err(why) if engines[mover].gone() => return Ok((Result3::Crash(mover), why)),
             Err(why) => return Ok((winner_is(other), format!("{why}: loses"))),
         };
         if text == "resign" {
@@ -320,6 +346,9 @@ fn play_game(
             return Ok((result, line));
         }
         if let Err(why) = engines[other].ask(&format!("play {letter} {text}"), quick) {
+            if engines[other].gone() {
+                return Ok((Result3::Crash(other), why));
+            }
             let line = format!("{why} (a legal move): loses");
             return Ok((winner_is(mover), line));
         }
@@ -347,6 +376,28 @@ fn wilson(p: f64, n: f64) -> (f64, f64) {
     ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
+/// Starts engine `k` (0 = A) and sends its setup: the time commands and the extra ones.
+fn start(args: &Args, k: usize) -> Result<Engine, String> {
+    let (command, name, extra, file) = match k {
+        0 => (&args.a, &args.a_name, &args.a_cmd, "a.log"),
+        _ => (&args.b, &args.b_name, &args.b_cmd, "b.log"),
+    };
+    let log = args.log_dir.as_ref().map(|d| d.join(file));
+    let mut e = Engine::spawn(command, log.as_deref())?;
+    e.name = "engine".into();
+    let gtp_name = e.ask("name", Duration::from_secs(60))?;
+    e.name = name.clone().unwrap_or_else(|| gtp_name.clone());
+    let mut setup = Vec::new();
+    if args.move_ms > 0 {
+        setup.extend(time_commands(&gtp_name, args.move_ms));
+    }
+    setup.extend(extra.iter().cloned());
+    for command in setup {
+        e.ask(&command, Duration::from_secs(30))?;
+    }
+    Ok(e)
+}
+
 fn main() -> Result<(), String> {
     let args = Args::parse();
     if !(2..=hex::MAX_SIZE).contains(&args.size) {
@@ -356,26 +407,12 @@ fn main() -> Result<(), String> {
         0 => 120_000,
         ms => ms.saturating_mul(10).saturating_add(10_000),
     }));
-    let mut engines = [Engine::spawn(&args.a)?, Engine::spawn(&args.b)?];
-    let names = [args.a_name.clone(), args.b_name.clone()];
-    let extra = [&args.a_cmd, &args.b_cmd];
-    for (k, e) in engines.iter_mut().enumerate() {
-        e.name = "engine".into();
-        let gtp_name = e.ask("name", Duration::from_secs(60))?;
-        e.name = names[k].clone().unwrap_or_else(|| gtp_name.clone());
-        let mut setup = Vec::new();
-        if args.move_ms > 0 {
-            setup.extend(time_commands(&gtp_name, args.move_ms));
-        }
-        setup.extend(extra[k].iter().cloned());
-        for command in setup {
-            e.ask(&command, Duration::from_secs(30))?;
-        }
-    }
+    let mut engines = [start(&args, 0)?, start(&args, 1)?];
     if engines[0].name == engines[1].name {
         engines[0].name.push_str("(A)");
         engines[1].name.push_str("(B)");
     }
+    let mut crashes = 0u32;
 
     let mut rng = Pcg64::seed_from_u64(args.seed);
     let cells = u32::from(args.size) * u32::from(args.size);
@@ -413,6 +450,17 @@ fn main() -> Result<(), String> {
                 }
                 Result3::BWins => b_wins += 1,
                 Result3::Draw => draws += 1,
+                Result3::Crash(k) => {
+                    // no result; the crashed engine starts again with its setup, keeping its
+                    // name and its time statistics
+                    crashes += 1;
+                    let mut fresh = start(&args, k)?;
+                    let old = &engines[k];
+                    fresh.name.clone_from(&old.name);
+                    (fresh.think, fresh.moves, fresh.slowest) = (old.think, old.moves, old.slowest);
+                    let old = std::mem::replace(&mut engines[k], fresh);
+                    old.quit();
+                }
             }
             let game = pair * 2 + black as u32 + 1;
             println!(
@@ -443,7 +491,8 @@ fn main() -> Result<(), String> {
     }
     println!(
         "{} vs {}: {a_wins} wins, {b_wins} losses, {draws} draws in {games} games \
-         ({a_black_wins} of A's wins as black); score {:.3}, 95% Wilson interval {:.3}..{:.3}",
+         ({a_black_wins} of A's wins as black; {crashes} more games without a result, an \
+         engine crashed); score {:.3}, 95% Wilson interval {:.3}..{:.3}",
         engines[0].name, engines[1].name, score, lo, hi
     );
     println!(
@@ -454,7 +503,7 @@ fn main() -> Result<(), String> {
     );
     println!(
         "RESULT a={} b={} games={games} a_wins={a_wins} b_wins={b_wins} draws={draws} \
-         score={score:.4} elo={:.1} elo_lo={:.1} elo_hi={:.1} a_ms={:.0} b_ms={:.0}",
+         crashes={crashes} score={score:.4} elo={:.1} elo_lo={:.1} elo_hi={:.1} a_ms={:.0} b_ms={:.0}",
         engines[0].name.replace(' ', "_"),
         engines[1].name.replace(' ', "_"),
         elo(score),
