@@ -77,6 +77,12 @@ struct Args {
     /// Print every game's moves.
     #[arg(long)]
     verbose: bool,
+    /// Equal time by measurement: before each of A's moves, set A's fixed time per move
+    /// (`param move_time_ms`, so A must be `hexarena gtp`) to B's average so far, minus
+    /// A's own average overshoot. For opponents whose time setting is only nominal (MoHex
+    /// searches at least 1 s after its pre-search, and builds its knowledge outside the timer).
+    #[arg(long)]
+    a_follows_b: bool,
     /// Append the engines' stderr to DIR/a.log and DIR/b.log (default: discarded).
     #[arg(long)]
     log_dir: Option<std::path::PathBuf>,
@@ -95,6 +101,8 @@ struct Engine {
     /// The id of the last command sent (answers carry it, so a late answer to an abandoned
     /// command is recognised and skipped).
     last_id: u32,
+    /// The fixed times per move asked of this engine by `--a-follows-b`, added up, in ms.
+    asked_ms: u128,
 }
 
 impl Engine {
@@ -137,6 +145,7 @@ impl Engine {
             moves: 0,
             slowest: Duration::ZERO,
             last_id: 0,
+            asked_ms: 0,
         })
     }
 
@@ -245,7 +254,7 @@ fn play_game(
     size: u8,
     opening: [Cell; 2],
     timeout: Duration,
-    verbose: bool,
+    (verbose, a_follows_b): (bool, bool),
 ) -> Result<(Result3, String), String> {
     let quick = Duration::from_secs(30);
     let mut pos = Position::new(size).map_err(|e| e.to_string())?;
@@ -288,6 +297,20 @@ fn play_game(
             Color::White => ("w", 1 - black),
         };
         let other = 1 - mover;
+        if mover == 0 && a_follows_b && engines[1].moves > 0 {
+            let target_ms = engines[1].think.as_millis() / u128::from(engines[1].moves);
+            // what A took beyond what it was asked, on average (process and pipe overhead)
+            let over_ms = engines[0]
+                .asked_ms
+                .checked_div(u128::from(engines[0].moves))
+                .map_or(0, |asked| {
+                    (engines[0].think.as_millis() / u128::from(engines[0].moves))
+                        .saturating_sub(asked)
+                });
+            let ms = target_ms.saturating_sub(over_ms).max(1);
+            engines[0].ask(&format!("param move_time_ms {ms}"), quick)?;
+            engines[0].asked_ms += ms;
+        }
         let started = Instant::now();
         let answer = engines[mover].ask(&format!("genmove {letter}"), timeout);
         let took = started.elapsed();
@@ -439,7 +462,7 @@ fn main() -> Result<(), String> {
                 args.size,
                 opening,
                 timeout,
-                args.verbose,
+                (args.verbose, args.a_follows_b),
             )?;
             match result {
                 Result3::AWins => {
@@ -458,6 +481,7 @@ fn main() -> Result<(), String> {
                     let old = &engines[k];
                     fresh.name.clone_from(&old.name);
                     (fresh.think, fresh.moves, fresh.slowest) = (old.think, old.moves, old.slowest);
+                    fresh.asked_ms = old.asked_ms;
                     let old = std::mem::replace(&mut engines[k], fresh);
                     old.quit();
                 }
