@@ -4,8 +4,8 @@
 //! ```text
 //! cargo run --release -p hex-engine --example selfplay -- SIZE PAIRS PLAYOUTS SEED A B
 //! ```
-//! where `A` and `B` are tunings written `rave_bias,expand_at,prior_visits` (`house` for
-//! [`hex::Tuning::HOUSE`]). Prints A's wins, the score and the time each side spent.
+//! where `A` and `B` are tunings written `rave_bias,expand_at,prior_visits[,max_nodes]`
+//! (`house` for [`hex::Tuning::HOUSE`]). Prints A's wins, the score and the time each side spent.
 //! Standard library plus the engine only; no clock inside the engine (timing is here).
 
 use std::time::{Duration, Instant};
@@ -22,14 +22,14 @@ fn tuning(text: &str) -> Option<Tuning> {
         .split(',')
         .map(|s| s.parse().ok())
         .collect::<Option<_>>()?;
-    match v[..] {
-        [rave_bias, expand_at, prior_visits] => Some(Tuning {
-            rave_bias,
-            expand_at,
-            prior_visits,
-        }),
-        _ => None,
-    }
+    let (rave_bias, expand_at, prior_visits) = (*v.first()?, *v.get(1)?, *v.get(2)?);
+    let max_nodes = v.get(3).map_or(Tuning::HOUSE.max_nodes, |&n| n as usize);
+    (v.len() <= 4).then_some(Tuning {
+        rave_bias,
+        expand_at,
+        prior_visits,
+        max_nodes,
+    })
 }
 
 fn main() {

@@ -184,9 +184,6 @@ fn swap_is_worth_it(pos: &Position) -> bool {
         .is_some_and(|i| !on_outer_ring(pos, i as u16))
 }
 
-/// Upper bound on tree nodes (about 28 bytes each).
-const MAX_NODES: usize = 1_000_000;
-
 /// The knobs of the tree search. [`Tuning::HOUSE`] is what every house bot uses; other values
 /// are for measuring changes ([`strong_move_tuned`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -198,6 +195,8 @@ pub struct Tuning {
     /// Virtual all-moves-as-first visits of a new child's neighbourhood prior (0: no prior;
     /// untried children are then tried first).
     pub prior_visits: f32,
+    /// Upper bound on tree nodes (about 28 bytes each): past it, leaves stop expanding.
+    pub max_nodes: usize,
 }
 
 impl Tuning {
@@ -206,6 +205,7 @@ impl Tuning {
         rave_bias: 0.002,
         expand_at: 3.0,
         prior_visits: 0.0,
+        max_nodes: 1_000_000,
     };
 }
 
@@ -380,7 +380,7 @@ fn search(
                         .copied()
                         .filter(|&i| filler.board[usize::from(i)] == EMPTY),
                 );
-                if leaf_empties.is_empty() || nodes.len() + leaf_empties.len() > MAX_NODES {
+                if leaf_empties.is_empty() || nodes.len() + leaf_empties.len() > tuning.max_nodes {
                     break;
                 }
                 expand(
