@@ -62,6 +62,12 @@ param strategy random
 param
 param budget 200
 param budget
+param strategy house-club
+param_strategy
+param strategy house-nobody
+param move_time_ms 300
+param
+param move_time_ms soon
 clear_board
 quit
 name
@@ -94,9 +100,15 @@ name
         "? unacceptable size".into(),
         "=".into(),
         "=".into(),
-        "= [list/random/strong] strategy random\n[string] budget auto".into(),
+        "= [list/random/strong/house-random/house-novice/house-club/house-bridge/house-master] strategy random\n[string] budget auto\n[string] move_time_ms off".into(),
         "=".into(),
         "= 200".into(),
+        "=".into(),
+        "= house-club".into(),
+        "? strategy must be one of random/strong/house-random/house-novice/house-club/house-bridge/house-master".into(),
+        "=".into(),
+        "= [list/random/strong/house-random/house-novice/house-club/house-bridge/house-master] strategy house-club\n[string] budget 200\n[string] move_time_ms 300".into(),
+        "? move_time_ms must be 0..=60000 ms or off".into(),
         "=".into(),
         "=".into(),
     ];
@@ -166,4 +178,58 @@ fn an_over_long_line_is_refused_and_the_next_line_is_answered() {
     let script = format!("{}\n2 name\n", "x".repeat(10_000));
     let answers = run(&[], &script);
     assert_eq!(answers, ["? line too long", "=2 hexarena"]);
+}
+
+#[test]
+fn the_clock_bound_rung_thinks_from_time_left_and_from_a_fixed_time_per_move() {
+    // 2 s left: house-master affords about 45 ms a move (think_time_ms), not its 2 s cap
+    let script = "\
+boardsize 11
+param strategy house-master
+play b f6
+play w e5
+time_left b 2
+genmove b
+time_left w 2
+genmove w
+quit
+";
+    let started = std::time::Instant::now();
+    let answers = run(&["--seed", "5"], script);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    let cell = regex::Regex::new(r"^= [a-k]([1-9]|1[01])$").expect("regex");
+    assert!(cell.is_match(&answers[5]), "{}", answers[5]);
+    assert!(cell.is_match(&answers[7]), "{}", answers[7]);
+    assert_ne!(answers[5], answers[7]);
+
+    // the same with a fixed time per move from the command line, every rung by name
+    let mut script = String::from("boardsize 7\nplay b d4\nplay w c3\n");
+    for (k, name) in [
+        "house-random",
+        "house-novice",
+        "house-club",
+        "house-bridge",
+        "house-master",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let colour = if k % 2 == 0 { "b" } else { "w" };
+        script.push_str(&format!("param strategy {name}\ngenmove {colour}\n"));
+    }
+    script.push_str("param move_time_ms\nquit\n");
+    let answers = run(&["--move-time-ms", "30", "--seed", "6"], &script);
+    let cell = regex::Regex::new(r"^= [a-g][1-7]$").expect("regex");
+    let moves: Vec<&String> = answers[3..13].iter().skip(1).step_by(2).collect();
+    assert_eq!(moves.len(), 5);
+    let mut seen = std::collections::HashSet::new();
+    for m in moves {
+        assert!(cell.is_match(m), "{m}");
+        assert!(seen.insert(m.clone()), "{m} twice");
+    }
+    assert_eq!(answers[13], "= 30");
 }

@@ -12,7 +12,10 @@
 
 use std::io::{BufRead, Read, Write};
 
-use hex::{Cell, Color, Move, Position, Seat};
+use std::time::{Duration, Instant};
+
+use hex::ladder::{LADDER, Play, Rung};
+use hex::{Cell, Color, Limits, Move, Position, Seat};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64;
 
@@ -20,25 +23,57 @@ use rand_pcg::Pcg64;
 pub const MAX_LINE_BYTES: usize = 4096;
 
 /// How `genmove` chooses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
     /// A uniformly random empty cell (the house bot `house-random`).
     Random,
-    /// Monte Carlo tree search with RAVE (the house bot `house-bridge`).
+    /// Monte Carlo tree search with RAVE and a playout budget (5,000 playouts on 11x11, as
+    /// `house-bridge`), cut when `time_left` says time is short.
     Strong,
+    /// A rung of the house ladder ([`hex::ladder::LADDER`]), played as the house bot of that
+    /// name plays: its playout cap, and a thinking time from `time_left` (or the fixed time per
+    /// move, `param move_time_ms`).
+    Rung(&'static Rung),
 }
 
 impl Strategy {
-    fn name(self) -> &'static str {
+    /// The strategy called `text` (`random`, `strong` or a rung's name such as
+    /// `house-master`; any case), `None` for anything else.
+    pub fn parse(text: &str) -> Option<Strategy> {
+        match text.to_ascii_lowercase().as_str() {
+            "random" => Some(Strategy::Random),
+            "strong" => Some(Strategy::Strong),
+            name => hex::ladder::rung(name).map(Strategy::Rung),
+        }
+    }
+
+    /// The name `parse` reads back.
+    pub fn name(self) -> &'static str {
         match self {
             Strategy::Random => "random",
             Strategy::Strong => "strong",
+            Strategy::Rung(r) => r.name,
         }
+    }
+
+    /// Every strategy name, `/`-separated (for `param`'s list and the error messages).
+    fn names() -> String {
+        let mut names = vec!["random", "strong"];
+        names.extend(LADDER.iter().map(|r| r.name));
+        names.join("/")
+    }
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Strategy, String> {
+        Strategy::parse(text).ok_or_else(|| format!("expected one of {}", Strategy::names()))
     }
 }
 
 /// Every command this engine knows, in `list_commands` order.
-pub const COMMANDS: [&str; 17] = [
+pub const COMMANDS: [&str; 18] = [
     "protocol_version",
     "name",
     "version",
@@ -55,6 +90,7 @@ pub const COMMANDS: [&str; 17] = [
     "param",
     "param_strategy",
     "param_budget",
+    "param_move_time_ms",
     "quit",
 ];
 
@@ -70,7 +106,13 @@ pub struct Engine {
     rng: Pcg64,
     /// Seconds left per colour (Black, White) as told by `time_left`.
     time_left_s: [Option<f64>; 2],
+    /// A fixed thinking time per move in ms (`param move_time_ms`), for equal-time matches;
+    /// `None` = from `time_left`.
+    move_time_ms: Option<u64>,
 }
+
+/// The longest fixed time per move `param move_time_ms` accepts, in ms (one minute).
+pub const MAX_MOVE_TIME_MS: u64 = 60_000;
 
 /// One answer: the text after `=`/`?`, whether it is a success, and whether to stop.
 struct Reply {
@@ -114,7 +156,16 @@ impl Engine {
             budget_playouts,
             rng: Pcg64::seed_from_u64(seed),
             time_left_s: [None, None],
+            move_time_ms: None,
         }
+    }
+
+    /// The same engine with a fixed thinking time per move of `ms` milliseconds (`None`:
+    /// from `time_left`); see `param move_time_ms`.
+    #[must_use]
+    pub fn with_move_time_ms(mut self, ms: Option<u64>) -> Engine {
+        self.move_time_ms = ms.map(|t| t.min(MAX_MOVE_TIME_MS));
+        self
     }
 
     /// The colour on move, `None` when the game is over.
@@ -199,6 +250,7 @@ impl Engine {
             "param" => self.param(args),
             "param_strategy" => self.param(&[&["strategy"], args].concat()),
             "param_budget" => self.param(&[&["budget"], args].concat()),
+            "param_move_time_ms" => self.param(&[&["move_time_ms"], args].concat()),
             "quit" => Reply {
                 ok: true,
                 text: String::new(),
@@ -288,6 +340,41 @@ impl Engine {
         }
     }
 
+    /// How long a rung thinks on this move, in ms: the fixed time per move if one is set,
+    /// else what [`hex::ladder::think_time_ms`] affords from `time_left` (no increment: GTP
+    /// does not tell one), else [`hex::ladder::MAX_THINK_MS`] (the rung's playout cap is
+    /// then what usually stops it).
+    fn think_time_for(&self, color: Color, rung: &Rung) -> u64 {
+        if let Some(ms) = self.move_time_ms {
+            return ms;
+        }
+        match (self.time_left_s[color_index(color)], rung.play) {
+            (Some(t), Play::Search { .. }) if t.is_finite() => {
+                let left_ms = (t.max(0.0) * 1000.0).min(u64::MAX as f64) as u64;
+                let cells = usize::from(self.size) * usize::from(self.size);
+                let empty = cells.saturating_sub(self.pos.stone_count());
+                hex::ladder::think_time_ms(left_ms, 0, u32::try_from(empty).unwrap_or(u32::MAX))
+            }
+            _ => hex::ladder::MAX_THINK_MS,
+        }
+    }
+
+    /// The tree search with at most `max_playouts` playouts, stopped after `think_ms` ms of
+    /// this process's clock (checked every [`hex::STOP_CHECK_EVERY`] playouts).
+    fn think(&mut self, max_playouts: u32, think_ms: u64) -> Option<Move> {
+        let start = Instant::now();
+        let budget = Duration::from_millis(think_ms);
+        let mut stop = |_done: u32| start.elapsed() >= budget;
+        hex::strong_move_within(
+            &self.pos,
+            &mut self.rng,
+            Limits {
+                max_playouts,
+                stop: &mut stop,
+            },
+        )
+    }
+
     fn genmove(&mut self, args: &[&str]) -> Reply {
         let [color] = args else {
             return err("syntax error: genmove COLOR");
@@ -306,8 +393,19 @@ impl Engine {
             Strategy::Random => hex::random_move(&self.pos, &mut self.rng),
             Strategy::Strong => {
                 let budget = self.budget_for(color);
-                hex::strong_move(&self.pos, &mut self.rng, budget)
+                match self.move_time_ms {
+                    None => hex::strong_move(&self.pos, &mut self.rng, budget),
+                    Some(ms) => self.think(budget, ms),
+                }
             }
+            Strategy::Rung(rung) => match rung.max_playouts(self.size) {
+                None => hex::random_move(&self.pos, &mut self.rng),
+                Some(cap) => {
+                    let cap = self.budget_playouts.unwrap_or(cap);
+                    let ms = self.think_time_for(color, rung);
+                    self.think(cap, ms)
+                }
+            },
         };
         let Some(mv) = chosen else {
             return ok("resign");
@@ -367,27 +465,27 @@ impl Engine {
     }
 
     fn param(&mut self, args: &[&str]) -> Reply {
+        let show_budget = self
+            .budget_playouts
+            .map_or("auto".to_string(), |b| b.to_string());
+        let show_time = self
+            .move_time_ms
+            .map_or("off".to_string(), |t| t.to_string());
         match args {
             [] => ok(format!(
-                "[list/random/strong] strategy {}\n[string] budget {}",
+                "[list/{}] strategy {}\n[string] budget {show_budget}\n[string] move_time_ms {show_time}",
+                Strategy::names(),
                 self.strategy.name(),
-                self.budget_playouts
-                    .map_or("auto".to_string(), |b| b.to_string())
             )),
             ["strategy"] => ok(self.strategy.name()),
-            ["budget"] => ok(self
-                .budget_playouts
-                .map_or("auto".to_string(), |b| b.to_string())),
-            ["strategy", value] => match value.to_ascii_lowercase().as_str() {
-                "random" => {
-                    self.strategy = Strategy::Random;
+            ["budget"] => ok(show_budget),
+            ["move_time_ms"] => ok(show_time),
+            ["strategy", value] => match Strategy::parse(value) {
+                Some(s) => {
+                    self.strategy = s;
                     ok("")
                 }
-                "strong" => {
-                    self.strategy = Strategy::Strong;
-                    ok("")
-                }
-                _ => err("strategy must be random or strong"),
+                None => err(format!("strategy must be one of {}", Strategy::names())),
             },
             ["budget", value] => {
                 if value.eq_ignore_ascii_case("auto") {
@@ -395,14 +493,29 @@ impl Engine {
                     return ok("");
                 }
                 match value.parse::<u32>() {
-                    Ok(n) if (1..=1_000_000).contains(&n) => {
+                    Ok(n) if (1..=10_000_000).contains(&n) => {
                         self.budget_playouts = Some(n);
                         ok("")
                     }
-                    _ => err("budget must be 1..=1000000 playouts or auto"),
+                    _ => err("budget must be 1..=10000000 playouts or auto"),
                 }
             }
-            _ => err("syntax error: param [strategy random|strong] [budget N|auto]"),
+            ["move_time_ms", value] => {
+                if value.eq_ignore_ascii_case("off") {
+                    self.move_time_ms = None;
+                    return ok("");
+                }
+                match value.parse::<u64>() {
+                    Ok(ms) if ms <= MAX_MOVE_TIME_MS => {
+                        self.move_time_ms = Some(ms);
+                        ok("")
+                    }
+                    _ => err(format!(
+                        "move_time_ms must be 0..={MAX_MOVE_TIME_MS} ms or off"
+                    )),
+                }
+            }
+            _ => err("syntax error: param [strategy NAME] [budget N|auto] [move_time_ms MS|off]"),
         }
     }
 
@@ -541,6 +654,74 @@ mod tests {
         }
         assert_eq!(e.handle("   # only a comment"), None);
         assert_eq!(answer(&mut e, "12 name # comment"), "=12 hexarena\n\n");
+    }
+
+    #[test]
+    fn every_rung_is_a_strategy_and_the_old_names_still_work() {
+        assert_eq!(Strategy::parse("random"), Some(Strategy::Random));
+        assert_eq!(Strategy::parse("STRONG"), Some(Strategy::Strong));
+        for rung in &LADDER {
+            let s = Strategy::parse(rung.name).expect("a rung is a strategy");
+            assert_eq!(s.name(), rung.name);
+            assert_eq!(s, Strategy::Rung(rung));
+        }
+        assert_eq!(Strategy::parse("house-nobody"), None);
+        assert!("house-grandmaster".parse::<Strategy>().is_err());
+    }
+
+    #[test]
+    fn a_rung_thinks_from_time_left_or_the_fixed_time_per_move() {
+        let master = hex::ladder::rung("house-master").expect("on the ladder");
+        let mut e = Engine::new(Strategy::Rung(master), None, 1);
+        // nothing told: the longest a house bot thinks
+        assert_eq!(
+            e.think_time_for(Color::Black, master),
+            hex::ladder::MAX_THINK_MS
+        );
+        // 10 s left on an empty 11x11 board: the clock's share, as the house bots use it
+        assert_eq!(answer(&mut e, "time_left b 10"), "=\n\n");
+        assert_eq!(e.think_time_for(Color::Black, master), 237);
+        assert_eq!(
+            e.think_time_for(Color::White, master),
+            hex::ladder::MAX_THINK_MS
+        );
+        answer(&mut e, "play b f6");
+        answer(&mut e, "play w e5");
+        // 119 empty cells: 39 moves expected out of 9.5 s usable
+        assert_eq!(e.think_time_for(Color::Black, master), 243);
+        // a fixed time per move wins over the clock
+        assert_eq!(answer(&mut e, "param move_time_ms 40"), "=\n\n");
+        assert_eq!(e.think_time_for(Color::Black, master), 40);
+        assert_eq!(answer(&mut e, "param move_time_ms"), "= 40\n\n");
+        let t = Instant::now();
+        let mv = answer(&mut e, "genmove b");
+        assert!(mv.starts_with("= "), "{mv}");
+        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+        assert!(answer(&mut e, "param move_time_ms 60001").starts_with('?'));
+        assert_eq!(answer(&mut e, "param move_time_ms off"), "=\n\n");
+        assert_eq!(answer(&mut e, "param move_time_ms"), "= off\n\n");
+    }
+
+    #[test]
+    fn each_rung_answers_a_legal_move() {
+        for rung in &LADDER {
+            let mut e = Engine::new(Strategy::Random, None, 3).with_move_time_ms(Some(20));
+            answer(&mut e, "boardsize 5");
+            assert_eq!(
+                answer(&mut e, &format!("param strategy {}", rung.name)),
+                "=\n\n"
+            );
+            answer(&mut e, "play b c3");
+            answer(&mut e, "play w b2");
+            let mv = answer(&mut e, "genmove b");
+            let cell = mv.trim_start_matches("= ").trim_end();
+            let parsed = hex::parse_cell_name(cell).expect("a cell name");
+            assert!(
+                parsed != Cell::new(2, 2) && parsed != Cell::new(1, 1),
+                "{cell}"
+            );
+            assert!(parsed.row < 5 && parsed.col < 5, "{cell}");
+        }
     }
 
     #[test]

@@ -8,11 +8,17 @@
 //!   leaves the exact final position; `playout_winner` is the fill-then-judge fast path.
 //! - `from_compact/19x19`: rebuilding a finished 19x19 game from its stored form.
 //! - `strong_move/{11x11,19x19}`: one house-bot move with `strong_budget_for(size)` playouts.
+//! - `search_playouts/11x11`: the playouts the strongest rung (`house-master`) actually runs:
+//!   one tree search of 20,000 playouts (tree descent, bridge-answering playout, RAVE update)
+//!   from an 11x11 position 10 stones in; the throughput line is search playouts per second.
 
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use hex::{Position, playout_winner, random_move, random_playout, strong_budget_for, strong_move};
+use hex::{
+    Limits, Position, playout_winner, random_move, random_playout, strong_budget_for, strong_move,
+    strong_move_within,
+};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64;
 
@@ -91,11 +97,44 @@ fn bench_strong(c: &mut Criterion) {
     group.finish();
 }
 
+fn bench_search_playouts(c: &mut Criterion) {
+    const PLAYOUTS: u32 = 20_000;
+    let mut rng = Pcg64::from_seed([5; 32]);
+    let mut pos = Position::new(11).expect("size");
+    for _ in 0..10 {
+        if let Some(mv) = random_move(&pos, &mut rng) {
+            let _ = pos.play(mv);
+        }
+    }
+    let mut group = c.benchmark_group("search_playouts");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(u64::from(PLAYOUTS)));
+    group.bench_function("11x11", |b| {
+        b.iter(|| {
+            let mut run = 0;
+            let mv = strong_move_within(
+                &pos,
+                &mut rng,
+                Limits {
+                    max_playouts: PLAYOUTS,
+                    stop: &mut |done| {
+                        run = done;
+                        false
+                    },
+                },
+            );
+            black_box((mv, run))
+        })
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     bench_play,
     bench_playouts,
     bench_compact,
-    bench_strong
+    bench_strong,
+    bench_search_playouts
 );
 criterion_main!(benches);

@@ -9,7 +9,7 @@
 use rand_core::Rng;
 
 use crate::playout::{Filler, PADDED_CELLS, below, empty_indices, fill_empty_indices};
-use crate::position::EMPTY;
+use crate::position::{BORDER, EMPTY};
 use crate::{MAX_MOVES, Move, Outcome, Position, Seat};
 
 /// Playouts per move for the house "strong" bot on 11x11: roughly 25 ms per move in a release
@@ -118,6 +118,17 @@ pub struct Limits<'a> {
 /// and `hexarena play` think against their clock with it. Deterministic for a given RNG state
 /// and a given sequence of `stop` answers.
 pub fn strong_move_within(pos: &Position, rng: &mut impl Rng, limits: Limits<'_>) -> Option<Move> {
+    strong_move_tuned(pos, rng, limits, &Tuning::HOUSE)
+}
+
+/// [`strong_move_within`] with other knobs than the house bots' ([`Tuning`]): for measuring a
+/// change of the search against the current one.
+pub fn strong_move_tuned(
+    pos: &Position,
+    rng: &mut impl Rng,
+    limits: Limits<'_>,
+    tuning: &Tuning,
+) -> Option<Move> {
     if pos.is_over() {
         return None;
     }
@@ -154,8 +165,8 @@ pub fn strong_move_within(pos: &Position, rng: &mut impl Rng, limits: Limits<'_>
         .collect();
     match threats.len() {
         1 => place(threats[0]),
-        0 => search(pos, rng, limits, &empties).and_then(place),
-        _ => search(pos, rng, limits, &threats).and_then(place),
+        0 => search(pos, rng, limits, tuning, &empties).and_then(place),
+        _ => search(pos, rng, limits, tuning, &threats).and_then(place),
     }
 }
 
@@ -173,12 +184,30 @@ fn swap_is_worth_it(pos: &Position) -> bool {
         .is_some_and(|i| !on_outer_ring(pos, i as u16))
 }
 
-/// Expand a node after this many visits.
-const EXPAND_AT: f32 = 3.0;
-/// Upper bound on tree nodes (about 28 bytes each).
-const MAX_NODES: usize = 1_000_000;
-/// RAVE weight decay: beta = amaf / (amaf + n + amaf * n * RAVE_BIAS).
-const RAVE_BIAS: f32 = 0.002;
+/// The knobs of the tree search. [`Tuning::HOUSE`] is what every house bot uses; other values
+/// are for measuring changes ([`strong_move_tuned`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tuning {
+    /// RAVE weight decay: `beta = amaf / (amaf + n + amaf * n * rave_bias)`.
+    pub rave_bias: f32,
+    /// A leaf is expanded after this many visits.
+    pub expand_at: f32,
+    /// Virtual all-moves-as-first visits of a new child's neighbourhood prior (0: no prior;
+    /// untried children are then tried first).
+    pub prior_visits: f32,
+    /// Upper bound on tree nodes (about 28 bytes each): past it, leaves stop expanding.
+    pub max_nodes: usize,
+}
+
+impl Tuning {
+    /// The house bots' search.
+    pub const HOUSE: Tuning = Tuning {
+        rave_bias: 0.002,
+        expand_at: 3.0,
+        prior_visits: 0.0,
+        max_nodes: 1_000_000,
+    };
+}
 
 #[derive(Clone, Copy)]
 struct Node {
@@ -216,28 +245,77 @@ impl Node {
     }
 }
 
-fn expand(nodes: &mut Vec<Node>, at: usize, cells: &[u16], player: u8) {
+fn expand(
+    nodes: &mut Vec<Node>,
+    at: usize,
+    cells: &[u16],
+    player: u8,
+    (board, w): (&[u8], usize),
+    prior_visits: f32,
+) {
     let start = nodes.len();
-    nodes.extend(cells.iter().map(|&c| Node::new(c, player)));
+    nodes.extend(cells.iter().map(|&c| {
+        let mut node = Node::new(c, player);
+        if prior_visits > 0.0 {
+            let value = prior_value(board, w, usize::from(c), player);
+            node.amaf_visits = prior_visits;
+            node.amaf_wins = prior_visits * value;
+        }
+        node
+    }));
     nodes[at].first_child = start as u32;
     nodes[at].n_children = cells.len() as u16;
 }
 
+/// A new child's prior win rate for `player` placing on the empty padded cell `x` of `board`
+/// (stride `w`), from its neighbourhood: a cell that makes a bridge with one of the player's
+/// stones, or that touches an opponent stone (blocks, fights), is worth more than one far from
+/// every stone.
+fn prior_value(board: &[u8], w: usize, x: usize, player: u8) -> f32 {
+    let w = w as isize;
+    let ring: [isize; 6] = [-w, 1 - w, 1, w, w - 1, -1];
+    let at = |d: isize| -> u8 {
+        x.checked_add_signed(d)
+            .and_then(|i| board.get(i))
+            .copied()
+            .unwrap_or(BORDER)
+    };
+    let opp = player ^ 3;
+    let (mut own_adj, mut opp_adj, mut own_bridge, mut near) = (false, false, false, false);
+    for t in 0..6 {
+        let (a, b) = (ring[t], ring[(t + 1) % 6]);
+        let v = at(a);
+        own_adj |= v == player;
+        opp_adj |= v == opp;
+        let far = at(a + b);
+        near |= far == player || far == opp;
+        own_bridge |= far == player && v == EMPTY && at(b) == EMPTY;
+    }
+    let mut value = if own_adj || opp_adj || near { 0.5 } else { 0.4 };
+    if own_bridge {
+        value += 0.1;
+    }
+    if opp_adj {
+        value += 0.05;
+    }
+    value
+}
+
 /// The child of `parent` with the highest RAVE value
 /// `(1 - beta) * wins / visits + beta * amaf_wins / amaf_visits`,
-/// `beta = amaf_visits / (amaf_visits + visits + amaf_visits * visits * RAVE_BIAS)`,
+/// `beta = amaf_visits / (amaf_visits + visits + amaf_visits * visits * rave_bias)`,
 /// which simplifies to one fraction `((1 + an * b) * w + aw) / (an + n + an * n * b)`;
 /// fractions are compared by cross-multiplying (no division). Untried children come first.
-fn select(nodes: &[Node], parent: usize) -> usize {
+fn select(nodes: &[Node], parent: usize, rave_bias: f32) -> usize {
     let range = nodes[parent].children();
     let first = range.start;
     let mut best = 0;
     let (mut best_num, mut best_den) = (-1.0f32, 1.0f32);
     for (k, node) in nodes[range].iter().enumerate() {
         let (n, an) = (node.visits, node.amaf_visits);
-        let den = an + n + an * n * RAVE_BIAS;
+        let den = an + n + an * n * rave_bias;
         let (num, den) = if den > 0.0 {
-            ((1.0 + an * RAVE_BIAS) * node.wins + node.amaf_wins, den)
+            ((1.0 + an * rave_bias) * node.wins + node.amaf_wins, den)
         } else {
             (1.5, 1.0) // untried: look at it first
         };
@@ -256,6 +334,7 @@ fn search(
     pos: &Position,
     rng: &mut impl Rng,
     limits: Limits<'_>,
+    tuning: &Tuning,
     candidates: &[u16],
 ) -> Option<u16> {
     if candidates.is_empty() {
@@ -266,7 +345,15 @@ fn search(
     let mut filler = Filler::new(pos);
     let mut nodes: Vec<Node> = Vec::with_capacity(1 + candidates.len() * 64);
     nodes.push(Node::new(u16::MAX, me ^ 3));
-    expand(&mut nodes, 0, candidates, me);
+    let stride = pos.stride();
+    expand(
+        &mut nodes,
+        0,
+        candidates,
+        me,
+        (&filler.board, stride),
+        tuning.prior_visits,
+    );
     let mut path: Vec<usize> = Vec::with_capacity(64);
     let mut leaf_empties: Vec<u16> = Vec::with_capacity(all_empties.len());
     let mut slot = [0u16; PADDED_CELLS];
@@ -283,7 +370,7 @@ fn search(
         let mut turn = me;
         loop {
             if nodes[node].n_children == 0 {
-                if nodes[node].visits < EXPAND_AT {
+                if nodes[node].visits < tuning.expand_at {
                     break;
                 }
                 leaf_empties.clear();
@@ -293,12 +380,19 @@ fn search(
                         .copied()
                         .filter(|&i| filler.board[usize::from(i)] == EMPTY),
                 );
-                if leaf_empties.is_empty() || nodes.len() + leaf_empties.len() > MAX_NODES {
+                if leaf_empties.is_empty() || nodes.len() + leaf_empties.len() > tuning.max_nodes {
                     break;
                 }
-                expand(&mut nodes, node, &leaf_empties, turn);
+                expand(
+                    &mut nodes,
+                    node,
+                    &leaf_empties,
+                    turn,
+                    (&filler.board, stride),
+                    tuning.prior_visits,
+                );
             }
-            let child = select(&nodes, node);
+            let child = select(&nodes, node, tuning.rave_bias);
             filler.board[usize::from(nodes[child].cell)] = turn;
             turn ^= 3;
             path.push(child);

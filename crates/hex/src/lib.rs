@@ -31,8 +31,8 @@ mod rules;
 pub mod sgf;
 
 pub use bots::{
-    Limits, STOP_CHECK_EVERY, STRONG_BUDGET, playout_winner, random_move, random_playout,
-    strong_budget_for, strong_move, strong_move_within,
+    Limits, STOP_CHECK_EVERY, STRONG_BUDGET, Tuning, playout_winner, random_move, random_playout,
+    strong_budget_for, strong_move, strong_move_tuned, strong_move_within,
 };
 pub use cell::Cell;
 pub use error::{PlayError, SetupError};

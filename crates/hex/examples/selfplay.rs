@@ -1,0 +1,95 @@
+//! Measures a change of the tree search at equal playouts (issue 11): two [`hex::Tuning`]s
+//! play pairs of games from shared random 1+1-stone openings, colours swapped.
+//!
+//! ```text
+//! cargo run --release -p hex-engine --example selfplay -- SIZE PAIRS PLAYOUTS SEED A B
+//! ```
+//! where `A` and `B` are tunings written `rave_bias,expand_at,prior_visits[,max_nodes]`
+//! (`house` for [`hex::Tuning::HOUSE`]). Prints A's wins, the score and the time each side spent.
+//! Standard library plus the engine only; no clock inside the engine (timing is here).
+
+use std::time::{Duration, Instant};
+
+use hex::{Cell, Limits, Move, Outcome, Position, Seat, Tuning, strong_move_tuned};
+use rand_core::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+
+fn tuning(text: &str) -> Option<Tuning> {
+    if text == "house" {
+        return Some(Tuning::HOUSE);
+    }
+    let v: Vec<f32> = text
+        .split(',')
+        .map(|s| s.parse().ok())
+        .collect::<Option<_>>()?;
+    let (rave_bias, expand_at, prior_visits) = (*v.first()?, *v.get(1)?, *v.get(2)?);
+    let max_nodes = v.get(3).map_or(Tuning::HOUSE.max_nodes, |&n| n as usize);
+    (v.len() <= 4).then_some(Tuning {
+        rave_bias,
+        expand_at,
+        prior_visits,
+        max_nodes,
+    })
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let parsed = (|| {
+        Some((
+            args.first()?.parse::<u8>().ok()?,
+            args.get(1)?.parse::<u32>().ok()?,
+            args.get(2)?.parse::<u32>().ok()?,
+            args.get(3)?.parse::<u64>().ok()?,
+            tuning(args.get(4)?)?,
+            tuning(args.get(5)?)?,
+        ))
+    })();
+    let Some((size, pairs, playouts, seed, a, b)) = parsed else {
+        eprintln!("usage: selfplay SIZE PAIRS PLAYOUTS SEED A B (A, B: house | bias,expand,prior)");
+        std::process::exit(2);
+    };
+    let mut rng = Pcg64::seed_from_u64(seed);
+    let cells = u32::from(size) * u32::from(size);
+    let cell = |k: u32| Cell::new((k / u32::from(size)) as u8, (k % u32::from(size)) as u8);
+    let tunings = [a, b];
+    let mut spent = [Duration::ZERO; 2];
+    let mut a_wins = 0;
+    for _ in 0..pairs {
+        let first = rng.next_u32() % cells;
+        let second = (first + 1 + rng.next_u32() % (cells - 1)) % cells;
+        for a_black in [true, false] {
+            let mut pos = Position::new(size).expect("size");
+            pos.play(Move::Place(cell(first))).expect("empty");
+            pos.play(Move::Place(cell(second))).expect("empty");
+            let winner = loop {
+                let Some(seat) = pos.to_move() else {
+                    break None;
+                };
+                let side = usize::from((seat == Seat::One) != a_black);
+                let t = Instant::now();
+                let mv = strong_move_tuned(
+                    &pos,
+                    &mut rng,
+                    Limits {
+                        max_playouts: playouts,
+                        stop: &mut |_| false,
+                    },
+                    &tunings[side],
+                )
+                .expect("a move");
+                spent[side] += t.elapsed();
+                if let Some(Outcome::Connection { winner }) = pos.play(mv).expect("legal") {
+                    break Some(usize::from((winner == Seat::One) != a_black));
+                }
+            };
+            a_wins += u32::from(winner == Some(0));
+        }
+    }
+    let games = 2 * pairs;
+    let score = f64::from(a_wins) / f64::from(games);
+    println!(
+        "A {a:?} vs B {b:?}: A wins {a_wins}/{games} (score {score:.3}); time A {:.1} s, B {:.1} s",
+        spent[0].as_secs_f64(),
+        spent[1].as_secs_f64()
+    );
+}
