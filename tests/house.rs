@@ -199,15 +199,7 @@ async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_c
         assert!(r.headers.contains_key("retry-after"));
     }
     assert_eq!(sets_of(&app, "Eager").await, before, "nothing created");
-    let m = app
-        .http
-        .get(format!("{}/metrics", app.url))
-        .send()
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("text");
+    let m = app.metrics_text().await;
     for line in [
         "hexarena_house_games_in_play 1",
         "hexarena_house_load 1.0",

@@ -229,15 +229,7 @@ async fn play_sets_at_ten_seconds(sets_n: usize, size: i64) {
     house_moves_ms.sort_unstable();
     let pct = |p: usize| house_moves_ms[(house_moves_ms.len() - 1) * p / 100];
     let stats = app.arena.house.get().expect("house running").pool.stats();
-    let text = app
-        .http
-        .get(format!("{}/metrics", app.url))
-        .send()
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("text");
+    let text = app.metrics_text().await;
     let figure = |name: &str| {
         text.lines()
             .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse::<f64>().ok())

@@ -156,18 +156,6 @@ async fn long_polls_and_event_streams_hold_their_gauges_only_while_open() {
     eventually(&m, "no stream open", |m| m.open_event_streams() == 0).await;
 }
 
-/// The metrics text of `app` now.
-async fn metrics_text(app: &common::TestApp) -> String {
-    app.http
-        .get(format!("{}/metrics", app.url))
-        .send()
-        .await
-        .expect("metrics answer")
-        .text()
-        .await
-        .expect("text")
-}
-
 /// The value of the sample line `name` (no labels) in a metrics text.
 fn sample(text: &str, name: &str) -> Option<f64> {
     text.lines()
@@ -185,7 +173,7 @@ async fn a_house_game_lost_on_time_is_counted_and_the_house_clock_figures_are_ex
         ..common::Spawn::default()
     })
     .await;
-    let text = metrics_text(&app).await;
+    let text = app.metrics_text().await;
     assert_eq!(sample(&text, "hexarena_house_time_losses_total"), Some(0.0));
     let (_, _, token) = app.player_with_bot("Waiter").await;
     let r = app
@@ -215,7 +203,7 @@ async fn a_house_game_lost_on_time_is_counted_and_the_house_clock_figures_are_ex
             .is_ok_and(|t| sample(&t, "hexarena_house_time_losses_total") == Some(1.0))
     })
     .await;
-    let text = metrics_text(&app).await;
+    let text = app.metrics_text().await;
     assert!(
         text.contains("# TYPE hexarena_house_time_losses counter"),
         "{text}"

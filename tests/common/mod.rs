@@ -152,6 +152,18 @@ impl TestApp {
         }
     }
 
+    /// The text of `GET /metrics` (Prometheus exposition).
+    pub async fn metrics_text(&self) -> String {
+        self.http
+            .get(format!("{}/metrics", self.url))
+            .send()
+            .await
+            .expect("metrics answer")
+            .text()
+            .await
+            .expect("text")
+    }
+
     pub async fn get(&self, path: &str) -> Resp {
         self.call(Method::GET, path, None, None).await
     }
