@@ -106,6 +106,32 @@ pub struct ServeConfig {
     /// commits may be lost to a power cut) or `full` (a 2xx also survives a power cut).
     #[arg(long, env = "ARENA_SQLITE_SYNCHRONOUS", default_value = "normal", value_parser = ["normal", "full"])]
     pub sqlite_synchronous: String,
+    /// Event streams one bot token may hold open at once (429 `streams_per_bot` beyond).
+    #[arg(long, env = "ARENA_STREAMS_PER_BOT", default_value_t = 8)]
+    pub streams_per_bot: usize,
+    /// Long-polls (`wait_s` > 0) one bot token may hold open at once (429
+    /// `long_polls_per_bot` beyond).
+    #[arg(long, env = "ARENA_LONG_POLLS_PER_BOT", default_value_t = 16)]
+    pub long_polls_per_bot: usize,
+    /// Event streams one client address (an IPv6 /64) may hold open at once (429
+    /// `streams_per_address` beyond).
+    #[arg(long, env = "ARENA_STREAMS_PER_ADDRESS", default_value_t = 128)]
+    pub streams_per_address: usize,
+    /// Long-polls one client address may hold open at once (429 `long_polls_per_address`).
+    #[arg(long, env = "ARENA_LONG_POLLS_PER_ADDRESS", default_value_t = 256)]
+    pub long_polls_per_address: usize,
+    /// Streams and long-polls the whole process may hold (429 `held_connections` beyond);
+    /// 0: three quarters of `max_connections`.
+    #[arg(long, env = "ARENA_MAX_HELD", default_value_t = 0)]
+    pub max_held: usize,
+    /// Connections the server accepts at once, over all workers (more wait in the listen
+    /// backlog); 0: the open-file limit (soft, raised to the hard one at start-up) less 128.
+    #[arg(long, env = "ARENA_MAX_CONNECTIONS", default_value_t = 0)]
+    pub max_connections: usize,
+    /// Count the per-address caps and registrations against the last `X-Forwarded-For`
+    /// entry instead of the TCP peer: only behind a proxy that appends it.
+    #[arg(long, env = "ARENA_TRUST_FORWARDED_FOR", default_value_t = false, action = clap::ArgAction::Set)]
+    pub trust_forwarded_for: bool,
 }
 
 impl ServeConfig {
@@ -140,6 +166,13 @@ impl Default for ServeConfig {
             sets_per_min: 60,
             challenge_ttl_s: 3_600,
             sqlite_synchronous: "normal".into(),
+            streams_per_bot: 8,
+            long_polls_per_bot: 16,
+            streams_per_address: 128,
+            long_polls_per_address: 256,
+            max_held: 0,
+            max_connections: 0,
+            trust_forwarded_for: false,
         }
     }
 }

@@ -79,10 +79,33 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
         limits.clone(),
         std::time::Duration::from_secs(60),
     ));
+    // Every held connection is an open file: raise the soft limit, then size the caps by it.
+    let fd_limit = api::holds::raise_fd_limit();
+    let (fd_connections, fd_held) = api::holds::fd_budget(fd_limit);
+    let max_connections = match cfg.max_connections {
+        0 => fd_connections,
+        n => n,
+    };
+    let max_held = match cfg.max_held {
+        0 if cfg.max_connections == 0 => fd_held,
+        0 => (max_connections * 3 / 4).max(1),
+        n => n,
+    };
+    let holds = api::holds::Holds::new(api::holds::HoldLimits {
+        streams_per_bot: cfg.streams_per_bot,
+        long_polls_per_bot: cfg.long_polls_per_bot,
+        streams_per_address: cfg.streams_per_address,
+        long_polls_per_address: cfg.long_polls_per_address,
+        total: max_held,
+    });
+    tracing::info!(fd_limit, max_connections, max_held, "connection limits");
+    let workers = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
     let state = aweb::Data::new(api::AppState {
         arena: arena.clone(),
         schemas: api::contract::Schemas::load()?,
         limits,
+        holds,
+        trust_forwarded_for: cfg.trust_forwarded_for,
     });
     let listener = TcpListener::bind(&cfg.bind)?;
     let addr = listener.local_addr()?;
@@ -101,6 +124,13 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
     // Bots reuse connections between moves: keep idle ones longer than a client's usual
     // pool timeout so a request never races the server closing its connection.
     .keep_alive(std::time::Duration::from_secs(120))
+    // actix counts connections per worker; past this each worker stops accepting and new
+    // connections wait in the listen backlog instead of failing on a full descriptor table.
+    .workers(workers)
+    // A client that closes its side has abandoned its request: drop the handler at once, so
+    // an abandoned long-poll frees its slot (and presence) now, not when its wait_s ends.
+    .h1_allow_half_closed(false)
+    .max_connections(max_connections.div_ceil(workers).max(1))
     .listen(listener)?
     .shutdown_timeout(5)
     .run();

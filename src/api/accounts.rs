@@ -31,10 +31,9 @@ async fn create_player(
     only_fields(&body, &["name"])?;
     let name = opt_str(&body, "name")?
         .ok_or_else(|| ApiError::missing_field("name", "'name' is required"))?;
-    // The peer address, not X-Forwarded-For: a client must not pick its own rate-limit key.
-    let ip = req
-        .peer_addr()
-        .map_or_else(|| "unknown".to_string(), |a| a.ip().to_string());
+    // The peer address, not X-Forwarded-For (unless the operator trusts a proxy): a client
+    // must not pick its own rate-limit key.
+    let ip = st.client_address(&req);
     // Validate first: a refused request must not use up the client's registrations.
     crate::arena::accounts::check_player_name(name)?;
     st.limits.check_register(&ip)?;

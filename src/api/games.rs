@@ -3,10 +3,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use tokio::sync::broadcast::{self, error::RecvError};
 
+use super::holds::Kind;
 use super::{AppState, AuthBot, JsonBody};
 use crate::arena::Change;
 use crate::arena::live::Snapshot;
@@ -67,10 +68,17 @@ async fn get_game(
     st: web::Data<AppState>,
     path: web::Path<(String, i64)>,
     q: web::Query<GameQuery>,
+    req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
     let (set_id, game_no) = path.into_inner();
     let arena = &st.arena;
     let wait_s = q.wait_s.unwrap_or(0).min(MAX_WAIT_S);
+    // Held by the handler: a finished (or abandoned) poll frees it at once.
+    let _slot = if wait_s > 0 {
+        Some(st.hold(&req, Kind::LongPoll, None)?)
+    } else {
+        None
+    };
     let _waiting = (wait_s > 0).then(|| arena.metrics.long_poll_started());
     let mut rx = arena
         .waiters
@@ -141,10 +149,16 @@ async fn get_turn(
     st: web::Data<AppState>,
     AuthBot(bot): AuthBot,
     q: web::Query<TurnQuery>,
+    req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
     let arena = &st.arena;
-    let _online = arena.presence_hold(&bot.id); // presence (SPEC 14) for the whole poll
     let wait_s = q.wait_s.unwrap_or(0).min(MAX_WAIT_S);
+    let _slot = if wait_s > 0 {
+        Some(st.hold(&req, Kind::LongPoll, Some(&bot.id))?)
+    } else {
+        None
+    };
+    let _online = arena.presence_hold(&bot.id); // presence (SPEC 14) for the whole poll
     let until = tokio::time::Instant::now() + Duration::from_secs(wait_s);
     let _waiting = (wait_s > 0).then(|| arena.metrics.long_poll_started());
     let mut rx = arena.waiters.subscribe(WaitKey::Bot(bot.id.clone()));

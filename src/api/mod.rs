@@ -5,6 +5,7 @@ pub mod accounts;
 pub mod conformance;
 pub mod contract;
 pub mod games;
+pub mod holds;
 pub mod matches;
 pub mod metrics;
 pub mod ratelimit;
@@ -34,6 +35,27 @@ pub struct AppState {
     pub arena: Arc<Arena>,
     pub schemas: contract::Schemas,
     pub limits: std::sync::Arc<ratelimit::Limits>,
+    /// Caps on open streams and long-polls (issue 17).
+    pub holds: std::sync::Arc<holds::Holds>,
+    /// Whether client addresses come from `X-Forwarded-For` (see [`holds::client_address`]).
+    pub trust_forwarded_for: bool,
+}
+
+impl AppState {
+    /// The address the per-address caps count this request against.
+    pub fn client_address(&self, req: &HttpRequest) -> String {
+        holds::client_address(req, self.trust_forwarded_for)
+    }
+
+    /// A slot for a stream or long-poll of `bot` from this request's client. Errors: 429.
+    pub fn hold(
+        &self,
+        req: &HttpRequest,
+        kind: holds::Kind,
+        bot: Option<&str>,
+    ) -> Result<holds::Slot, ApiError> {
+        self.holds.acquire(kind, bot, &self.client_address(req))
+    }
 }
 
 /// Registers every route.

@@ -11,6 +11,7 @@ use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 
+use super::holds::{Kind, Slot};
 use super::{AppState, AuthBot};
 use crate::arena::live::Snapshot;
 use crate::arena::play::StateMarker;
@@ -307,6 +308,8 @@ async fn bot_events(
     AuthBot(bot): AuthBot,
     req: HttpRequest,
 ) -> ApiResult<impl Responder> {
+    // Before any reading: a refused open costs nothing.
+    let slot = st.hold(&req, Kind::Stream, Some(&bot.id))?;
     let arena = st.arena.clone();
     let mut snapshot = vec![];
     let cursor = match last_event_id(&req) {
@@ -360,7 +363,7 @@ async fn bot_events(
         pump(arena, Feed::Bot(bot.id), cursor, tx).await;
         drop(open)
     });
-    Ok(Sse::from_infallible_receiver(rx)
+    Ok(Sse::from_infallible_stream(holding(rx, slot))
         .with_keep_alive(KEEP_ALIVE)
         .with_retry_duration(Duration::from_secs(2)))
 }
@@ -374,6 +377,7 @@ async fn game_events(
     req: HttpRequest,
 ) -> ApiResult<impl Responder> {
     let (set_id, game_no) = path.into_inner();
+    let slot = st.hold(&req, Kind::Stream, None)?;
     let arena = st.arena.clone();
     let (tx, rx) = mpsc::channel(64);
     let cursor = match last_event_id(&req) {
@@ -393,7 +397,7 @@ async fn game_events(
         pump(arena, Feed::Game(set_id, game_no), cursor, tx).await;
         drop(open)
     });
-    Ok(Sse::from_infallible_receiver(rx)
+    Ok(Sse::from_infallible_stream(holding(rx, slot))
         .with_keep_alive(KEEP_ALIVE)
         .with_retry_duration(Duration::from_secs(2)))
 }
@@ -404,7 +408,8 @@ async fn game_events(
 /// `Last-Event-ID` replay: a reconnecting client reloads the lists. On PostgreSQL it hears
 /// every instance's changes (through their notices); after this instance's listener lost its
 /// connection, `{"set_id": null}` tells clients to reload everything.
-async fn public_events(st: web::Data<AppState>) -> impl Responder {
+async fn public_events(st: web::Data<AppState>, req: HttpRequest) -> ApiResult<impl Responder> {
+    let slot = st.hold(&req, Kind::Stream, None)?;
     let mut rx = st.arena.changes.subscribe();
     let (tx, out) = mpsc::channel(64);
     let open = st.arena.metrics.stream_opened();
@@ -429,7 +434,19 @@ async fn public_events(st: web::Data<AppState>) -> impl Responder {
         }
         drop(open)
     });
-    Sse::from_infallible_receiver(out)
+    Ok(Sse::from_infallible_stream(holding(out, slot))
         .with_keep_alive(KEEP_ALIVE)
-        .with_retry_duration(Duration::from_secs(2))
+        .with_retry_duration(Duration::from_secs(2)))
+}
+
+/// The events of `rx` as a response body that owns `slot`: actix drops the body when the
+/// stream ends or the client goes away, and the slot is free at that moment (issue 17).
+fn holding(
+    rx: mpsc::Receiver<sse::Event>,
+    slot: Slot,
+) -> impl futures_util::Stream<Item = sse::Event> {
+    futures_util::stream::unfold((rx, slot), |(mut rx, slot)| async move {
+        let ev = rx.recv().await?;
+        Some((ev, (rx, slot)))
+    })
 }
