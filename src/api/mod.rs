@@ -174,7 +174,8 @@ impl FromRequest for AuthOperator {
 }
 
 /// A JSON request body of at most [`BODY_LIMIT`] bytes; an empty body reads as `{}`.
-/// Errors: 413 `payload_too_large`, 400 `bad_request` (not JSON), 408 `request_timeout`.
+/// Errors: 413 `payload_too_large`, 400 `bad_request` (not JSON; or a key twice in one object,
+/// with `details.key` and the object's `details.instance_path`), 408 `request_timeout`.
 /// Handlers check the shape: [`only_fields`] (objects) or a schema (moves).
 pub struct JsonBody(pub Value);
 
@@ -225,8 +226,107 @@ impl FromRequest for JsonBody {
                 ApiError::bad_request(format!("malformed JSON: {e}"))
                     .with_details(json!({"line": e.line(), "column": e.column()}))
             })?;
+            // serde_json keeps the last of two equal keys silently: refuse them instead, so
+            // what the client meant is never guessed (issue 17).
+            if let Some((key, at)) = duplicate_key(&buf) {
+                return Err(ApiError::bad_request(format!(
+                    "duplicate key '{key}' in the body (at '{at}')"
+                ))
+                .with_details(json!({"key": key, "instance_path": at})));
+            }
             Ok(JsonBody(v))
         })
+    }
+}
+
+/// The first key that appears twice in one object of the JSON text `buf`, compared after
+/// unescaping, with the JSON Pointer of that object (`""` for the top level); None when
+/// every object's keys are distinct (or the text is not JSON: the parse reports that).
+pub fn duplicate_key(buf: &[u8]) -> Option<(String, String)> {
+    let found = std::cell::RefCell::new(None);
+    let mut de = serde_json::Deserializer::from_slice(buf);
+    let seed = dup::Check {
+        path: String::new(),
+        found: &found,
+    };
+    let _ = serde::de::DeserializeSeed::deserialize(seed, &mut de);
+    found.into_inner()
+}
+
+/// A visitor over any JSON value that stops at the first duplicate key of an object.
+mod dup {
+    use std::cell::RefCell;
+    use std::collections::HashSet;
+    use std::fmt;
+
+    use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+    /// Checks one value at `path`; a duplicate is written to `found` (and ends the walk).
+    pub struct Check<'a> {
+        pub path: String,
+        pub found: &'a RefCell<Option<(String, String)>>,
+    }
+
+    impl Check<'_> {
+        fn child(&self, step: &str) -> Self {
+            // JSON Pointer escapes (RFC 6901).
+            let step = step.replace('~', "~0").replace('/', "~1");
+            Check {
+                path: format!("{}/{step}", self.path),
+                found: self.found,
+            }
+        }
+    }
+
+    impl<'de> DeserializeSeed<'de> for Check<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Check<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let mut i = 0usize;
+            while seq.next_element_seed(self.child(&i.to_string()))?.is_some() {
+                i += 1;
+            }
+            Ok(())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut seen = HashSet::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if seen.contains(&key) {
+                    *self.found.borrow_mut() = Some((key, self.path.clone()));
+                    return Err(de::Error::custom("duplicate key"));
+                }
+                map.next_value_seed(self.child(&key))?;
+                seen.insert(key);
+            }
+            Ok(())
+        }
     }
 }
 
@@ -358,5 +458,29 @@ pub mod query_int {
             Some((false, digits)) => Ok(Some(digits.parse::<u64>().unwrap_or(u64::MAX))),
             _ => Err(invalid(&text, "a non-negative integer")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::duplicate_key;
+
+    #[test]
+    fn a_key_twice_in_any_object_is_found_with_the_pointer_of_its_object() {
+        assert_eq!(
+            duplicate_key(br#"{"cell":[1,2],"cell":[3,4]}"#),
+            Some(("cell".into(), "".into()))
+        );
+        assert_eq!(
+            duplicate_key(br#"{"a":{"b":[{"x":1},{"y":1,"y":2}]}}"#),
+            Some(("y".into(), "/a/b/1".into()))
+        );
+        // Compared after unescaping; pointer steps escaped as RFC 6901 says.
+        assert_eq!(
+            duplicate_key(br#"{"a/b":{"k":1,"\u006b":2}}"#),
+            Some(("k".into(), "/a~1b".into()))
+        );
+        assert_eq!(duplicate_key(br#"{"a":1,"b":{"a":2},"c":[{"a":3}]}"#), None);
+        assert_eq!(duplicate_key(br#"[1,"x",null,true,-2.5e3]"#), None);
     }
 }

@@ -46,16 +46,33 @@ pub fn valid_bot_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// Player names: 1..=40 characters, without control characters or the invisible formatting ones
-/// (zero-width, bidirectional overrides) that could disguise a name, and with at least one
-/// character that shows: not all blank, and not only fillers that render as nothing (soft
-/// hyphen, Hangul fillers, the blank Braille pattern, variation selectors, tags ...).
+/// Player names: 1..=40 characters, none of them hidden (see [`hidden_char`]), and at least
+/// one that shows: not all blank, and not only fillers that render as nothing (Hangul
+/// fillers, the blank Braille pattern, variation selectors ...).
 pub fn valid_player_name(name: &str) -> bool {
-    let invisible = |c: char| matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}');
     let n = name.chars().count();
-    (1..=40).contains(&n)
-        && name.chars().any(shows)
-        && name.chars().all(|c| !c.is_control() && !invisible(c))
+    (1..=40).contains(&n) && name.chars().any(shows) && hidden_char(name).is_none()
+}
+
+/// The first character of `name` that could disguise it or break the text around it (issue
+/// 17): controls (Cc), format characters (Cf: soft hyphen, the Arabic letter mark, zero-width
+/// characters, bidirectional marks, embeddings, overrides and isolates, the byte order mark,
+/// interlinear annotations, tags), private use (Co), unassigned code points (Cn), and the line
+/// and paragraph separators (Zl, Zp).
+pub fn hidden_char(name: &str) -> Option<char> {
+    use unicode_general_category::{GeneralCategory as G, get_general_category};
+    name.chars().find(|&c| {
+        matches!(
+            get_general_category(c),
+            G::Control
+                | G::Format
+                | G::PrivateUse
+                | G::Unassigned
+                | G::Surrogate
+                | G::LineSeparator
+                | G::ParagraphSeparator
+        )
+    })
 }
 
 /// Whether a character renders as something: not whitespace and not a default-ignorable or
@@ -70,8 +87,17 @@ fn shows(c: char) -> bool {
             | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
 }
 
-/// Checks a player name before anything is counted or stored. Errors: 400 naming the field.
+/// Checks a player name before anything is counted or stored. Errors: 400 naming the field,
+/// and `details.code_point` (`"U+200B"`) for a hidden character.
 pub fn check_player_name(name: &str) -> ArenaResult<()> {
+    if let Some(c) = hidden_char(name) {
+        let code_point = format!("U+{:04X}", u32::from(c));
+        return Err(ArenaError::bad_request(format!(
+            "name may not contain {code_point} (a control, invisible or bidirectional \
+             formatting character)"
+        ))
+        .with_details(json!({"field": "name", "code_point": code_point})));
+    }
     if valid_player_name(name) {
         Ok(())
     } else {

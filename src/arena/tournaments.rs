@@ -702,11 +702,21 @@ impl Arena {
     }
 }
 
+/// A text cell of a CSV export. A spreadsheet would run a cell starting with `=`, `+`, `-`,
+/// `@`, a tab or a carriage return as a formula, so such a cell gets a leading `'` (OWASP's
+/// advice on CSV injection; a bot name such as `-2-3` is text). Only text is touched: numbers
+/// are written as JSON numbers, so a negative number stays a number. Quoted when it holds a
+/// comma, quote or line break (RFC 4180).
 fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+    let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}")
     } else {
         s.to_string()
+    };
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
     }
 }
 
@@ -936,5 +946,27 @@ pub async fn run(arena: Arc<Arena>) {
                 },
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv_field;
+
+    #[test]
+    fn a_text_cell_a_spreadsheet_would_run_as_a_formula_is_made_inert() {
+        assert_eq!(csv_field("=1+2"), "'=1+2");
+        assert_eq!(csv_field("+1"), "'+1");
+        assert_eq!(csv_field("-2-3"), "'-2-3");
+        assert_eq!(csv_field("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(csv_field("\tx"), "'\tx");
+        assert_eq!(csv_field("\rx"), "\"'\rx\"");
+        assert_eq!(
+            csv_field("=HYPERLINK(\"http://x\",\"y\")"),
+            "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"",
+        );
+        assert_eq!(csv_field("Ann"), "Ann");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("x-1"), "x-1");
     }
 }

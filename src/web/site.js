@@ -47,10 +47,16 @@ async function getJson(url) {
   return data;
 }
 
-/** A link to a bot's page. */
+/** A name chosen by a user, bidi-isolated (`<bdi>`): a right-to-left name never reorders the
+ * text around it. */
+function isolated(name) {
+  return el("bdi", {}, name);
+}
+
+/** A link to a bot's page; `dir="auto"` isolates its name like `isolated`. */
 function botLink(name) {
   if (name === undefined || name === null || name === "") return document.createTextNode("?");
-  return el("a", { href: "/bots/" + encodeURIComponent(name), class: "bot" }, String(name));
+  return el("a", { href: "/bots/" + encodeURIComponent(name), class: "bot", dir: "auto" }, String(name));
 }
 
 /** A link to a set's page; its text is `content` or a shortened id. */

@@ -1,0 +1,167 @@
+//! Input hygiene (issue 17): a JSON body with a key twice is refused and changes nothing,
+//! player names refuse invisible and bidirectional-control characters naming the code point,
+//! and CSV exports make cells a spreadsheet would run as formulas inert.
+
+mod common;
+
+use common::{TestApp, seat_tokens, spawn_app};
+use reqwest::StatusCode;
+use serde_json::json;
+
+async fn players(app: &TestApp) -> i64 {
+    let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM players")
+        .fetch_one(&app.arena.store.pool)
+        .await
+        .expect("count");
+    n
+}
+
+async fn sets(app: &TestApp) -> i64 {
+    let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM sets")
+        .fetch_one(&app.arena.store.pool)
+        .await
+        .expect("count");
+    n
+}
+
+#[tokio::test]
+async fn a_move_with_a_key_twice_at_the_top_or_nested_is_refused_400_naming_it_and_plays_nothing() {
+    let app = spawn_app().await;
+    let (_, _, a) = app.player_with_bot("dup-a").await;
+    let (_, _, b) = app.player_with_bot("dup-b").await;
+    let set = app
+        .start_set(&a, &b, json!({"options": {"random_stones": 0}}))
+        .await;
+    let before = app.state(&set, 1).await;
+    let [first, _] = seat_tokens(&before, &[("dup-a", &a), ("dup-b", &b)]);
+    let path = format!("/v1/sets/{set}/games/1/moves");
+    for (body, key, at) in [
+        (r#"{"cell":[1,2],"cell":[3,4]}"#, "cell", ""),
+        (r#"{"cell":[1,2],"c\u0065ll":[3,4]}"#, "cell", ""),
+        (r#"{"cell":[{"r":1,"r":2},3]}"#, "r", "/cell/0"),
+    ] {
+        let r = app
+            .post_raw(&path, Some(first), body.as_bytes().to_vec())
+            .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{body}: {:?}", r.body);
+        assert_eq!(r.code(), "bad_request");
+        assert_eq!(r.body["error"]["details"]["key"], key, "{body}");
+        assert_eq!(r.body["error"]["details"]["instance_path"], at, "{body}");
+    }
+    let after = app.state(&set, 1).await;
+    assert_eq!(after["ply"], 0);
+    assert_eq!(after["moves"], json!([]));
+    assert_eq!(after["board"], before["board"]);
+}
+
+#[tokio::test]
+async fn a_registration_or_set_with_a_key_twice_is_refused_400_naming_it_and_creates_nothing() {
+    let app = spawn_app().await;
+    let (_, _, a) = app.player_with_bot("dup-c").await;
+    let n = players(&app).await;
+    for (body, key, at) in [
+        (r#"{"name":"Ann","name":"Bob"}"#, "name", ""),
+        (
+            r#"{"name":{"first":"Ann","first":"Bob"}}"#,
+            "first",
+            "/name",
+        ),
+    ] {
+        let r = app
+            .post_raw("/v1/players", None, body.as_bytes().to_vec())
+            .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{body}: {:?}", r.body);
+        assert_eq!(r.body["error"]["details"]["key"], key, "{body}");
+        assert_eq!(r.body["error"]["details"]["instance_path"], at, "{body}");
+    }
+    assert_eq!(players(&app).await, n, "no player was registered");
+
+    let s = sets(&app).await;
+    let body = r#"{"game":"hex","stake":0,"clock":{"initial_s":60,"initial_s":1}}"#;
+    let r = app
+        .post_raw("/v1/sets", Some(&a), body.as_bytes().to_vec())
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
+    assert_eq!(r.body["error"]["details"]["key"], "initial_s");
+    assert_eq!(r.body["error"]["details"]["instance_path"], "/clock");
+    assert_eq!(sets(&app).await, s, "no set was created");
+}
+
+#[tokio::test]
+async fn each_invisible_or_bidi_control_character_in_a_player_name_is_refused_naming_the_code_point()
+ {
+    let app = spawn_app().await;
+    let n = players(&app).await;
+    let mut refused = vec![
+        0x00AD, 0x061C, 0x2028, 0x2029, 0xFEFF, // soft hyphen, ALM, separators, BOM
+        0x0007, 0x0085, 0x180E, // controls (Cc) and a format character (Cf)
+        0xE000, 0xF0000, // private use (Co)
+        0x0378, 0x2065, 0x10FFFF, // unassigned (Cn)
+        0xE0000, 0xE0001, 0xE0020, 0xE007F, // tags
+    ];
+    refused.extend(0x200B..=0x200F);
+    refused.extend(0x202A..=0x202E);
+    refused.extend(0x2060..=0x2064);
+    refused.extend(0x2066..=0x2069);
+    refused.extend(0xFFF9..=0xFFFB);
+    for cp in refused {
+        let c = char::from_u32(cp).expect("a scalar value");
+        let name = format!("Ann{c}Lee");
+        let r = app.post("/v1/players", None, json!({"name": name})).await;
+        let expected = format!("U+{cp:04X}");
+        assert_eq!(
+            r.status,
+            StatusCode::BAD_REQUEST,
+            "{expected}: {:?}",
+            r.body
+        );
+        assert_eq!(r.code(), "bad_request");
+        assert_eq!(r.body["error"]["details"]["field"], "name", "{expected}");
+        assert_eq!(r.body["error"]["details"]["code_point"], expected.as_str());
+    }
+    assert_eq!(players(&app).await, n, "no player was registered");
+    // Names in any script, accents and emoji (with a variation selector) stay welcome.
+    for name in ["Zoë", "李明", "عمر", "שרה", "Ann 👍🏽", "ok\u{2764}\u{FE0F}"] {
+        let r = app.post("/v1/players", None, json!({"name": name})).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{name}: {:?}", r.body);
+    }
+}
+
+#[tokio::test]
+async fn a_tournament_csv_with_a_bot_named_like_a_formula_comes_out_inert() {
+    let app = spawn_app().await;
+    let names = ["-2-3", "--cmd", "Ann"];
+    for n in names {
+        app.player_with_bot(n).await;
+    }
+    let r = app
+        .post(
+            "/v1/tournaments",
+            Some("op-secret"),
+            json!({"name": "Formulas", "format": "round_robin", "participants": names,
+                   "options": {"size": 9, "random_stones": 0}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    for file in ["standings.csv", "crosstable.csv"] {
+        let csv = app
+            .http
+            .get(format!("{}/v1/tournaments/{id}/{file}", app.url))
+            .send()
+            .await
+            .expect("csv")
+            .text()
+            .await
+            .expect("csv text");
+        assert!(csv.contains("'-2-3"), "{file}: {csv}");
+        assert!(csv.contains("'--cmd"), "{file}: {csv}");
+        for cell in csv.lines().flat_map(|l| l.split(',')) {
+            let formula = cell.starts_with(['=', '+', '-', '@', '\t', '\r']);
+            assert!(
+                !formula || cell.parse::<f64>().is_ok(),
+                "{file}: cell {cell:?} would run as a formula"
+            );
+        }
+    }
+}
