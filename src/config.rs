@@ -176,3 +176,43 @@ impl Default for ServeConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_caps_on_held_connections_have_their_documented_defaults_and_flags() {
+        let d = Cli::try_parse_from(["hexarena"]).expect("parses").serve;
+        assert_eq!(
+            (
+                d.streams_per_bot,
+                d.long_polls_per_bot,
+                d.streams_per_address,
+                d.long_polls_per_address,
+                d.max_held,
+                d.max_connections,
+                d.trust_forwarded_for,
+            ),
+            (8, 16, 128, 256, 0, 0, false)
+        );
+        let c = Cli::try_parse_from([
+            "hexarena",
+            "--streams-per-bot",
+            "3",
+            "--long-polls-per-address",
+            "9",
+            "--max-held",
+            "100",
+            "--trust-forwarded-for",
+            "true",
+        ])
+        .expect("parses")
+        .serve;
+        assert_eq!(
+            (c.streams_per_bot, c.long_polls_per_address, c.max_held),
+            (3, 9, 100)
+        );
+        assert!(c.trust_forwarded_for);
+    }
+}

@@ -99,7 +99,10 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
         total: max_held,
     });
     tracing::info!(fd_limit, max_connections, max_held, "connection limits");
-    let workers = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
+    // actix's own default, within the 1..=512 it accepts.
+    let workers = std::thread::available_parallelism()
+        .map_or(2, std::num::NonZeroUsize::get)
+        .clamp(1, 512);
     let state = aweb::Data::new(api::AppState {
         arena: arena.clone(),
         schemas: api::contract::Schemas::load()?,

@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 use common::{TestApp, spawn_app};
 use futures_util::StreamExt;
+use hexarena::arena::clock::SystemTime;
+use hexarena::config::ServeConfig;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
@@ -337,4 +339,75 @@ async fn a_flood_of_two_thousand_streams_from_one_address_leaves_the_server_answ
     let h = get(&app, "/v1/bots/me/events", Some(&token), None).await;
     assert_eq!(h.status, 200, "a bot elsewhere opens its stream");
     drop(flood);
+}
+
+/// An app whose whole server holds at most `max_held` streams and long-polls.
+async fn spawn_holding(max_held: usize) -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = match common::pg_admin_url() {
+        Some(_) => common::fresh_pg_db()
+            .await
+            .expect("TEST_DATABASE_URL is set"),
+        None => format!("sqlite://{}/arena.db", dir.path().display()),
+    };
+    let cfg = ServeConfig {
+        database_url: db.clone(),
+        house_bots: false,
+        register_per_min: 10_000,
+        sets_per_min: 10_000,
+        max_held,
+        ..ServeConfig::default()
+    };
+    let running = hexarena::start(&cfg, std::sync::Arc::new(SystemTime))
+        .await
+        .expect("arena starts");
+    let url = format!("http://{}", running.addr);
+    tokio::spawn(running.server);
+    TestApp {
+        url,
+        arena: running.arena,
+        http: reqwest::Client::new(),
+        dir,
+        database_url: db,
+    }
+}
+
+#[tokio::test]
+async fn a_full_server_refuses_one_more_stream_from_anyone_with_held_connections_and_still_answers()
+{
+    let app = spawn_holding(3).await;
+    let (set, _) = a_game(&app).await;
+    let path = format!("/v1/sets/{set}/games/1/events");
+    let third = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 3));
+    let mut open = vec![
+        get(&app, &path, None, None).await,
+        get(&app, &path, None, Some(OTHER)).await,
+        get(&app, "/v1/events", None, None).await,
+    ];
+    assert!(open.iter().all(|h| h.status == 200));
+    let refused = get(&app, &path, None, Some(third)).await;
+    assert_refused(&refused, "held_connections", 3);
+    let refused = get(
+        &app,
+        &format!("/v1/sets/{set}/games/1?after_ply=1000&wait_s=30"),
+        None,
+        Some(third),
+    )
+    .await;
+    assert_refused(&refused, "held_connections", 3);
+    // What does not wait holds nothing, and is answered: a state read (its wait_s means
+    // nothing without after_ply), /healthz.
+    let h = get(
+        &app,
+        &format!("/v1/sets/{set}/games/1?wait_s=30"),
+        None,
+        Some(third),
+    )
+    .await;
+    assert_eq!(h.status, 200, "{:?}", h.body);
+    assert_eq!(app.get("/healthz").await.status, 200);
+
+    drop(open.pop());
+    let (h, _) = until_admitted(&app, &path, None, Some(third), Duration::from_secs(3)).await;
+    assert_eq!(h.status, 200, "{:?}", h.body);
 }

@@ -73,8 +73,9 @@ async fn get_game(
     let (set_id, game_no) = path.into_inner();
     let arena = &st.arena;
     let wait_s = q.wait_s.unwrap_or(0).min(MAX_WAIT_S);
-    // Held by the handler: a finished (or abandoned) poll frees it at once.
-    let _slot = if wait_s > 0 {
+    // Held by the handler: a finished (or abandoned) poll frees it at once. Without
+    // `after_ply` the answer comes at once, so it holds nothing.
+    let _slot = if wait_s > 0 && q.after_ply.is_some() {
         Some(st.hold(&req, Kind::LongPoll, None)?)
     } else {
         None

@@ -307,4 +307,23 @@ mod tests {
         assert_eq!(fd_budget(Some(20_000)), (19_872, 14_904));
         assert_eq!(fd_budget(Some(10)), (64, 48));
     }
+
+    #[test]
+    fn the_address_is_the_peer_unless_a_proxy_is_trusted_and_then_its_last_forwarded_entry() {
+        use actix_web::test::TestRequest;
+        let req = TestRequest::default()
+            .peer_addr("10.0.0.9:5000".parse().expect("addr"))
+            .insert_header(("x-forwarded-for", "6.6.6.6, 203.0.113.7"))
+            .to_http_request();
+        assert_eq!(client_address(&req, false), "10.0.0.9");
+        assert_eq!(client_address(&req, true), "203.0.113.7");
+        let v6 = TestRequest::default()
+            .peer_addr("[2001:db8:1:2:aaaa::1]:5000".parse().expect("addr"))
+            .to_http_request();
+        assert_eq!(client_address(&v6, false), "2001:db8:1:2::/64");
+        let mapped = TestRequest::default()
+            .peer_addr("[::ffff:192.0.2.4]:5000".parse().expect("addr"))
+            .to_http_request();
+        assert_eq!(client_address(&mapped, false), "192.0.2.4");
+    }
 }
