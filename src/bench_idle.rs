@@ -201,7 +201,14 @@ pub async fn run(args: IdleArgs) -> anyhow::Result<IdleReport> {
         let url = format!("{base}/v1/sets/{id}/games/1/events");
         let (http, connected, stop) = (stream_http.clone(), connected.clone(), stop.clone());
         streams.push(tokio::spawn(async move {
-            let Ok(mut r) = http.get(url).send().await else {
+            // A refusal (429 when a cap on held connections is below --streams) is not a stream.
+            let Some(mut r) = http
+                .get(url)
+                .send()
+                .await
+                .ok()
+                .filter(|r| r.status().is_success())
+            else {
                 return;
             };
             if matches!(r.chunk().await, Ok(Some(_))) {
