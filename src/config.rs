@@ -106,6 +106,10 @@ pub struct ServeConfig {
     /// commits may be lost to a power cut) or `full` (a 2xx also survives a power cut).
     #[arg(long, env = "ARENA_SQLITE_SYNCHRONOUS", default_value = "normal", value_parser = ["normal", "full"])]
     pub sqlite_synchronous: String,
+    /// How long a bot counts as online after its last stream or long-poll ended, ms (SPEC 14).
+    /// Hidden: the default (60 000) is the contract; tests shorten it.
+    #[arg(long, env = "ARENA_PRESENCE_WINDOW_MS", default_value_t = crate::arena::presence::ONLINE_WINDOW_MS, hide = true)]
+    pub presence_window_ms: i64,
 }
 
 impl ServeConfig {
@@ -140,6 +144,7 @@ impl Default for ServeConfig {
             sets_per_min: 60,
             challenge_ttl_s: 3_600,
             sqlite_synchronous: "normal".into(),
+            presence_window_ms: crate::arena::presence::ONLINE_WINDOW_MS,
         }
     }
 }

@@ -49,6 +49,7 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
             .map(arena::accounts::token_hash),
         challenge_ttl_ms: (cfg.challenge_ttl_s > 0)
             .then(|| i64::try_from(cfg.challenge_ttl_s.saturating_mul(1000)).unwrap_or(i64::MAX)),
+        presence_window_ms: cfg.presence_window_ms.max(0),
     };
     let arena = Arena::new(store, time, config);
     arena::scheduler::recover(&arena).await?;

@@ -46,6 +46,9 @@ pub struct ArenaConfig {
     pub operator_token_hash: Option<String>,
     /// Open challenges older than this (ms) are closed as `expired`; None: never.
     pub challenge_ttl_ms: Option<i64>,
+    /// How long a bot stays online after its last stream or long-poll, ms (SPEC 14; 60 000
+    /// unless a test shortens it).
+    pub presence_window_ms: i64,
 }
 
 /// Something changed: wakes long-polls and streams of this set's game and of these bots.
@@ -146,6 +149,7 @@ impl Arena {
         let scheduler = Arc::new(Scheduler::default());
         let waiters = Arc::new(waiters::Waiters::default());
         let metrics = Arc::new(crate::metrics::Metrics::new());
+        let presence = presence::Presence::new(config.presence_window_ms);
         let writer = commit::Writer::start(
             store.clone(),
             commit::Sinks {
@@ -165,7 +169,7 @@ impl Arena {
             scheduler,
             live: live::Live::default(),
             writer,
-            presence: presence::Presence::default(),
+            presence,
             presence_wake: tokio::sync::Notify::new(),
             tournament_wake: tokio::sync::Notify::new(),
             names: Mutex::new(HashMap::new()),

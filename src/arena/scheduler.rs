@@ -221,7 +221,8 @@ async fn stale_heartbeat(arena: &Arena) -> Result<Option<i64>, sqlx::Error> {
 
 /// At start-up: if no instance is alive, the whole arena was down since it was last seen
 /// working, and every running turn is moved later by that downtime so no seat is charged for
-/// it (SPEC section 7). Then every pending deadline is loaded.
+/// it (SPEC section 7); so are the forfeit windows of waiting pairings and the bots'
+/// last-seen times (SPEC 14). Then every pending deadline is loaded.
 pub async fn recover(arena: &Arena) -> Result<(), sqlx::Error> {
     let stale = stale_heartbeat(arena).await?;
     let now = arena.now_ms();
@@ -246,10 +247,15 @@ pub async fn recover(arena: &Arena) -> Result<(), sqlx::Error> {
         let down_ms = now - newest_turn.unwrap_or(last).max(last).min(now);
         if down_ms > 0 {
             let n = games::shift_turns(&mut tx, down_ms).await?;
+            // The downtime counts toward no forfeit window and against no bot's presence.
+            let pairings = crate::store::tournaments::shift_pending(&mut tx, down_ms).await?;
+            let bots = crate::store::presence::shift_seen(&mut tx, down_ms, now).await?;
             tracing::info!(
                 down_ms,
                 games = n,
-                "arena was down; running turns resume with the time they had"
+                pairings,
+                bots,
+                "arena was down; running turns, waiting pairings and presence resume with the time they had"
             );
         }
     }
