@@ -10,6 +10,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 use super::Arena;
+use super::clock::Unsynced;
 use crate::store::{Backend, events, games};
 
 #[derive(Default)]
@@ -89,6 +90,9 @@ pub async fn run(arena: Arc<Arena>) {
         loop {
             tick.tick().await;
             n += 1;
+            // The heartbeat carries the corrected clock; while the clock is not trusted it
+            // keeps the last trusted offset.
+            sync_clock(&a).await;
             if let Err(e) = heartbeat(&a).await {
                 tracing::warn!(error = %e, "heartbeat failed");
             }
@@ -126,6 +130,11 @@ pub async fn run(arena: Arc<Arena>) {
         }
     });
     loop {
+        if arena.clock.unsynced().is_some() {
+            // No game ends on time on a clock not trusted; the deadlines wait.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            continue;
+        }
         let now = arena.now_ms();
         for (set_id, game_no) in arena.scheduler.pop_due(now) {
             if let Err(e) = arena.expire(&set_id, game_no).await {
@@ -168,6 +177,50 @@ async fn prune_events(arena: &Arena) -> Result<(), sqlx::Error> {
     let n = events::prune(&mut c, now - EVENTS_KEPT_MS, now - FINISHED_EVENTS_KEPT_MS).await?;
     tracing::debug!(deleted = n, "events pruned");
     Ok(())
+}
+
+/// Measures this instance's offset to the database's clock once and applies it (PostgreSQL,
+/// where instances share the database, and only for a wall clock; elsewhere the offset stays
+/// 0). Logs when the clock stops or starts being trusted. Returns why it is not trusted.
+pub async fn sync_clock(arena: &Arena) -> Option<Unsynced> {
+    if arena.store.backend != Backend::Postgres || !arena.clock.measurable() {
+        return None;
+    }
+    let before = arena.clock.unsynced();
+    let now = match read_db_clock(arena).await {
+        Ok((sent, db, received)) => arena.clock.record(sent, db, received),
+        Err(e) => {
+            let why = Unsynced::Unmeasured(e.to_string());
+            arena.clock.fail(why.clone());
+            Some(why)
+        }
+    };
+    match (&before, &now) {
+        (_, Some(why)) if before.as_ref() != Some(why) => tracing::warn!(
+            offset_ms = arena.clock.offset_ms(),
+            reason = %why,
+            "clock not synchronized with the database: refusing writes until it is measured again"
+        ),
+        (Some(_), None) => tracing::info!(
+            offset_ms = arena.clock.offset_ms(),
+            "clock synchronized with the database again: serving writes"
+        ),
+        _ => {}
+    }
+    now
+}
+
+/// (local ms before, database ms, local ms after) of one reading of the database's clock; the
+/// connection is taken first so the bracket holds only the query.
+async fn read_db_clock(arena: &Arena) -> Result<(i64, i64, i64), sqlx::Error> {
+    let mut c = arena.store.pool.acquire().await?;
+    let sent = arena.clock.local_ms();
+    let (db,): (i64,) =
+        sqlx::query_as("SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)")
+            .fetch_one(&mut *c)
+            .await?;
+    let received = arena.clock.local_ms();
+    Ok((sent, db, received))
 }
 
 async fn heartbeat(arena: &Arena) -> Result<(), sqlx::Error> {
