@@ -200,9 +200,10 @@ impl SyncedTime {
     /// Why the clock is not trusted now, or None when it is.
     #[must_use]
     pub fn unsynced(&self) -> Option<Unsynced> {
-        self.state
-            .lock()
-            .map_or_else(|_| Some(Unsynced::Unmeasured("clock state poisoned".into())), |st| st.1.clone())
+        self.state.lock().map_or_else(
+            |_| Some(Unsynced::Unmeasured("clock state poisoned".into())),
+            |st| st.1.clone(),
+        )
     }
 }
 
@@ -407,7 +408,9 @@ mod tests {
         // A round trip above the bound is refused and leaves the estimate alone.
         assert_eq!(
             e.sample(3_000, 8_000, 3_000 + ROUND_TRIP_MAX_MS + 1),
-            Err(Unsynced::SlowRoundTrip { round_trip_ms: ROUND_TRIP_MAX_MS + 1 })
+            Err(Unsynced::SlowRoundTrip {
+                round_trip_ms: ROUND_TRIP_MAX_MS + 1
+            })
         );
         assert_eq!(
             e.sample(3_000, 8_000, 2_999),

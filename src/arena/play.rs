@@ -419,6 +419,8 @@ impl Arena {
         mv: Move,
         ply_hint: Option<i64>,
     ) -> ArenaResult<Arc<Snapshot>> {
+        // The house plays here without HTTP: it too waits for a trusted clock.
+        self.clock_ok()?;
         let slot = self
             .live
             .slot(set_id, game_no)
@@ -623,6 +625,7 @@ impl Arena {
 
     /// Ends a game whose deadline passed (the scheduler calls this; a no-op otherwise).
     pub async fn expire(&self, set_id: &str, game_no: i64) -> ArenaResult<bool> {
+        self.clock_ok()?;
         let slot = self
             .live
             .slot(set_id, game_no)
