@@ -63,6 +63,10 @@ pub const OFFSET_JUMP_MAX_MS: i64 = 250;
 /// Longest round trip of a clock measurement still trusted, ms: the offset is known to within
 /// half of it.
 pub const ROUND_TRIP_MAX_MS: i64 = 500;
+/// How long the last trusted offset stays trusted while readings fail or are too slow, ms: a
+/// machine's clock drifts by well under a millisecond in that time, and a loaded moment must
+/// not stop the arena. An offset jump is never given this grace.
+pub const TRUSTED_FOR_MS: i64 = 5_000;
 /// Weight of a new measurement in the smoothed offset (exponential moving average).
 const SMOOTHING: f64 = 0.25;
 
@@ -142,7 +146,28 @@ impl OffsetEstimator {
 pub struct SyncedTime {
     inner: Arc<dyn TimeSource>,
     offset_ms: AtomicI64,
-    state: Mutex<(OffsetEstimator, Option<Unsynced>)>,
+    state: Mutex<SyncState>,
+}
+
+#[derive(Default)]
+struct SyncState {
+    estimator: OffsetEstimator,
+    unsynced: Option<Unsynced>,
+    /// Local ms of the last trusted reading.
+    trusted_ms: Option<i64>,
+}
+
+impl SyncState {
+    /// A reading failed or was too slow at local `now_ms`: the clock stays trusted within
+    /// [`TRUSTED_FOR_MS`] of the last trusted reading, else not.
+    fn missed(&mut self, now_ms: i64, why: Unsynced) {
+        if !self
+            .trusted_ms
+            .is_some_and(|t| now_ms - t <= TRUSTED_FOR_MS)
+        {
+            self.unsynced = Some(why);
+        }
+    }
 }
 
 impl SyncedTime {
@@ -151,7 +176,7 @@ impl SyncedTime {
         SyncedTime {
             inner,
             offset_ms: AtomicI64::new(0),
-            state: Mutex::new((OffsetEstimator::default(), None)),
+            state: Mutex::new(SyncState::default()),
         }
     }
 
@@ -174,26 +199,39 @@ impl SyncedTime {
     }
 
     /// Records a reading (see [`OffsetEstimator::sample`]): a trusted one sets the offset and
-    /// clears any refusal; an untrusted one keeps the offset and refuses writes. Returns the
-    /// refusal, if any.
+    /// clears any refusal; a jump keeps the offset and refuses writes; a slow one is ignored
+    /// within [`TRUSTED_FOR_MS`] of the last trusted reading, else refuses writes too. Returns
+    /// the refusal, if any.
     pub fn record(&self, sent_ms: i64, db_ms: i64, received_ms: i64) -> Option<Unsynced> {
         let Ok(mut st) = self.state.lock() else {
             return Some(Unsynced::Unmeasured("clock state poisoned".into()));
         };
-        match st.0.sample(sent_ms, db_ms, received_ms) {
+        match st.estimator.sample(sent_ms, db_ms, received_ms) {
             Ok(offset) => {
                 self.offset_ms.store(offset, Ordering::SeqCst);
-                st.1 = None;
+                st.unsynced = None;
+                st.trusted_ms = Some(received_ms);
             }
-            Err(why) => st.1 = Some(why),
+            Err(why @ Unsynced::SlowRoundTrip { .. }) => st.missed(received_ms, why),
+            Err(why) => st.unsynced = Some(why),
         }
-        st.1.clone()
+        st.unsynced.clone()
     }
 
-    /// Marks the clock untrusted without a reading (the database's clock could not be read).
+    /// The database's clock could not be read: as a slow reading (see [`SyncedTime::record`]).
+    pub fn unreadable(&self, why: &str) -> Option<Unsynced> {
+        let now = self.local_ms();
+        let Ok(mut st) = self.state.lock() else {
+            return Some(Unsynced::Unmeasured("clock state poisoned".into()));
+        };
+        st.missed(now, Unsynced::Unmeasured(why.to_string()));
+        st.unsynced.clone()
+    }
+
+    /// Marks the clock untrusted at once until the next trusted reading.
     pub fn fail(&self, why: Unsynced) {
         if let Ok(mut st) = self.state.lock() {
-            st.1 = Some(why);
+            st.unsynced = Some(why);
         }
     }
 
@@ -202,7 +240,7 @@ impl SyncedTime {
     pub fn unsynced(&self) -> Option<Unsynced> {
         self.state.lock().map_or_else(
             |_| Some(Unsynced::Unmeasured("clock state poisoned".into())),
-            |st| st.1.clone(),
+            |st| st.unsynced.clone(),
         )
     }
 }
@@ -441,6 +479,18 @@ mod tests {
         assert_eq!(t.now_ms(), T0 - 4_000, "the last trusted offset stays");
         assert_eq!(t.record(T0 + 1_000, T0 + 1_000, T0 + 1_000), None);
         assert_eq!(t.now_ms(), T0 + 1_000);
+        // A slow reading or a failed one is forgiven for a while after a trusted one ...
+        let slow = ROUND_TRIP_MAX_MS + 1;
+        assert_eq!(t.record(T0 + 2_000, T0 + 2_000, T0 + 2_000 + slow), None);
+        fake.set(T0 + 1_000 + TRUSTED_FOR_MS);
+        assert_eq!(t.unreadable("connection refused"), None);
+        // ... but not longer.
+        fake.set(T0 + 1_001 + TRUSTED_FOR_MS);
+        assert_eq!(
+            t.unreadable("connection refused"),
+            Some(Unsynced::Unmeasured("connection refused".into()))
+        );
+        assert!(t.unsynced().is_some());
         assert!(!t.measurable(), "a fake clock is not corrected");
     }
 

@@ -189,11 +189,7 @@ pub async fn sync_clock(arena: &Arena) -> Option<Unsynced> {
     let before = arena.clock.unsynced();
     let now = match read_db_clock(arena).await {
         Ok((sent, db, received)) => arena.clock.record(sent, db, received),
-        Err(e) => {
-            let why = Unsynced::Unmeasured(e.to_string());
-            arena.clock.fail(why.clone());
-            Some(why)
-        }
+        Err(e) => arena.clock.unreadable(&e.to_string()),
     };
     match (&before, &now) {
         (_, Some(why)) if before.as_ref() != Some(why) => tracing::warn!(
