@@ -161,10 +161,7 @@ impl SyncState {
     /// A reading failed or was too slow at local `now_ms`: the clock stays trusted within
     /// [`TRUSTED_FOR_MS`] of the last trusted reading, else not.
     fn missed(&mut self, now_ms: i64, why: Unsynced) {
-        if !self
-            .trusted_ms
-            .is_some_and(|t| now_ms - t <= TRUSTED_FOR_MS)
-        {
+        if self.trusted_ms.is_none_or(|t| now_ms - t > TRUSTED_FOR_MS) {
             self.unsynced = Some(why);
         }
     }
