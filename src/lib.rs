@@ -27,6 +27,9 @@ use arena::clock::{SystemTime, TimeSource};
 use arena::{Arena, ArenaConfig};
 use config::ServeConfig;
 
+/// Readings of the database's clock tried at start-up before giving up.
+const CLOCK_ATTEMPTS: usize = 10;
+
 /// A running server: its address and a handle to stop it.
 pub struct Running {
     pub addr: std::net::SocketAddr,
@@ -49,8 +52,25 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
             .map(arena::accounts::token_hash),
         challenge_ttl_ms: (cfg.challenge_ttl_s > 0)
             .then(|| i64::try_from(cfg.challenge_ttl_s.saturating_mul(1000)).unwrap_or(i64::MAX)),
+        presence_window_ms: cfg.presence_window_ms.max(0),
     };
     let arena = Arena::new(store, time, config);
+    // One clock for every instance: the database's, measured before recovery judges downtime.
+    let mut unsynced = arena::scheduler::sync_clock(&arena).await;
+    for _ in 0..CLOCK_ATTEMPTS {
+        if unsynced.is_none() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        unsynced = arena::scheduler::sync_clock(&arena).await;
+    }
+    if let Some(why) = unsynced {
+        anyhow::bail!("the clock cannot be synchronized with the database's: {why}");
+    }
+    tracing::info!(
+        offset_ms = arena.clock.offset_ms(),
+        "clock offset to the database measured"
+    );
     arena::scheduler::recover(&arena).await?;
     let held = arena
         .hold_active_games()
@@ -118,6 +138,7 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
             .app_data(api::query_config())
             .app_data(api::path_config())
             // Innermost first: metrics count the status conformance settles on.
+            .wrap(actix_web::middleware::from_fn(api::clock_guard))
             .wrap(actix_web::middleware::from_fn(api::conformance::middleware))
             .wrap(actix_web::middleware::from_fn(api::metrics::track))
             .wrap(tracing_actix_web::TracingLogger::default())

@@ -212,3 +212,94 @@ async fn a_swiss_killed_in_the_middle_of_a_round_continues_after_a_restart() {
     assert_eq!(t["standings"][0]["bot"], "Sw0");
     assert_eq!(t["standings"][0]["points"], 3.0);
 }
+
+/// Opens `token`'s event stream on `url` and keeps it open (the bot is present) while held.
+async fn hold_stream(url: &str, token: &str) -> reqwest::Response {
+    let r = reqwest::Client::new()
+        .get(format!("{url}/v1/bots/me/events"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("stream opens");
+    assert_eq!(r.status(), StatusCode::OK);
+    r
+}
+
+#[tokio::test]
+async fn a_bot_present_before_a_crash_wins_the_forfeit_and_the_downtime_counts_toward_no_window() {
+    const WINDOW_S: u64 = 10;
+    // A presence window far shorter than the downtime, so only the fix keeps "Here" present.
+    let envs = [
+        ("ARENA_OPERATOR_TOKEN", OP),
+        ("ARENA_PRESENCE_WINDOW_MS", "2000"),
+    ];
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Server::start(dir.path(), 0, &["--house-bots", "false"], &envs).await;
+    let url = server.url.clone();
+    let mut tokens = vec![];
+    for name in ["Here", "Away"] {
+        let (_, p) = call(&url, "POST", "/v1/players", None, json!({"name": name})).await;
+        let pt = p["token"].as_str().expect("player token").to_string();
+        let (_, b) = call(&url, "POST", "/v1/bots", Some(&pt), json!({"name": name})).await;
+        tokens.push(b["token"].as_str().expect("bot token").to_string());
+    }
+    let stream = hold_stream(&url, &tokens[0]).await;
+    let (status, t) = call(
+        &url,
+        "POST",
+        "/v1/tournaments",
+        Some(OP),
+        json!({"name": "Crash", "format": "gauntlet", "participants": ["Here", "Away"],
+               "absent": "forfeit", "forfeit_after_s": WINDOW_S, "stake": 0}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{t}");
+    let id = t["id"].as_str().expect("id").to_string();
+    let started = Instant::now();
+    call(
+        &url,
+        "POST",
+        &format!("/v1/tournaments/{id}/start"),
+        Some(OP),
+        json!({}),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let t = tournament(&url, &id).await;
+    assert_eq!(
+        t["rounds_played"][0]["pairings"][0]["status"], "pending",
+        "{t}"
+    );
+    drop(server); // SIGKILL
+    let used = started.elapsed();
+    drop(stream);
+    // Down for longer than what was left of the window and than the presence window.
+    tokio::time::sleep(Duration::from_secs(WINDOW_S)).await;
+    let server = Server::start(dir.path(), 0, &["--house-bots", "false"], &envs).await;
+    let url = server.url.clone();
+    let back = Instant::now();
+    let _stream = hold_stream(&url, &tokens[0]).await;
+    let until = Instant::now() + Duration::from_secs(40);
+    let t = loop {
+        assert!(Instant::now() < until, "the pairing was never forfeited");
+        let t = tournament(&url, &id).await;
+        if t["status"] == "finished" {
+            break t;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let after = back.elapsed();
+    let p = &t["rounds_played"][0]["pairings"][0];
+    assert_eq!(p["status"], "forfeit", "{t}");
+    assert_eq!(p["result"], "Here wins by forfeit", "{t}");
+    assert_eq!(p["points"], json!([1.0, 0.0]), "{t}");
+    let left = Duration::from_secs(WINDOW_S).saturating_sub(used);
+    eprintln!(
+        "window used before the crash {used:?}; forfeit {after:?} after the restart (left {left:?})"
+    );
+    // Generous: the restart's own start-up and the driver's tick blur it by well under 1 s.
+    assert!(
+        after + Duration::from_secs(1) >= left,
+        "forfeit {after:?} after the restart, but {left:?} of the window was left"
+    );
+}

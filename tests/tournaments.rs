@@ -746,3 +746,38 @@ async fn a_swiss_that_skips_absent_bots_pairs_only_those_online() {
         .await;
     assert_eq!(r.body["error"]["details"]["field"], "absent");
 }
+
+#[tokio::test]
+async fn a_bot_seen_during_the_forfeit_window_but_gone_at_its_end_wins_the_forfeit() {
+    let time = std::sync::Arc::new(hexarena::arena::clock::FakeTime::new(1_700_000_000_000));
+    let app = common::spawn_with(common::Spawn {
+        time: time.clone(),
+        ..common::Spawn::default()
+    })
+    .await;
+    let bots = bots(&app, &["Came", "Never"]).await;
+    poll_all(&app, &bots[..1]).await;
+    let r = app
+        .post(
+            "/v1/tournaments",
+            Some(OP),
+            json!({"name": "Memory", "format": "gauntlet", "participants": ["Came", "Never"],
+                   "absent": "forfeit", "forfeit_after_s": 100, "stake": 0}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    app.post(&format!("/v1/tournaments/{id}/start"), Some(OP), json!({}))
+        .await;
+    wait_for(&app, &id, |t| {
+        t["rounds_played"][0]["pairings"][0]["status"] == "pending"
+    })
+    .await;
+    // "Came" was online when the window opened; at its end it has been gone for 200 s.
+    time.advance(200_000);
+    let t = wait_for(&app, &id, |t| t["status"] == "finished").await;
+    let p = &t["rounds_played"][0]["pairings"][0];
+    assert_eq!(p["status"], "forfeit", "{t}");
+    assert_eq!(p["result"], "Came wins by forfeit", "{t}");
+    assert_eq!(p["points"], json!([1.0, 0.0]), "{t}");
+}

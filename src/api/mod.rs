@@ -60,10 +60,7 @@ impl AppState {
 
 /// Registers every route.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route(
-        "/healthz",
-        web::get().to(|| async { HttpResponse::Ok().json(json!({"status": "ok"})) }),
-    );
+    cfg.route("/healthz", web::get().to(healthz));
     metrics::configure(cfg);
     contract::configure(cfg);
     accounts::configure(cfg);
@@ -73,6 +70,33 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     tournaments::configure(cfg);
     matches::configure(cfg);
     crate::web::configure(cfg);
+}
+
+/// `GET /healthz`: 200 `{"status": "ok"}`, or 503 `clock_unsynced` (`details.reason`) while
+/// this instance's clock is not trusted (SPEC 12, `docs/multi-instance.md`).
+async fn healthz(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    state(&req)?.arena.clock_ok()?;
+    Ok(HttpResponse::Ok().json(json!({"status": "ok"})))
+}
+
+/// Refuses every write (any method but GET, HEAD and OPTIONS) with 503 `clock_unsynced` while
+/// this instance's clock is not trusted: a move judged on it could be charged time that its
+/// bot never used (SPEC 7, 12).
+pub async fn clock_guard(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    use actix_web::ResponseError;
+    use actix_web::http::Method;
+    let write = ![Method::GET, Method::HEAD, Method::OPTIONS].contains(req.method());
+    if write
+        && let Some(st) = req.app_data::<web::Data<AppState>>()
+        && let Err(e) = st.arena.clock_ok()
+    {
+        let resp = ApiError::from(e).error_response();
+        return Ok(req.into_response(resp));
+    }
+    Ok(next.call(req).await?.map_into_boxed_body())
 }
 
 /// JSON 404 for unknown routes, 405 with `Allow` for an unknown method on a known path.

@@ -1,5 +1,7 @@
 //! The Fischer clock with the first-move deadline (SPEC section 7), pure: time is passed in.
 
+use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use hex::Seat;
@@ -11,6 +13,12 @@ pub const FIRST_MOVE_MS: i64 = 30_000;
 pub trait TimeSource: Send + Sync + 'static {
     /// Milliseconds since the Unix epoch, UTC.
     fn now_ms(&self) -> i64;
+
+    /// Whether this source follows the wall clock, so that it is corrected toward the
+    /// database's clock (SPEC 12). A test's fake clock is left as it is.
+    fn follows_wall_clock(&self) -> bool {
+        true
+    }
 }
 
 /// The real wall clock.
@@ -42,6 +50,204 @@ impl FakeTime {
 impl TimeSource for FakeTime {
     fn now_ms(&self) -> i64 {
         self.0.load(Ordering::SeqCst)
+    }
+    fn follows_wall_clock(&self) -> bool {
+        false
+    }
+}
+
+/// Largest change of the measured offset to the database's clock between two measurements
+/// that is still trusted, ms (`docs/multi-instance.md`). A larger jump (the machine's clock
+/// was stepped, or a measurement was wrong) stops writes until the next measurement agrees.
+pub const OFFSET_JUMP_MAX_MS: i64 = 250;
+/// Longest round trip of a clock measurement still trusted, ms: the offset is known to within
+/// half of it.
+pub const ROUND_TRIP_MAX_MS: i64 = 500;
+/// How long the last trusted offset stays trusted while readings fail or are too slow, ms: a
+/// machine's clock drifts by well under a millisecond in that time, and a loaded moment must
+/// not stop the arena. An offset jump is never given this grace.
+pub const TRUSTED_FOR_MS: i64 = 5_000;
+/// Weight of a new measurement in the smoothed offset (exponential moving average).
+const SMOOTHING: f64 = 0.25;
+
+/// Why this instance's clock is not trusted now (writes are refused with `clock_unsynced`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unsynced {
+    /// The database's clock could not be read (the message says why).
+    Unmeasured(String),
+    /// The round trip of the measurement took `round_trip_ms`, above [`ROUND_TRIP_MAX_MS`].
+    SlowRoundTrip { round_trip_ms: i64 },
+    /// The offset moved by `jump_ms` since the last measurement, above [`OFFSET_JUMP_MAX_MS`].
+    Jump { jump_ms: i64 },
+}
+
+impl std::fmt::Display for Unsynced {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unsynced::Unmeasured(why) => write!(f, "the database's clock could not be read: {why}"),
+            Unsynced::SlowRoundTrip { round_trip_ms } => write!(
+                f,
+                "reading the database's clock took {round_trip_ms} ms (more than {ROUND_TRIP_MAX_MS} ms)"
+            ),
+            Unsynced::Jump { jump_ms } => write!(
+                f,
+                "this instance's clock moved {jump_ms} ms against the database's since the last measurement (more than {OFFSET_JUMP_MAX_MS} ms)"
+            ),
+        }
+    }
+}
+
+/// Estimates the offset of the database's clock from this machine's (database minus local,
+/// ms) from bracketed readings, smoothed; pure (SPEC 12, `docs/multi-instance.md`).
+#[derive(Debug, Default, Clone)]
+pub struct OffsetEstimator {
+    smoothed_ms: Option<f64>,
+}
+
+impl OffsetEstimator {
+    /// Takes one reading: the local clock just before the query (`sent_ms`), the database's
+    /// clock (`db_ms`) and the local clock just after (`received_ms`); the database is taken
+    /// to have read its clock halfway. Returns the smoothed offset, ms.
+    ///
+    /// Errors: the round trip was too long or negative ([`Unsynced::SlowRoundTrip`]; the
+    /// estimate is unchanged), or the reading is more than [`OFFSET_JUMP_MAX_MS`] from the
+    /// estimate ([`Unsynced::Jump`]; the reading becomes the estimate, so the next reading that
+    /// agrees with it is trusted again).
+    pub fn sample(&mut self, sent_ms: i64, db_ms: i64, received_ms: i64) -> Result<i64, Unsynced> {
+        let round_trip_ms = received_ms - sent_ms;
+        if !(0..=ROUND_TRIP_MAX_MS).contains(&round_trip_ms) {
+            return Err(Unsynced::SlowRoundTrip { round_trip_ms });
+        }
+        let raw = db_ms as f64 - (sent_ms as f64 + received_ms as f64) / 2.0;
+        let Some(old) = self.smoothed_ms else {
+            self.smoothed_ms = Some(raw);
+            return Ok(raw.round() as i64);
+        };
+        let jump_ms = (raw - old).round() as i64;
+        if jump_ms.abs() > OFFSET_JUMP_MAX_MS {
+            self.smoothed_ms = Some(raw);
+            return Err(Unsynced::Jump { jump_ms });
+        }
+        let new = old + (raw - old) * SMOOTHING;
+        self.smoothed_ms = Some(new);
+        Ok(new.round() as i64)
+    }
+
+    /// The current estimate, ms (None before the first reading).
+    #[must_use]
+    pub fn offset_ms(&self) -> Option<i64> {
+        self.smoothed_ms.map(|o| o.round() as i64)
+    }
+}
+
+/// The arena's clock: an inner source plus the measured offset to the database's clock, so
+/// that every instance sharing the database judges time on one clock (SPEC 7, 12). Until a
+/// measurement is trusted, [`SyncedTime::unsynced`] says why and writes are refused.
+pub struct SyncedTime {
+    inner: Arc<dyn TimeSource>,
+    offset_ms: AtomicI64,
+    state: Mutex<SyncState>,
+}
+
+#[derive(Default)]
+struct SyncState {
+    estimator: OffsetEstimator,
+    unsynced: Option<Unsynced>,
+    /// Local ms of the last trusted reading.
+    trusted_ms: Option<i64>,
+}
+
+impl SyncState {
+    /// A reading failed or was too slow at local `now_ms`: the clock stays trusted within
+    /// [`TRUSTED_FOR_MS`] of the last trusted reading, else not.
+    fn missed(&mut self, now_ms: i64, why: Unsynced) {
+        if self.trusted_ms.is_none_or(|t| now_ms - t > TRUSTED_FOR_MS) {
+            self.unsynced = Some(why);
+        }
+    }
+}
+
+impl SyncedTime {
+    /// `inner` with no offset, trusted (one process, or a fake clock).
+    pub fn new(inner: Arc<dyn TimeSource>) -> Self {
+        SyncedTime {
+            inner,
+            offset_ms: AtomicI64::new(0),
+            state: Mutex::new(SyncState::default()),
+        }
+    }
+
+    /// Whether measurements apply: the inner source follows the wall clock.
+    #[must_use]
+    pub fn measurable(&self) -> bool {
+        self.inner.follows_wall_clock()
+    }
+
+    /// The uncorrected local clock, ms since the epoch (what a reading is bracketed with).
+    #[must_use]
+    pub fn local_ms(&self) -> i64 {
+        self.inner.now_ms()
+    }
+
+    /// The offset applied now (database minus local), ms.
+    #[must_use]
+    pub fn offset_ms(&self) -> i64 {
+        self.offset_ms.load(Ordering::SeqCst)
+    }
+
+    /// Records a reading (see [`OffsetEstimator::sample`]): a trusted one sets the offset and
+    /// clears any refusal; a jump keeps the offset and refuses writes; a slow one is ignored
+    /// within [`TRUSTED_FOR_MS`] of the last trusted reading, else refuses writes too. Returns
+    /// the refusal, if any.
+    pub fn record(&self, sent_ms: i64, db_ms: i64, received_ms: i64) -> Option<Unsynced> {
+        let Ok(mut st) = self.state.lock() else {
+            return Some(Unsynced::Unmeasured("clock state poisoned".into()));
+        };
+        match st.estimator.sample(sent_ms, db_ms, received_ms) {
+            Ok(offset) => {
+                self.offset_ms.store(offset, Ordering::SeqCst);
+                st.unsynced = None;
+                st.trusted_ms = Some(received_ms);
+            }
+            Err(why @ Unsynced::SlowRoundTrip { .. }) => st.missed(received_ms, why),
+            Err(why) => st.unsynced = Some(why),
+        }
+        st.unsynced.clone()
+    }
+
+    /// The database's clock could not be read: as a slow reading (see [`SyncedTime::record`]).
+    pub fn unreadable(&self, why: &str) -> Option<Unsynced> {
+        let now = self.local_ms();
+        let Ok(mut st) = self.state.lock() else {
+            return Some(Unsynced::Unmeasured("clock state poisoned".into()));
+        };
+        st.missed(now, Unsynced::Unmeasured(why.to_string()));
+        st.unsynced.clone()
+    }
+
+    /// Marks the clock untrusted at once until the next trusted reading.
+    pub fn fail(&self, why: Unsynced) {
+        if let Ok(mut st) = self.state.lock() {
+            st.unsynced = Some(why);
+        }
+    }
+
+    /// Why the clock is not trusted now, or None when it is.
+    #[must_use]
+    pub fn unsynced(&self) -> Option<Unsynced> {
+        self.state.lock().map_or_else(
+            |_| Some(Unsynced::Unmeasured("clock state poisoned".into())),
+            |st| st.unsynced.clone(),
+        )
+    }
+}
+
+impl TimeSource for SyncedTime {
+    fn now_ms(&self) -> i64 {
+        self.inner.now_ms() + self.offset_ms()
+    }
+    fn follows_wall_clock(&self) -> bool {
+        self.inner.follows_wall_clock()
     }
 }
 
@@ -225,6 +431,64 @@ mod tests {
         assert_eq!(c.remaining_ms, [56_000, 60_000]);
         assert_eq!(c.turn_started_ms, None);
         assert_eq!(c.deadline_ms(Seat::Two), None);
+    }
+
+    #[test]
+    fn the_offset_estimator_takes_the_midpoint_smooths_and_refuses_slow_or_jumping_readings() {
+        let mut e = OffsetEstimator::default();
+        // Local 1 000 and 1 100 around a database reading of 6 050: the database is 5 s ahead.
+        assert_eq!(e.sample(1_000, 6_050, 1_100), Ok(5_000));
+        // A reading 100 ms off moves the estimate by a quarter of it.
+        assert_eq!(e.sample(2_000, 7_110, 2_020), Ok(5_025));
+        // A round trip above the bound is refused and leaves the estimate alone.
+        assert_eq!(
+            e.sample(3_000, 8_000, 3_000 + ROUND_TRIP_MAX_MS + 1),
+            Err(Unsynced::SlowRoundTrip {
+                round_trip_ms: ROUND_TRIP_MAX_MS + 1
+            })
+        );
+        assert_eq!(
+            e.sample(3_000, 8_000, 2_999),
+            Err(Unsynced::SlowRoundTrip { round_trip_ms: -1 })
+        );
+        assert_eq!(e.offset_ms(), Some(5_025));
+        // A jump of more than the bound is refused; a reading agreeing with it is trusted.
+        assert_eq!(
+            e.sample(4_000, 4_000 + 5_025 + 300, 4_000),
+            Err(Unsynced::Jump { jump_ms: 300 })
+        );
+        assert_eq!(e.sample(5_000, 5_000 + 5_325, 5_000), Ok(5_325));
+    }
+
+    #[test]
+    fn synced_time_applies_the_trusted_offset_and_says_why_it_is_not_trusted() {
+        let fake = Arc::new(FakeTime::new(T0));
+        let t = SyncedTime::new(fake.clone());
+        assert_eq!(t.now_ms(), T0);
+        assert_eq!(t.unsynced(), None);
+        assert_eq!(t.record(T0, T0 - 5_000, T0), None);
+        assert_eq!(t.now_ms(), T0 - 5_000);
+        fake.advance(1_000);
+        assert_eq!(t.now_ms(), T0 - 4_000);
+        let why = t.record(T0 + 1_000, T0 + 1_000, T0 + 1_000);
+        assert_eq!(why, Some(Unsynced::Jump { jump_ms: 5_000 }));
+        assert_eq!(t.unsynced(), why);
+        assert_eq!(t.now_ms(), T0 - 4_000, "the last trusted offset stays");
+        assert_eq!(t.record(T0 + 1_000, T0 + 1_000, T0 + 1_000), None);
+        assert_eq!(t.now_ms(), T0 + 1_000);
+        // A slow reading or a failed one is forgiven for a while after a trusted one ...
+        let slow = ROUND_TRIP_MAX_MS + 1;
+        assert_eq!(t.record(T0 + 2_000, T0 + 2_000, T0 + 2_000 + slow), None);
+        fake.set(T0 + 1_000 + TRUSTED_FOR_MS);
+        assert_eq!(t.unreadable("connection refused"), None);
+        // ... but not longer.
+        fake.set(T0 + 1_001 + TRUSTED_FOR_MS);
+        assert_eq!(
+            t.unreadable("connection refused"),
+            Some(Unsynced::Unmeasured("connection refused".into()))
+        );
+        assert!(t.unsynced().is_some());
+        assert!(!t.measurable(), "a fake clock is not corrected");
     }
 
     #[test]

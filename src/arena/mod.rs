@@ -46,6 +46,9 @@ pub struct ArenaConfig {
     pub operator_token_hash: Option<String>,
     /// Open challenges older than this (ms) are closed as `expired`; None: never.
     pub challenge_ttl_ms: Option<i64>,
+    /// How long a bot stays online after its last stream or long-poll, ms (SPEC 14; 60 000
+    /// unless a test shortens it).
+    pub presence_window_ms: i64,
 }
 
 /// Something changed: wakes long-polls and streams of this set's game and of these bots.
@@ -101,7 +104,10 @@ pub type GameKey = (String, i64);
 /// The arena: shared by every handler, the scheduler and the house bots.
 pub struct Arena {
     pub store: Store,
+    /// The injected clock corrected toward the database's (`clock`): what every judgment uses.
     pub time: Arc<dyn TimeSource>,
+    /// The same clock with its measured offset and whether it is trusted (SPEC 12).
+    pub clock: Arc<clock::SyncedTime>,
     pub config: ArenaConfig,
     pub changes: broadcast::Sender<Arc<Change>>,
     /// Long-polls by game and bot: a change wakes only its own (see [`waiters`]).
@@ -146,6 +152,9 @@ impl Arena {
         let scheduler = Arc::new(Scheduler::default());
         let waiters = Arc::new(waiters::Waiters::default());
         let metrics = Arc::new(crate::metrics::Metrics::new());
+        let presence = presence::Presence::new(config.presence_window_ms);
+        let clock = Arc::new(clock::SyncedTime::new(time));
+        let time: Arc<dyn TimeSource> = clock.clone();
         let writer = commit::Writer::start(
             store.clone(),
             commit::Sinks {
@@ -159,13 +168,14 @@ impl Arena {
         Arc::new(Arena {
             store,
             time,
+            clock,
             config,
             changes,
             waiters,
             scheduler,
             live: live::Live::default(),
             writer,
-            presence: presence::Presence::default(),
+            presence,
             presence_wake: tokio::sync::Notify::new(),
             tournament_wake: tokio::sync::Notify::new(),
             names: Mutex::new(HashMap::new()),
@@ -178,9 +188,24 @@ impl Arena {
         })
     }
 
-    /// Now, ms since the epoch, from the injected clock.
+    /// Now, ms since the epoch, from the injected clock corrected toward the database's.
     pub fn now_ms(&self) -> i64 {
         self.time.now_ms()
+    }
+
+    /// Refuses a time-judged write while this instance's clock is not trusted (SPEC 12).
+    ///
+    /// Errors: 503 `clock_unsynced`, `details.reason` saying why.
+    pub fn clock_ok(&self) -> ArenaResult<()> {
+        match self.clock.unsynced() {
+            None => Ok(()),
+            Some(why) => Err(ArenaError::new(
+                error::ErrorKind::Unavailable,
+                "clock_unsynced",
+                format!("this instance's clock is not synchronized with the database's: {why}; retry shortly"),
+            )
+            .with_details(serde_json::json!({"reason": why.to_string()}))),
+        }
     }
 
     /// Wakes waiters; nobody listening is fine.

@@ -409,7 +409,8 @@ impl Arena {
     ///
     /// Errors: 404; 403 `not_your_seat`; 409 `not_your_turn`, `stale_ply`, `game_over` (also when
     /// the clock ran out: the game is then lost on time); 422 `occupied`, `off_board`,
-    /// `swap_not_allowed`; 503 when the game kept changing under the command.
+    /// `swap_not_allowed`; 503 when the game kept changing under the command, or
+    /// `clock_unsynced` while this instance's clock is not trusted (SPEC 12).
     #[tracing::instrument(skip(self, bot), fields(bot = %bot.name))]
     pub async fn play_move(
         &self,
@@ -419,6 +420,8 @@ impl Arena {
         mv: Move,
         ply_hint: Option<i64>,
     ) -> ArenaResult<Arc<Snapshot>> {
+        // The house plays here without HTTP: it too waits for a trusted clock.
+        self.clock_ok()?;
         let slot = self
             .live
             .slot(set_id, game_no)
@@ -622,7 +625,9 @@ impl Arena {
     }
 
     /// Ends a game whose deadline passed (the scheduler calls this; a no-op otherwise).
+    /// Errors: 503 `clock_unsynced` while this instance's clock is not trusted (SPEC 12).
     pub async fn expire(&self, set_id: &str, game_no: i64) -> ArenaResult<bool> {
+        self.clock_ok()?;
         let slot = self
             .live
             .slot(set_id, game_no)

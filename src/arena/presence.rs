@@ -1,5 +1,5 @@
 //! Presence (SPEC 14, issue 12): a bot is online while it holds an event stream or a long-poll,
-//! or did within the last [`ONLINE_WINDOW_MS`]. Each instance keeps its own holders in memory and
+//! or did within the last [`ONLINE_WINDOW_MS`] (the window; shorter only in tests). Each instance keeps its own holders in memory and
 //! writes `bots.last_seen_ms` at most every [`WRITE_EVERY_MS`] per bot, so every instance sharing
 //! the database sees every other instance's bots. House bots play in-process and are always online.
 
@@ -26,9 +26,16 @@ struct Seen {
 }
 
 /// The in-memory half of presence; see the module docs.
-#[derive(Default)]
 pub struct Presence {
     seen: Mutex<HashMap<String, Seen>>,
+    /// How long a bot stays online after its last hold ended, ms.
+    window_ms: i64,
+}
+
+impl Default for Presence {
+    fn default() -> Self {
+        Presence::new(ONLINE_WINDOW_MS)
+    }
 }
 
 /// Keeps a bot online while it lives (one stream or long-poll); dropping it starts the 60 s.
@@ -50,6 +57,21 @@ impl Drop for PresenceGuard {
 }
 
 impl Presence {
+    /// Presence with an online window of `window_ms` after a bot's last hold (SPEC 14).
+    #[must_use]
+    pub fn new(window_ms: i64) -> Self {
+        Presence {
+            seen: Mutex::new(HashMap::new()),
+            window_ms,
+        }
+    }
+
+    /// The online window, ms.
+    #[must_use]
+    pub fn window_ms(&self) -> i64 {
+        self.window_ms
+    }
+
     fn update(&self, bot_id: &str, f: impl FnOnce(&mut Seen)) {
         if let Ok(mut m) = self.seen.lock() {
             f(m.entry(bot_id.to_string()).or_default());
@@ -63,7 +85,7 @@ impl Presence {
             .lock()
             .ok()
             .and_then(|m| m.get(bot_id).copied())
-            .is_some_and(|s| s.holds > 0 || now_ms - s.last_ms <= ONLINE_WINDOW_MS)
+            .is_some_and(|s| s.holds > 0 || now_ms - s.last_ms <= self.window_ms)
     }
 
     /// (bot id, last-seen ms) of every bot due a `last_seen_ms` write at `now_ms`; marks them written.
@@ -77,7 +99,7 @@ impl Presence {
             if seen > s.written_ms && now_ms - s.written_ms >= WRITE_EVERY_MS {
                 s.written_ms = now_ms;
                 out.push((id.clone(), seen));
-            } else if s.holds == 0 && now_ms - s.last_ms > ONLINE_WINDOW_MS {
+            } else if s.holds == 0 && now_ms - s.last_ms > self.window_ms {
                 return false; // long gone and written: forget it
             }
             true
@@ -126,7 +148,28 @@ impl Arena {
         if self.presence.online_here(bot_id, now) {
             return Ok(true);
         }
-        store::online(c, bot_id, now - ONLINE_WINDOW_MS).await
+        store::online(c, bot_id, now - self.presence.window_ms).await
+    }
+
+    /// Whether `bot_id` was online at some moment from `since_ms` (a pairing's window start)
+    /// until now: it showed up during the window (SPEC 14). Errors: database.
+    pub async fn seen_since(
+        &self,
+        c: &mut sqlx::AnyConnection,
+        bot_id: &str,
+        since_ms: i64,
+    ) -> sqlx::Result<bool> {
+        if self.is_online(c, bot_id).await? {
+            return Ok(true);
+        }
+        let here = self.presence.seen.lock().ok().and_then(|m| {
+            m.get(bot_id)
+                .map(|s| s.last_ms + self.presence.window_ms >= since_ms)
+        });
+        if here == Some(true) {
+            return Ok(true);
+        }
+        store::online(c, bot_id, since_ms - self.presence.window_ms).await
     }
 
     /// Writes the due `last_seen_ms` values now (the writer task does this every few seconds).

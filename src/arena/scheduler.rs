@@ -10,6 +10,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 use super::Arena;
+use super::clock::Unsynced;
 use crate::store::{Backend, events, games};
 
 #[derive(Default)]
@@ -89,6 +90,9 @@ pub async fn run(arena: Arc<Arena>) {
         loop {
             tick.tick().await;
             n += 1;
+            // The heartbeat carries the corrected clock; while the clock is not trusted it
+            // keeps the last trusted offset.
+            sync_clock(&a).await;
             if let Err(e) = heartbeat(&a).await {
                 tracing::warn!(error = %e, "heartbeat failed");
             }
@@ -126,6 +130,11 @@ pub async fn run(arena: Arc<Arena>) {
         }
     });
     loop {
+        if arena.clock.unsynced().is_some() {
+            // No game ends on time on a clock not trusted; the deadlines wait.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            continue;
+        }
         let now = arena.now_ms();
         for (set_id, game_no) in arena.scheduler.pop_due(now) {
             if let Err(e) = arena.expire(&set_id, game_no).await {
@@ -168,6 +177,46 @@ async fn prune_events(arena: &Arena) -> Result<(), sqlx::Error> {
     let n = events::prune(&mut c, now - EVENTS_KEPT_MS, now - FINISHED_EVENTS_KEPT_MS).await?;
     tracing::debug!(deleted = n, "events pruned");
     Ok(())
+}
+
+/// Measures this instance's offset to the database's clock once and applies it (PostgreSQL,
+/// where instances share the database, and only for a wall clock; elsewhere the offset stays
+/// 0). Logs when the clock stops or starts being trusted. Returns why it is not trusted.
+pub async fn sync_clock(arena: &Arena) -> Option<Unsynced> {
+    if arena.store.backend != Backend::Postgres || !arena.clock.measurable() {
+        return None;
+    }
+    let before = arena.clock.unsynced();
+    let now = match read_db_clock(arena).await {
+        Ok((sent, db, received)) => arena.clock.record(sent, db, received),
+        Err(e) => arena.clock.unreadable(&e.to_string()),
+    };
+    match (&before, &now) {
+        (_, Some(why)) if before.as_ref() != Some(why) => tracing::warn!(
+            offset_ms = arena.clock.offset_ms(),
+            reason = %why,
+            "clock not synchronized with the database: refusing writes until it is measured again"
+        ),
+        (Some(_), None) => tracing::info!(
+            offset_ms = arena.clock.offset_ms(),
+            "clock synchronized with the database again: serving writes"
+        ),
+        _ => {}
+    }
+    now
+}
+
+/// (local ms before, database ms, local ms after) of one reading of the database's clock; the
+/// connection is taken first so the bracket holds only the query.
+async fn read_db_clock(arena: &Arena) -> Result<(i64, i64, i64), sqlx::Error> {
+    let mut c = arena.store.pool.acquire().await?;
+    let sent = arena.clock.local_ms();
+    let (db,): (i64,) =
+        sqlx::query_as("SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)")
+            .fetch_one(&mut *c)
+            .await?;
+    let received = arena.clock.local_ms();
+    Ok((sent, db, received))
 }
 
 async fn heartbeat(arena: &Arena) -> Result<(), sqlx::Error> {
@@ -221,7 +270,8 @@ async fn stale_heartbeat(arena: &Arena) -> Result<Option<i64>, sqlx::Error> {
 
 /// At start-up: if no instance is alive, the whole arena was down since it was last seen
 /// working, and every running turn is moved later by that downtime so no seat is charged for
-/// it (SPEC section 7). Then every pending deadline is loaded.
+/// it (SPEC section 7); so are the forfeit windows of waiting pairings and the bots'
+/// last-seen times (SPEC 14). Then every pending deadline is loaded.
 pub async fn recover(arena: &Arena) -> Result<(), sqlx::Error> {
     let stale = stale_heartbeat(arena).await?;
     let now = arena.now_ms();
@@ -246,10 +296,15 @@ pub async fn recover(arena: &Arena) -> Result<(), sqlx::Error> {
         let down_ms = now - newest_turn.unwrap_or(last).max(last).min(now);
         if down_ms > 0 {
             let n = games::shift_turns(&mut tx, down_ms).await?;
+            // The downtime counts toward no forfeit window and against no bot's presence.
+            let pairings = crate::store::tournaments::shift_pending(&mut tx, down_ms).await?;
+            let bots = crate::store::presence::shift_seen(&mut tx, down_ms, now).await?;
             tracing::info!(
                 down_ms,
                 games = n,
-                "arena was down; running turns resume with the time they had"
+                pairings,
+                bots,
+                "arena was down; running turns, waiting pairings and presence resume with the time they had"
             );
         }
     }

@@ -558,10 +558,21 @@ impl Arena {
                     }
                 }
             } else if t.absent == "forfeit" && now - p.created_ms >= t.forfeit_after_ms {
+                // A bot that showed up during the window (before a restart, say) is not the
+                // absent one; if one is online now, it alone wins. A double forfeit means
+                // neither showed up at all (SPEC 14).
+                let (seen1, seen2) = {
+                    let mut c = self.store.pool.acquire().await?;
+                    (
+                        self.seen_since(&mut c, &e1.bot_id, p.created_ms).await?,
+                        self.seen_since(&mut c, &e2.bot_id, p.created_ms).await?,
+                    )
+                };
+                let (win1, win2) = forfeit_winners(on1, on2, seen1, seen2);
                 let mut f = p.clone();
                 f.status = "forfeit".into();
-                f.points2_1 = if on1 { 2 } else { 0 };
-                f.points2_2 = if on2 { 2 } else { 0 };
+                f.points2_1 = if win1 { 2 } else { 0 };
+                f.points2_2 = if win2 { 2 } else { 0 };
                 f.games2_1 = 2 * f.points2_1;
                 f.games2_2 = 2 * f.points2_2;
                 f.finished_ms = Some(now);
@@ -777,6 +788,17 @@ fn new_pairing(
 }
 
 /// The pairings of round `next` (1-based) from the rows so far.
+/// Who wins a forfeited pairing (seat 1, seat 2): the bot online now, else every bot seen
+/// during the window; nobody when neither showed up (SPEC 14).
+#[must_use]
+pub fn forfeit_winners(on1: bool, on2: bool, seen1: bool, seen2: bool) -> (bool, bool) {
+    if on1 || on2 {
+        (on1, on2)
+    } else {
+        (seen1, seen2)
+    }
+}
+
 /// `present[seed]` says who may be paired (everyone, unless the tournament skips absent bots).
 fn next_round(
     t: &TournamentRow,
@@ -923,6 +945,8 @@ pub async fn run(arena: Arc<Arena>) {
         }
         .await;
         match ids {
+            // Forfeits and start times are judged on the clock: not while it is untrusted.
+            Ok(_) if arena.clock.unsynced().is_some() => {}
             Ok(ids) => {
                 for id in ids {
                     if let Err(e) = arena.drive_tournament(&id).await {

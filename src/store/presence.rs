@@ -25,3 +25,17 @@ pub async fn online(c: &mut AnyConnection, bot_id: &str, since_ms: i64) -> sqlx:
             .await?;
     Ok(row.is_some())
 }
+
+/// Moves every recorded `last_seen_ms` later by `shift_ms`, never past `now_ms` (the arena was
+/// down that long and the downtime counts against no bot; SPEC 14). Returns the bots moved.
+pub async fn shift_seen(c: &mut AnyConnection, shift_ms: i64, now_ms: i64) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE bots SET last_seen_ms = CASE WHEN last_seen_ms + $1 > $2 THEN $2 \
+         ELSE last_seen_ms + $1 END WHERE last_seen_ms IS NOT NULL",
+    )
+    .bind(shift_ms)
+    .bind(now_ms)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected())
+}

@@ -322,3 +322,15 @@ pub async fn cancel_pending(c: &mut AnyConnection, id: &str) -> sqlx::Result<u64
     .await?;
     Ok(r.rows_affected())
 }
+
+/// Moves the forfeit-window start of every pending pairing later by `shift_ms` (the arena was
+/// down that long; SPEC 14). Returns the pairings moved.
+pub async fn shift_pending(c: &mut AnyConnection, shift_ms: i64) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE tournament_pairings SET created_ms = created_ms + $1 WHERE status = 'pending'",
+    )
+    .bind(shift_ms)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected())
+}
