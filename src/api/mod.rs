@@ -38,10 +38,7 @@ pub struct AppState {
 
 /// Registers every route.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route(
-        "/healthz",
-        web::get().to(|| async { HttpResponse::Ok().json(json!({"status": "ok"})) }),
-    );
+    cfg.route("/healthz", web::get().to(healthz));
     metrics::configure(cfg);
     contract::configure(cfg);
     accounts::configure(cfg);
@@ -51,6 +48,23 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     tournaments::configure(cfg);
     matches::configure(cfg);
     crate::web::configure(cfg);
+}
+
+/// `GET /healthz`: 200 `{"status": "ok"}`, or 503 `storage_unavailable` (with `Retry-After`,
+/// `details.since` and `details.error`) while writes fail (SPEC 12; `store::health`).
+async fn healthz(st: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let health = &st.arena.store.health;
+    match health.down_since_ms() {
+        None => Ok(HttpResponse::Ok().json(json!({"status": "ok"}))),
+        Some(since) => Err(ApiError::from(
+            crate::arena::error::ArenaError::storage_unavailable("healthz").with_details(json!({
+                "storage": "failing",
+                "since": crate::arena::views::rfc3339(since),
+                "error": health.cause(),
+                "retry_after_s": crate::arena::error::STORAGE_RETRY_S,
+            })),
+        )),
+    }
 }
 
 /// JSON 404 for unknown routes, 405 with `Allow` for an unknown method on a known path.

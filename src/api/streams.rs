@@ -251,6 +251,9 @@ async fn pump(arena: Arc<Arena>, feed: Feed, mut cursor: i64, tx: mpsc::Sender<s
         loop {
             let change = tokio::select! {
                 _ = tx.closed() => return,
+                // A graceful stop ends the stream at once (the client reconnects elsewhere
+                // or after the restart, resuming with `Last-Event-ID`).
+                () = arena.stopped() => return,
                 c = rx.recv() => c,
             };
             let change = match change {
@@ -405,6 +408,7 @@ async fn game_events(
 /// every instance's changes (through their notices); after this instance's listener lost its
 /// connection, `{"set_id": null}` tells clients to reload everything.
 async fn public_events(st: web::Data<AppState>) -> impl Responder {
+    let arena = st.arena.clone();
     let mut rx = st.arena.changes.subscribe();
     let (tx, out) = mpsc::channel(64);
     let open = st.arena.metrics.stream_opened();
@@ -412,6 +416,7 @@ async fn public_events(st: web::Data<AppState>) -> impl Responder {
         loop {
             let change = tokio::select! {
                 _ = tx.closed() => break,
+                () = arena.stopped() => break,
                 c = rx.recv() => c,
             };
             let ev = match change {
