@@ -21,7 +21,12 @@ async fn serve(dir: &Path, port: u16) -> Server {
     .await
 }
 
-async fn call(url: &str, path: &str, token: Option<&str>, body: Option<Value>) -> (StatusCode, Value) {
+async fn call(
+    url: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
     let http = reqwest::Client::new();
     let mut rb = match body {
         Some(b) => http.post(format!("{url}{path}")).json(&b),
@@ -42,18 +47,27 @@ async fn ok(url: &str, path: &str, token: Option<&str>, body: Option<Value>) -> 
 }
 
 async fn bot(url: &str, name: &str) -> String {
-    let p = ok(url, "/v1/players", None, Some(json!({"name": format!("owner of {name}")}))).await;
+    let p = ok(
+        url,
+        "/v1/players",
+        None,
+        Some(json!({"name": format!("owner of {name}")})),
+    )
+    .await;
     let pt = p["token"].as_str().expect("player token");
     let b = ok(url, "/v1/bots", Some(pt), Some(json!({"name": name}))).await;
     b["token"].as_str().expect("bot token").to_string()
 }
 
 fn left(s: &Value, seat: usize) -> i64 {
-    s["clock"]["remaining_ms"][seat].as_i64().expect("remaining ms")
+    s["clock"]["remaining_ms"][seat]
+        .as_i64()
+        .expect("remaining ms")
 }
 
 #[tokio::test]
-async fn a_seat_with_four_seconds_left_at_sigterm_survives_a_five_second_stop_and_is_charged_under_a_second() {
+async fn a_seat_with_four_seconds_left_at_sigterm_survives_a_five_second_stop_and_is_charged_under_a_second()
+ {
     let dir = tempfile::tempdir().expect("temp dir");
     let port = free_port();
     let mut server = serve(dir.path(), port).await;
@@ -64,7 +78,13 @@ async fn a_seat_with_four_seconds_left_at_sigterm_survives_a_five_second_stop_an
     let body = json!({"game": "hex", "clock": {"initial_s": 10, "increment_s": 0}, "options": {"random_stones": 0}});
     let set = ok(&url, "/v1/sets", Some(&alice), Some(body)).await;
     let set = set["id"].as_str().expect("set id").to_string();
-    ok(&url, &format!("/v1/sets/{set}/accept"), Some(&bob), Some(json!({}))).await;
+    ok(
+        &url,
+        &format!("/v1/sets/{set}/accept"),
+        Some(&bob),
+        Some(json!({})),
+    )
+    .await;
     let moves = format!("/v1/sets/{set}/games/1/moves");
     ok(&url, &moves, Some(&bob), Some(json!({"cell": [5, 5]}))).await;
     ok(&url, &moves, Some(&alice), Some(json!({"cell": [3, 3]}))).await;
@@ -97,7 +117,10 @@ async fn a_seat_with_four_seconds_left_at_sigterm_survives_a_five_second_stop_an
         if let Some(status) = server.proc.try_wait() {
             break status;
         }
-        assert!(stopped.elapsed() < Duration::from_secs(30), "no exit after SIGTERM");
+        assert!(
+            stopped.elapsed() < Duration::from_secs(30),
+            "no exit after SIGTERM"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     let drain_ms = stopped.elapsed().as_millis();
@@ -108,7 +131,10 @@ async fn a_seat_with_four_seconds_left_at_sigterm_survives_a_five_second_stop_an
     let server = serve(dir.path(), port).await;
     let down_ms = stopped.elapsed().as_millis();
     let after = ok(&url, &game, None, None).await;
-    assert_eq!(after["status"], "active", "no loss on time across the stop: {after}");
+    assert_eq!(
+        after["status"], "active",
+        "no loss on time across the stop: {after}"
+    );
     let charged = left(&before, 0) - left(&after, 0);
     eprintln!(
         "SIGTERM with a stream open: drain {drain_ms} ms, down {down_ms} ms, seat on move charged {charged} ms"
@@ -117,7 +143,11 @@ async fn a_seat_with_four_seconds_left_at_sigterm_survives_a_five_second_stop_an
         charged < 1_000,
         "charged {charged} ms across a stop (before {before}, after {after})"
     );
-    assert_eq!(left(&after, 1), left(&before, 1), "the other seat keeps its time");
+    assert_eq!(
+        left(&after, 1),
+        left(&before, 1),
+        "the other seat keeps its time"
+    );
     // Bob still has his time: his move is in time.
     let s = ok(&url, &moves, Some(&bob), Some(json!({"cell": [5, 6]}))).await;
     assert_eq!(s["ply"], 3);

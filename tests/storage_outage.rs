@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 mod common;
 
 use common::{Spawn, spawn_with};
-use hexarena::arena::clock::{FakeTime, TimeSource};
+use hexarena::arena::clock::FakeTime;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -59,12 +59,14 @@ fn fill(path: &Path) -> usize {
 }
 
 fn left(s: &Value, seat: usize) -> i64 {
-    s["clock"]["remaining_ms"][seat].as_i64().expect("remaining ms")
+    s["clock"]["remaining_ms"][seat]
+        .as_i64()
+        .expect("remaining ms")
 }
 
 #[tokio::test]
 async fn a_full_disk_answers_503_holds_the_clocks_and_recovers_without_a_restart_crediting_the_outage()
-{
+ {
     let dir = tempfile::tempdir().expect("temp dir");
     let mnt = dir.path().join("db");
     let Some(_tmpfs) = Tmpfs::mount(&mnt, "16m") else {
@@ -80,11 +82,17 @@ async fn a_full_disk_answers_503_holds_the_clocks_and_recovers_without_a_restart
     .await;
     let (_, _, alice) = app.player_with_bot("Alice").await;
     let (_, _, bob) = app.player_with_bot("Bob").await;
-    let clock = json!({"clock": {"initial_s": 60, "increment_s": 0}, "options": {"random_stones": 0}});
+    let clock =
+        json!({"clock": {"initial_s": 60, "increment_s": 0}, "options": {"random_stones": 0}});
     // Set 1: Bob (seat 1) on move on his running clock. Set 2: Bob on his first move.
     let running = app.start_set(&alice, &bob, clock.clone()).await;
-    app.play_moves([&bob, &alice], &running, 1, &[json!({"cell": [5, 5]}), json!({"cell": [3, 3]})])
-        .await;
+    app.play_moves(
+        [&bob, &alice],
+        &running,
+        1,
+        &[json!({"cell": [5, 5]}), json!({"cell": [3, 3]})],
+    )
+    .await;
     let first = app.start_set(&alice, &bob, clock).await;
     time.advance(1_000);
     let before = app.state(&running, 1).await;
@@ -97,19 +105,38 @@ async fn a_full_disk_answers_503_holds_the_clocks_and_recovers_without_a_restart
 
     // Moves are refused with 503 storage_unavailable (not 500), at once and changing nothing.
     let asked = Instant::now();
-    let r = app.play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3)).await;
+    let r = app
+        .play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3))
+        .await;
     let refused_in = asked.elapsed();
     assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{:?}", r.body);
     assert_eq!(r.code(), "storage_unavailable", "{:?}", r.body);
-    assert_eq!(r.headers.get("retry-after").and_then(|v| v.to_str().ok()), Some("1"));
-    assert!(refused_in < Duration::from_secs(5), "no hang: {refused_in:?}");
-    let r = app.post("/v1/players", None, json!({"name": "Carol"})).await;
-    assert_eq!((r.status, r.code()), (StatusCode::SERVICE_UNAVAILABLE, "storage_unavailable"), "{:?}", r.body);
+    assert_eq!(
+        r.headers.get("retry-after").and_then(|v| v.to_str().ok()),
+        Some("1")
+    );
+    assert!(
+        refused_in < Duration::from_secs(5),
+        "no hang: {refused_in:?}"
+    );
+    let r = app
+        .post("/v1/players", None, json!({"name": "Carol"}))
+        .await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::SERVICE_UNAVAILABLE, "storage_unavailable"),
+        "{:?}",
+        r.body
+    );
     let h = app.get("/healthz").await;
     assert_eq!(h.status, StatusCode::SERVICE_UNAVAILABLE, "{:?}", h.body);
     assert_eq!(h.code(), "storage_unavailable");
     assert_eq!(h.body["error"]["details"]["storage"], "failing");
-    assert!(h.body["error"]["details"]["since"].as_str().is_some(), "{:?}", h.body);
+    assert!(
+        h.body["error"]["details"]["since"].as_str().is_some(),
+        "{:?}",
+        h.body
+    );
 
     // 65 s pass while the disk is full: more than Bob's 59 s and his 30 s first move.
     time.advance(65_000);
@@ -128,7 +155,10 @@ async fn a_full_disk_answers_503_holds_the_clocks_and_recovers_without_a_restart
     let first_after = app.state(&first, 1).await;
     let charged = left(&before, 0) - left(&after, 0);
     eprintln!("full disk for 65 s (injected clock): seat on move charged {charged} ms");
-    assert_eq!(charged, 0, "the outage is credited: before {before}\nafter {after}");
+    assert_eq!(
+        charged, 0,
+        "the outage is credited: before {before}\nafter {after}"
+    );
     assert_eq!(left(&after, 1), left(&before, 1));
     assert_eq!(first_after["clock"]["first_move"], true);
     assert_eq!(
@@ -137,13 +167,24 @@ async fn a_full_disk_answers_503_holds_the_clocks_and_recovers_without_a_restart
     );
 
     // Both of Bob's moves are in time, and nothing acknowledged was lost.
-    let r = app.play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3)).await;
+    let r = app
+        .play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3))
+        .await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     // Charged the second before the outage, none of the 65 s inside it.
     assert_eq!(r.body["moves"][2]["elapsed_ms"], 1_000, "{:?}", r.body);
     assert_eq!(r.body["moves"].as_array().map(Vec::len), Some(3));
-    let r = app.play(&bob, &first, 1, json!({"cell": [2, 2]}), Some(1)).await;
-    assert_eq!(r.status, StatusCode::OK, "no first-move timeout: {:?}", r.body);
-    let r = app.post("/v1/players", None, json!({"name": "Carol"})).await;
+    let r = app
+        .play(&bob, &first, 1, json!({"cell": [2, 2]}), Some(1))
+        .await;
+    assert_eq!(
+        r.status,
+        StatusCode::OK,
+        "no first-move timeout: {:?}",
+        r.body
+    );
+    let r = app
+        .post("/v1/players", None, json!({"name": "Carol"}))
+        .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
 }

@@ -46,7 +46,9 @@ impl Health {
     }
 
     fn now_ms(&self) -> i64 {
-        self.time.get().map_or_else(|| SystemTime.now_ms(), |t| t.now_ms())
+        self.time
+            .get()
+            .map_or_else(|| SystemTime.now_ms(), |t| t.now_ms())
     }
 
     /// When the current outage began (ms since epoch), or None while storage is up.
@@ -144,7 +146,11 @@ mod tests {
         assert!(h.failed(&sqlx::Error::Io(std::io::Error::other("disk full"))));
         t.advance(500);
         assert!(h.failed(&sqlx::Error::Io(std::io::Error::other("again"))));
-        assert_eq!(h.down_since_ms(), Some(1_000), "the first failure starts it");
+        assert_eq!(
+            h.down_since_ms(),
+            Some(1_000),
+            "the first failure starts it"
+        );
         assert!(h.cause().contains("disk full"));
         t.advance(1_500);
         assert_eq!(h.recovered(), Some(2_000));
