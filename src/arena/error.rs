@@ -143,7 +143,8 @@ impl std::error::Error for ArenaError {}
 impl From<sqlx::Error> for ArenaError {
     fn from(e: sqlx::Error) -> Self {
         match &e {
-            sqlx::Error::PoolTimedOut => ArenaError::unavailable(e),
+            // A closed pool: the arena is stopping (see `store::health::Health::refuse_writes`).
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => ArenaError::unavailable(e),
             sqlx::Error::Database(db) if is_busy(db.message()) => ArenaError::unavailable(e),
             // A unique key written by a concurrent transaction on another connection (only
             // PostgreSQL runs writers side by side): the checks that give the precise 409

@@ -195,12 +195,14 @@ impl Arena {
     }
 
     /// The first step of a graceful stop (SPEC 7; `docs/fair-time.md`), before the drain:
-    /// the scheduler of this instance fires no more timeouts, its heartbeat is written one
-    /// last time at this moment and then no more, and event streams end. The downtime the
+    /// the scheduler of this instance fires no more timeouts, writes are refused (503
+    /// `unavailable`), its heartbeat is written one last time at this moment and then no
+    /// more, and event streams and long-polls end. The downtime the
     /// next start credits (`scheduler::recover`) so begins here, not when the process exits.
     /// A failed heartbeat write is logged; the stop goes on.
     pub async fn stop_serving(&self) {
         self.stopping.send_replace(true);
+        self.store.health.refuse_writes();
         self.scheduler.wake_up();
         match scheduler::final_heartbeat(self).await {
             Ok(at_ms) => tracing::info!(at_ms, "stopping: clocks held from now; draining"),

@@ -8,7 +8,7 @@
 //! most [`PROBE_MAX`] apart); the first probe that commits also credits the outage to every
 //! running turn and clears the state (`scheduler::recover_storage`).
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -27,6 +27,8 @@ pub struct Health {
     /// The first error of the current outage, for `/healthz` and the log.
     cause: Mutex<String>,
     time: OnceLock<Arc<dyn TimeSource>>,
+    /// Set by a graceful stop: writes are refused from the stop moment on.
+    stopping: AtomicBool,
 }
 
 impl Default for Health {
@@ -35,6 +37,7 @@ impl Default for Health {
             down_since_ms: AtomicI64::new(UP),
             cause: Mutex::new(String::new()),
             time: OnceLock::new(),
+            stopping: AtomicBool::new(false),
         }
     }
 }
@@ -57,9 +60,24 @@ impl Health {
         (v != UP).then_some(v)
     }
 
-    /// Whether writes are refused now.
+    /// Whether writes are refused now because storage is failing.
     pub fn is_down(&self) -> bool {
         self.down_since_ms().is_some()
+    }
+
+    /// From now on writes are refused (a graceful stop: the arena stopped serving, and what
+    /// would be written during the drain would start turns after the stop moment).
+    pub fn refuse_writes(&self) {
+        self.stopping.store(true, Ordering::Release);
+    }
+
+    /// The refusal of a write now (storage down or stopping), or None.
+    pub fn write_refusal(&self) -> Option<sqlx::Error> {
+        if self.stopping.load(Ordering::Acquire) {
+            // Answered 503 `unavailable`: retry after the restart.
+            return Some(sqlx::Error::PoolClosed);
+        }
+        self.is_down().then(|| self.refusal())
     }
 
     /// The first error of the current outage ("" while up).

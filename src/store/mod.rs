@@ -204,10 +204,11 @@ impl Store {
 
     /// Starts a write transaction (see the module docs for the locking).
     ///
-    /// Errors: while storage is down ([`health`]) at once, without touching the database.
+    /// Errors: while storage is down ([`health`]) or the arena is stopping, at once, without
+    /// touching the database.
     pub async fn begin_write(&self) -> Result<WriteTx, sqlx::Error> {
-        if self.health.is_down() {
-            return Err(self.health.refusal());
+        if let Some(e) = self.health.write_refusal() {
+            return Err(e);
         }
         self.begin_write_probe().await
     }
@@ -274,8 +275,8 @@ impl Store {
         let Some(q) = &self.write_queue else {
             return Ok(None);
         };
-        if self.health.is_down() {
-            return Err(self.health.refusal());
+        if let Some(e) = self.health.write_refusal() {
+            return Err(e);
         }
         let guard = q.clone().lock_owned().await;
         let conn = self.clean_connection().await?;
