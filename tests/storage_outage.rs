@@ -103,6 +103,15 @@ async fn a_full_disk_answers_503_holds_the_clocks_and_recovers_without_a_restart
     let filled = fill(&filler);
     eprintln!("filled the tmpfs with {filled} bytes");
 
+    // The first write to fail is a registration's transaction: its failed commit used to
+    // leave its connection unusable for every later write.
+    let r = app.post("/v1/players", None, json!({"name": "Dave"})).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::SERVICE_UNAVAILABLE, "storage_unavailable"),
+        "{:?}",
+        r.body
+    );
     // Moves are refused with 503 storage_unavailable (not 500), at once and changing nothing.
     let asked = Instant::now();
     let r = app
@@ -183,8 +192,11 @@ async fn a_full_disk_answers_503_holds_the_clocks_and_recovers_without_a_restart
         "no first-move timeout: {:?}",
         r.body
     );
-    let r = app
-        .post("/v1/players", None, json!({"name": "Carol"}))
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    // Every pooled connection takes writes again (none is left inside a failed transaction).
+    for i in 0..20 {
+        let r = app
+            .post("/v1/players", None, json!({"name": format!("Carol {i}")}))
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    }
 }
