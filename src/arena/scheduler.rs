@@ -251,6 +251,11 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, sqlx::Error> {
     }
     arena.store.health.recovered();
     arena.scheduler.wake_up();
+    // Waiters, streams and the house driver look again (the turns moved).
+    arena.publish(super::Change {
+        resync: true,
+        ..super::Change::default()
+    });
     tracing::info!(
         credit_ms,
         games,
