@@ -207,9 +207,10 @@ async fn housekeeping(a: Arc<Arena>) {
 
 /// The recovery probe while storage is down (`store::health`): one write transaction that
 /// moves every running turn later by the outage (as [`recover`] does after a restart, so no
-/// seat is charged time it could not use, SPEC 7) and writes the heartbeat. On PostgreSQL the
-/// credit is given only if no other instance's heartbeat moved during the outage (then the
-/// arena as a whole was serving). On commit the outage ends: the games held in memory are
+/// seat is charged time it could not use, SPEC 7) and writes the heartbeat. Only turns that
+/// started before the outage are moved. On PostgreSQL the credit is given only if no other
+/// instance's heartbeat moved on past the liveness window after the outage began (then the
+/// arena as a whole was serving, or another instance already credited the same outage). On commit the outage ends: the games held in memory are
 /// reloaded and the deadlines swept again. Returns the credit, ms.
 ///
 /// Errors: the write failed (storage still down).
@@ -226,12 +227,15 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, sqlx::Error> {
                 .bind(&arena.instance_id)
                 .fetch_one(&mut *tx)
                 .await?;
-        if others.is_some_and(|h| h > since) {
+        // Another instance that wrote its heartbeat well after this outage began was
+        // serving (a heartbeat within the liveness window may be its last before the same
+        // outage); an instance recovering after another one sees that one's probe here.
+        if others.is_some_and(|h| h > since + ALIVE_WITHIN_MS) {
             credit_ms = 0;
         }
     }
     let games = if credit_ms > 0 {
-        games::shift_turns(&mut tx, credit_ms).await?
+        games::shift_turns_started_before(&mut tx, since, credit_ms).await?
     } else {
         0
     };
