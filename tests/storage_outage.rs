@@ -200,3 +200,110 @@ async fn a_full_disk_answers_503_holds_the_clocks_and_recovers_without_a_restart
         assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     }
 }
+
+/// The same on PostgreSQL (run with `TEST_DATABASE_URL`): the test's own database is made
+/// read-only and its connections cut, so every write fails (`25006`, lost connections), then
+/// made writable again. Only this test's database is touched.
+#[tokio::test]
+async fn a_read_only_postgres_database_is_an_outage_that_is_credited_when_writes_succeed_again() {
+    use sqlx::Connection;
+    let Some(url) = common::fresh_pg_db().await else {
+        return;
+    };
+    let name = url.rsplit('/').next().expect("database name").to_string();
+    let admin = common::pg_admin_url().expect("admin url");
+    let time = Arc::new(FakeTime::new(T0));
+    let app = spawn_with(Spawn {
+        time: time.clone(),
+        database_url: Some(url.clone()),
+        ..Spawn::default()
+    })
+    .await;
+    let (_, _, alice) = app.player_with_bot("Alice").await;
+    let (_, _, bob) = app.player_with_bot("Bob").await;
+    let clock =
+        json!({"clock": {"initial_s": 60, "increment_s": 0}, "options": {"random_stones": 0}});
+    let running = app.start_set(&alice, &bob, clock).await;
+    app.play_moves(
+        [&bob, &alice],
+        &running,
+        1,
+        &[json!({"cell": [5, 5]}), json!({"cell": [3, 3]})],
+    )
+    .await;
+    time.advance(1_000);
+    let before = app.state(&running, 1).await;
+    let mut c = sqlx::AnyConnection::connect(&admin).await.expect("admin");
+    let set_read_only = |on: bool| {
+        format!(
+            "ALTER DATABASE {name} SET default_transaction_read_only = {}",
+            if on { "on" } else { "off" }
+        )
+    };
+    let cut = format!(
+        "SELECT COUNT(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = '{name}' AND pid <> pg_backend_pid()) t"
+    );
+    sqlx::query(sqlx::AssertSqlSafe(set_read_only(true)))
+        .execute(&mut c)
+        .await
+        .expect("read only");
+    sqlx::query(sqlx::AssertSqlSafe(cut.clone()))
+        .execute(&mut c)
+        .await
+        .expect("cut");
+
+    // Writes now fail: answered 503 storage_unavailable (a first one may meet a cut
+    // connection), never 500.
+    let mut refused = None;
+    for _ in 0..3 {
+        let r = app
+            .play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3))
+            .await;
+        assert_ne!(r.status, StatusCode::INTERNAL_SERVER_ERROR, "{:?}", r.body);
+        assert_ne!(r.status, StatusCode::OK, "{:?}", r.body);
+        if r.code() == "storage_unavailable" {
+            refused = Some(r);
+            break;
+        }
+    }
+    assert!(
+        refused.is_some(),
+        "a write is refused as storage_unavailable"
+    );
+    let h = app.get("/healthz").await;
+    assert_eq!(h.status, StatusCode::SERVICE_UNAVAILABLE, "{:?}", h.body);
+    time.advance(65_000);
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert_eq!(app.state(&running, 1).await["status"], "active");
+
+    sqlx::query(sqlx::AssertSqlSafe(set_read_only(false)))
+        .execute(&mut c)
+        .await
+        .expect("writable");
+    sqlx::query(sqlx::AssertSqlSafe(cut))
+        .execute(&mut c)
+        .await
+        .expect("cut");
+    let until = Instant::now() + Duration::from_secs(20);
+    while app.get("/healthz").await.status != StatusCode::OK {
+        assert!(Instant::now() < until, "storage never came back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let after = app.state(&running, 1).await;
+    let charged = left(&before, 0) - left(&after, 0);
+    eprintln!("read-only PostgreSQL for 65 s (injected clock): seat on move charged {charged} ms");
+    assert_eq!(charged, 0, "before {before}\nafter {after}");
+    let mut r = app
+        .play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3))
+        .await;
+    // A pooled connection cut by the second termination may fail once more.
+    if r.status == StatusCode::SERVICE_UNAVAILABLE {
+        tokio::time::sleep(Duration::from_millis(1_500)).await;
+        r = app
+            .play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3))
+            .await;
+    }
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(r.body["moves"][2]["elapsed_ms"], 1_000, "{:?}", r.body);
+}
