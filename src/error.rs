@@ -14,7 +14,7 @@ pub struct ApiError {
     pub code: &'static str,
     pub message: String,
     pub details: Value,
-    /// Seconds for a `Retry-After` header (429 only).
+    /// Seconds for a `Retry-After` header (429, 503 `storage_unavailable`).
     pub retry_after_s: Option<u64>,
 }
 

@@ -157,6 +157,8 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
     .max_connections(max_connections.div_ceil(workers).max(1))
     .listen(listener)?
     .shutdown_timeout(5)
+    // Stop signals are handled in [`serve`]: the arena stops its clocks before the drain.
+    .disable_signals()
     .run();
     Ok(Running {
         addr,
@@ -173,6 +175,33 @@ pub async fn serve(cfg: ServeConfig) -> anyhow::Result<()> {
         "bot authors: read agents.md, or try: curl -s -X POST http://{}/v1/players -d '{{\"name\":\"me\"}}'",
         running.addr
     );
+    let handle = running.server.handle();
+    let arena = running.arena.clone();
+    tokio::spawn(async move {
+        stop_signal().await;
+        // First the stop moment (clocks held from here, SPEC 7), then the drain.
+        arena.stop_serving().await;
+        handle.stop(true).await;
+    });
     running.server.await?;
     Ok(())
+}
+
+/// Resolves on SIGTERM or SIGINT (Ctrl-C); on platforms without SIGTERM, on Ctrl-C only.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+                return;
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot listen for SIGTERM; Ctrl-C only"),
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }

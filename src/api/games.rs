@@ -44,14 +44,20 @@ fn state_response(body: String) -> HttpResponse {
 /// The next wake-up `relevant` accepts (Some), or None at the deadline. Lagging behind the
 /// broadcast, or a resync after this instance's change listener lost its connection, counts
 /// as a wake-up without a state. Other instances' changes arrive as pushed wake-ups
-/// ([`crate::arena::cluster`]), so a waiter reads nothing on a timer.
+/// ([`crate::arena::cluster`]), so a waiter reads nothing on a timer. A stopping arena ends
+/// the wait as the deadline does, so the drain of a graceful stop is short.
 async fn next_change(
+    arena: &crate::arena::Arena,
     rx: &mut broadcast::Receiver<Arc<Change>>,
     until: tokio::time::Instant,
     relevant: impl Fn(&Change) -> bool,
 ) -> Option<Option<Arc<Change>>> {
     loop {
-        match tokio::time::timeout_at(until, rx.recv()).await {
+        let next = tokio::select! {
+            r = tokio::time::timeout_at(until, rx.recv()) => r,
+            () = arena.stopped() => return None,
+        };
+        match next {
             Ok(Ok(c)) if c.resync => return Some(None),
             Ok(Ok(c)) if relevant(&c) => return Some(Some(c)),
             Ok(Ok(_)) => continue,
@@ -88,7 +94,7 @@ async fn get_game(
     let mut state = arena.game_snapshot(&set_id, game_no).await?;
     let ready = |s: &Snapshot| q.after_ply.is_none_or(|k| s.ply > k || s.finished());
     while !ready(&state) && wait_s > 0 {
-        let Some(change) = next_change(&mut rx, until, |c| {
+        let Some(change) = next_change(arena, &mut rx, until, |c| {
             c.set_id == set_id && c.game_no.is_none_or(|g| g == game_no)
         })
         .await
@@ -177,11 +183,11 @@ async fn get_turn(
             }
         }
         loop {
-            if tokio::time::Instant::now() >= until {
+            if tokio::time::Instant::now() >= until || arena.is_stopping() {
                 return Ok(HttpResponse::NoContent().finish());
             }
             let id = bot.id.clone();
-            match next_change(&mut rx, until, move |c| c.bots.contains(&id)).await {
+            match next_change(arena, &mut rx, until, move |c| c.bots.contains(&id)).await {
                 Some(Some(c)) => match &c.state {
                     Some(s) if mine(s) => {
                         return Ok(state_response(s.body_at(arena.now_ms())));

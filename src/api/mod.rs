@@ -72,11 +72,26 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     crate::web::configure(cfg);
 }
 
-/// `GET /healthz`: 200 `{"status": "ok"}`, or 503 `clock_unsynced` (`details.reason`) while
-/// this instance's clock is not trusted (SPEC 12, `docs/multi-instance.md`).
-async fn healthz(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    state(&req)?.arena.clock_ok()?;
-    Ok(HttpResponse::Ok().json(json!({"status": "ok"})))
+/// `GET /healthz`: 200 `{"status": "ok"}`, or 503 `storage_unavailable` (with `Retry-After`,
+/// `details.since` and `details.error`) while writes fail (SPEC 12; `store::health`), or 503
+/// `clock_unsynced` (`details.reason`) while this instance's clock is not trusted
+/// (`docs/multi-instance.md`).
+async fn healthz(st: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let health = &st.arena.store.health;
+    match health.down_since_ms() {
+        None => {
+            st.arena.clock_ok()?;
+            Ok(HttpResponse::Ok().json(json!({"status": "ok"})))
+        }
+        Some(since) => Err(ApiError::from(
+            crate::arena::error::ArenaError::storage_unavailable("healthz").with_details(json!({
+                "storage": "failing",
+                "since": crate::arena::views::rfc3339(since),
+                "error": health.cause(),
+                "retry_after_s": crate::arena::error::STORAGE_RETRY_S,
+            })),
+        )),
+    }
 }
 
 /// Refuses every write (any method but GET, HEAD and OPTIONS) with 503 `clock_unsynced` while

@@ -252,6 +252,9 @@ async fn pump(arena: Arc<Arena>, feed: Feed, mut cursor: i64, tx: mpsc::Sender<s
         loop {
             let change = tokio::select! {
                 _ = tx.closed() => return,
+                // A graceful stop ends the stream at once (the client reconnects elsewhere
+                // or after the restart, resuming with `Last-Event-ID`).
+                () = arena.stopped() => return,
                 c = rx.recv() => c,
             };
             let change = match change {
@@ -410,6 +413,7 @@ async fn game_events(
 /// connection, `{"set_id": null}` tells clients to reload everything.
 async fn public_events(st: web::Data<AppState>, req: HttpRequest) -> ApiResult<impl Responder> {
     let slot = st.hold(&req, Kind::Stream, None)?;
+    let arena = st.arena.clone();
     let mut rx = st.arena.changes.subscribe();
     let (tx, out) = mpsc::channel(64);
     let open = st.arena.metrics.stream_opened();
@@ -417,6 +421,7 @@ async fn public_events(st: web::Data<AppState>, req: HttpRequest) -> ApiResult<i
         loop {
             let change = tokio::select! {
                 _ = tx.closed() => break,
+                () = arena.stopped() => break,
                 c = rx.recv() => c,
             };
             let ev = match change {

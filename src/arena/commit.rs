@@ -89,7 +89,8 @@ impl Writer {
                     now,
                     self.store.backend,
                 )
-                .await?;
+                .await
+                .map_err(|e| self.store.note(e))?;
                 let Some(event_id) = ids.first().copied().flatten() else {
                     return Ok(None);
                 };
@@ -135,6 +136,14 @@ async fn run(store: Store, sinks: Sinks, mut rx: mpsc::UnboundedReceiver<Job>) {
                     let _ = job.reply.send(Ok(id));
                 }
             }
+            Err(e) if store.health.is_down() => {
+                // Storage is failing (this batch's error or an earlier one): refuse at once
+                // rather than retry each move against it.
+                tracing::debug!(error = %e, size = batch.len(), "batch refused: storage down");
+                for job in batch.drain(..) {
+                    let _ = job.reply.send(Err(store.health.refusal()));
+                }
+            }
             Err(e) => {
                 // One bad write must not fail the others: retry each on its own.
                 tracing::warn!(error = %e, size = batch.len(), "batch commit failed; retrying one by one");
@@ -159,7 +168,14 @@ async fn commit_batch(
     let Some((queue, mut conn)) = store.sqlite_writer().await? else {
         return Err(sqlx::Error::Protocol("the move queue is SQLite's".into()));
     };
-    let ids = games::commit_moves_sqlite(&mut conn, &writes, now).await?;
+    let ids = match games::commit_moves_sqlite(&mut conn, &writes, now).await {
+        Ok(ids) => ids,
+        Err(e) => {
+            // Its rollback may have failed too: a new connection starts clean.
+            conn.close_on_drop();
+            return Err(store.note(e));
+        }
+    };
     // Committed: the effects run before the write queue is let go, in commit order.
     for (job, id) in jobs.iter().zip(&ids) {
         if id.is_some() {

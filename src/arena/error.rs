@@ -110,6 +110,28 @@ impl ArenaError {
     }
 }
 
+impl ArenaError {
+    /// 503 `storage_unavailable` with `Retry-After`: the database refuses writes (disk full,
+    /// I/O error, lost connection; see `store::health`). Nothing was changed; the clocks are
+    /// held until storage is back (SPEC 7, 12).
+    pub fn storage_unavailable(cause: impl std::fmt::Display) -> Self {
+        tracing::debug!(error = %cause, "storage unavailable");
+        let mut e = Self::new(
+            ErrorKind::Unavailable,
+            "storage_unavailable",
+            format!(
+                "the arena's storage is failing; nothing was changed and clocks are held; retry in {STORAGE_RETRY_S} s"
+            ),
+        )
+        .with_details(json!({"retry_after_s": STORAGE_RETRY_S}));
+        e.retry_after_s = Some(STORAGE_RETRY_S);
+        e
+    }
+}
+
+/// `Retry-After` of 503 `storage_unavailable`, seconds (the recovery probe runs at least this often).
+pub const STORAGE_RETRY_S: u64 = 1;
+
 impl std::fmt::Display for ArenaError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} ({:?}): {}", self.code, self.kind, self.message)
@@ -121,13 +143,15 @@ impl std::error::Error for ArenaError {}
 impl From<sqlx::Error> for ArenaError {
     fn from(e: sqlx::Error) -> Self {
         match &e {
-            sqlx::Error::PoolTimedOut => ArenaError::unavailable(e),
+            // A closed pool: the arena is stopping (see `store::health::Health::refuse_writes`).
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => ArenaError::unavailable(e),
             sqlx::Error::Database(db) if is_busy(db.message()) => ArenaError::unavailable(e),
             // A unique key written by a concurrent transaction on another connection (only
             // PostgreSQL runs writers side by side): the checks that give the precise 409
             // (`name_taken`, `set_not_open`, ...) see that row on a retry, as SQLite's single
             // writer sees it at once. Paths with a known key map it themselves.
             sqlx::Error::Database(db) if db.is_unique_violation() => ArenaError::unavailable(e),
+            _ if crate::store::health::is_storage_error(&e) => ArenaError::storage_unavailable(e),
             _ => ArenaError::internal(e),
         }
     }

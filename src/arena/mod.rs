@@ -4,6 +4,7 @@
 //! stores the move, settles if the set ended, commits, then wakes whoever waits.
 
 pub mod accounts;
+pub mod backoff;
 pub mod clock;
 pub mod cluster;
 pub mod commit;
@@ -138,6 +139,8 @@ pub struct Arena {
     pub notifier: cluster::Notifier,
     /// The house bots of this process, once started (see [`house::spawn`]).
     pub house: std::sync::OnceLock<Arc<house::House>>,
+    /// Set once a stop signal came: the arena no longer serves (see [`Arena::stop_serving`]).
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 /// Most token hashes remembered (a bound against a flood of distinct valid tokens).
@@ -155,6 +158,7 @@ impl Arena {
         let presence = presence::Presence::new(config.presence_window_ms);
         let clock = Arc::new(clock::SyncedTime::new(time));
         let time: Arc<dyn TimeSource> = clock.clone();
+        store.health.use_time(time.clone());
         let writer = commit::Writer::start(
             store.clone(),
             commit::Sinks {
@@ -185,7 +189,35 @@ impl Arena {
             watermark,
             notifier,
             house: std::sync::OnceLock::new(),
+            stopping: tokio::sync::watch::Sender::new(false),
         })
+    }
+
+    /// Whether this instance is stopping (a stop signal came; it drains its connections).
+    pub fn is_stopping(&self) -> bool {
+        *self.stopping.borrow()
+    }
+
+    /// Resolves once this instance is stopping (event streams and long-polls end on it).
+    pub async fn stopped(&self) {
+        let mut rx = self.stopping.subscribe();
+        let _ = rx.wait_for(|s| *s).await;
+    }
+
+    /// The first step of a graceful stop (SPEC 7; `docs/fair-time.md`), before the drain:
+    /// the scheduler of this instance fires no more timeouts, writes are refused (503
+    /// `unavailable`), its heartbeat is written one last time at this moment and then no
+    /// more, and event streams and long-polls end. The downtime the
+    /// next start credits (`scheduler::recover`) so begins here, not when the process exits.
+    /// A failed heartbeat write is logged; the stop goes on.
+    pub async fn stop_serving(&self) {
+        self.stopping.send_replace(true);
+        self.store.health.refuse_writes();
+        self.scheduler.wake_up();
+        match scheduler::final_heartbeat(self).await {
+            Ok(at_ms) => tracing::info!(at_ms, "stopping: clocks held from now; draining"),
+            Err(e) => tracing::warn!(error = %e, "stopping: the final heartbeat failed"),
+        }
     }
 
     /// Now, ms since the epoch, from the injected clock corrected toward the database's.

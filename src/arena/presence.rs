@@ -131,8 +131,15 @@ impl Arena {
         tx: tokio::sync::mpsc::Sender<T>,
     ) {
         let guard = self.presence_hold(bot_id);
+        let arena = self.clone();
         tokio::spawn(async move {
-            tx.closed().await;
+            // Held until the client goes, or the arena stops (this copy of the sender would
+            // otherwise keep a stream open through the drain).
+            tokio::select! {
+                () = tx.closed() => {}
+                () = arena.stopped() => {}
+            }
+            drop(tx);
             drop(guard);
         });
     }
@@ -188,12 +195,23 @@ impl Arena {
 
 /// Runs for the life of the process: writes `last_seen_ms` of bots seen on this instance.
 pub async fn run(arena: Arc<Arena>) {
+    let mut backoff = super::backoff::Backoff::new("presence writer", super::backoff::MAX);
     loop {
-        if let Err(e) = arena.flush_presence().await {
-            tracing::warn!(error = %e, "presence write failed");
+        let mut pause = Duration::from_secs(2);
+        if arena.store.health.is_down() {
+            // No write can succeed; the heartbeat's probe tells when storage is back.
+        } else if let Err(e) = arena.flush_presence().await {
+            pause = pause.max(backoff.failed(&arena.store.note(e)));
+        } else {
+            backoff.succeeded();
+        }
+        if backoff.failures() > 0 {
+            // Failing: wait out the pause, not woken sooner by bots coming online.
+            tokio::time::sleep(pause).await;
+            continue;
         }
         tokio::select! {
-            () = tokio::time::sleep(Duration::from_secs(2)) => {}
+            () = tokio::time::sleep(pause) => {}
             () = arena.presence_wake.notified() => {}
         }
     }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 use super::Arena;
+use super::backoff::Backoff;
 use super::clock::Unsynced;
 use crate::store::{Backend, events, games};
 
@@ -74,6 +75,19 @@ impl Scheduler {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Wakes the firing loop to look again (storage came back, or the arena is stopping).
+    pub fn wake_up(&self) {
+        self.wake.notify_one();
+    }
+}
+
+/// Whether timeouts may fire now: not while this instance is stopping (its downtime is
+/// credited from the stop moment) nor while storage is down (the outage is credited when it
+/// is back), SPEC 7.
+fn may_fire(arena: &Arena) -> bool {
+    // Nor on a clock not trusted (another instance's clock may disagree): the deadlines wait.
+    !arena.is_stopping() && !arena.store.health.is_down() && arena.clock.unsynced().is_none()
 }
 
 /// How often the database is swept for deadlines this process does not know about.
@@ -81,79 +95,198 @@ const SWEEP_EVERY: Duration = Duration::from_secs(2);
 const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
 
 /// Runs the scheduler until the process ends: fires deadlines, sweeps, writes the heartbeat.
+/// While storage is down the heartbeat is the recovery probe ([`recover_storage`]); failing
+/// steps back off ([`Backoff`]); once the arena is stopping nothing more is written.
 pub async fn run(arena: Arc<Arena>) {
-    let a = arena.clone();
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(SWEEP_EVERY.min(HEARTBEAT_EVERY));
-        let mut n: u64 = 0;
-        let mut alive: HashSet<String> = HashSet::new();
-        loop {
-            tick.tick().await;
-            n += 1;
-            // The heartbeat carries the corrected clock; while the clock is not trusted it
-            // keeps the last trusted offset.
-            sync_clock(&a).await;
-            if let Err(e) = heartbeat(&a).await {
-                tracing::warn!(error = %e, "heartbeat failed");
-            }
-            if a.store.backend == Backend::Postgres {
-                match others_alive(&a).await {
-                    Ok(now_alive) => {
-                        // An instance that stopped may have committed changes it never
-                        // announced: catch up once from the database.
-                        if alive.iter().any(|id| !now_alive.contains(id)) {
-                            tracing::info!("an instance stopped; catching up from the database");
-                            super::cluster::resync(&a);
-                        }
-                        alive = now_alive;
-                    }
-                    Err(e) => tracing::warn!(error = %e, "reading instances failed"),
-                }
-            }
-            if n.is_multiple_of(60)
-                && let Err(e) = prune_events(&a).await
-            {
-                tracing::warn!(error = %e, "event pruning failed");
-            }
-            if n.is_multiple_of(10) {
-                match a.expire_challenges().await {
-                    Ok(0) => {}
-                    Ok(k) => tracing::info!(closed = k, "stale challenges expired"),
-                    Err(e) => tracing::warn!(error = %e, "expiring challenges failed"),
-                }
-            }
-            if n.is_multiple_of(2)
-                && let Err(e) = sweep(&a, a.now_ms() + 5_000).await
-            {
-                tracing::warn!(error = %e, "deadline sweep failed");
-            }
-        }
-    });
+    tokio::spawn(housekeeping(arena.clone()));
+    let mut backoff = Backoff::new("timeout scheduler", super::backoff::MAX);
     loop {
-        if arena.clock.unsynced().is_some() {
-            // No game ends on time on a clock not trusted; the deadlines wait.
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            continue;
-        }
         let now = arena.now_ms();
-        for (set_id, game_no) in arena.scheduler.pop_due(now) {
-            if let Err(e) = arena.expire(&set_id, game_no).await {
-                tracing::warn!(set_id, game_no, error = %e, "expiry failed; retrying soon");
-                arena.scheduler.set(&set_id, game_no, Some(now + 200));
+        let due = if may_fire(&arena) {
+            arena.scheduler.pop_due(now)
+        } else {
+            vec![]
+        };
+        for (set_id, game_no) in due {
+            match arena.expire(&set_id, game_no).await {
+                Ok(_) => backoff.succeeded(),
+                Err(e) => {
+                    let pause = backoff.failed(&format!("{set_id}/{game_no}: {e}"));
+                    let pause_ms = i64::try_from(pause.as_millis()).unwrap_or(5_000);
+                    arena.scheduler.set(&set_id, game_no, Some(now + pause_ms));
+                }
             }
         }
-        // Sleep until just past the next deadline (a move at exactly the deadline is in time).
-        let wait = arena
-            .scheduler
-            .next_ms()
-            .map_or(Duration::from_secs(3600), |d| {
-                Duration::from_millis(u64::try_from(d + 1 - arena.now_ms()).unwrap_or(0))
-            });
+        // Sleep until just past the next deadline (a move at exactly the deadline is in time);
+        // while timeouts are held, look again shortly (or when woken by the recovery).
+        let wait = if may_fire(&arena) {
+            arena
+                .scheduler
+                .next_ms()
+                .map_or(Duration::from_secs(3600), |d| {
+                    Duration::from_millis(u64::try_from(d + 1 - arena.now_ms()).unwrap_or(0))
+                })
+        } else {
+            Duration::from_millis(250)
+        };
         tokio::select! {
             _ = tokio::time::sleep(wait) => {}
             _ = arena.scheduler.wake.notified() => {}
         }
     }
+}
+
+/// The once-a-second side of the scheduler: heartbeat (or recovery probe), peers, pruning,
+/// challenge expiry and the deadline sweep.
+async fn housekeeping(a: Arc<Arena>) {
+    let mut tick = tokio::time::interval(SWEEP_EVERY.min(HEARTBEAT_EVERY));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut n: u64 = 0;
+    let mut alive: HashSet<String> = HashSet::new();
+    let mut probe = Backoff::new("storage recovery probe", crate::store::health::PROBE_MAX);
+    let mut steps = Backoff::new("heartbeat and sweeps", super::backoff::MAX);
+    loop {
+        tick.tick().await;
+        if a.is_stopping() {
+            // The final heartbeat marks the stop moment: nothing may move it on.
+            return;
+        }
+        if a.store.health.is_down() {
+            match recover_storage(&a).await {
+                Ok(_) => probe.succeeded(),
+                Err(e) => tokio::time::sleep(probe.failed(&e)).await,
+            }
+            continue;
+        }
+        n += 1;
+        // The heartbeat carries the corrected clock; while the clock is not trusted it
+        // keeps the last trusted offset.
+        sync_clock(&a).await;
+        let mut failed: Option<String> = None;
+        if let Err(e) = heartbeat(&a).await {
+            failed.get_or_insert(format!("heartbeat: {}", a.store.note(e)));
+        }
+        if a.store.backend == Backend::Postgres {
+            match others_alive(&a).await {
+                Ok(now_alive) => {
+                    // An instance that stopped may have committed changes it never
+                    // announced: catch up once from the database.
+                    if alive.iter().any(|id| !now_alive.contains(id)) {
+                        tracing::info!("an instance stopped; catching up from the database");
+                        super::cluster::resync(&a);
+                    }
+                    alive = now_alive;
+                }
+                Err(e) => {
+                    failed.get_or_insert(format!("reading instances: {e}"));
+                }
+            }
+        }
+        if n.is_multiple_of(60)
+            && let Err(e) = prune_events(&a).await
+        {
+            failed.get_or_insert(format!("event pruning: {}", a.store.note(e)));
+        }
+        if n.is_multiple_of(10) {
+            match a.expire_challenges().await {
+                Ok(0) => {}
+                Ok(k) => tracing::info!(closed = k, "stale challenges expired"),
+                Err(e) => {
+                    failed.get_or_insert(format!("expiring challenges: {e}"));
+                }
+            }
+        }
+        if n.is_multiple_of(2)
+            && let Err(e) = sweep(&a, a.now_ms() + 5_000).await
+        {
+            failed.get_or_insert(format!("deadline sweep: {e}"));
+        }
+        match failed {
+            None => steps.succeeded(),
+            // A storage outage is handled by the probe above from the next tick on.
+            Some(_) if a.store.health.is_down() => steps.succeeded(),
+            Some(e) => tokio::time::sleep(steps.failed(&e)).await,
+        }
+    }
+}
+
+/// The recovery probe while storage is down (`store::health`): one write transaction that
+/// moves every running turn later by the outage (as [`recover`] does after a restart, so no
+/// seat is charged time it could not use, SPEC 7) and writes the heartbeat. Only turns that
+/// started before the outage are moved. On PostgreSQL the credit is given only if no other
+/// instance's heartbeat moved on past the liveness window after the outage began (then the
+/// arena as a whole was serving, or another instance already credited the same outage). On commit the outage ends: the games held in memory are
+/// reloaded and the deadlines swept again. Returns the credit, ms.
+///
+/// Errors: the write failed (storage still down).
+pub async fn recover_storage(arena: &Arena) -> Result<i64, sqlx::Error> {
+    let Some(since) = arena.store.health.down_since_ms() else {
+        return Ok(0);
+    };
+    let now = arena.now_ms();
+    let mut tx = arena.store.begin_write_probe().await?;
+    let mut credit_ms = (now - since).max(0);
+    if arena.store.backend == Backend::Postgres {
+        let (others,): (Option<i64>,) =
+            sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances WHERE id <> $1")
+                .bind(&arena.instance_id)
+                .fetch_one(&mut *tx)
+                .await?;
+        // Another instance that wrote its heartbeat well after this outage began was
+        // serving (a heartbeat within the liveness window may be its last before the same
+        // outage); an instance recovering after another one sees that one's probe here.
+        if others.is_some_and(|h| h > since + ALIVE_WITHIN_MS) {
+            credit_ms = 0;
+        }
+    }
+    let games = if credit_ms > 0 {
+        let n = games::shift_turns_started_before(&mut tx, since, credit_ms).await?;
+        // An outage, like a restart, counts toward no forfeit window and against no presence.
+        crate::store::tournaments::shift_pending(&mut tx, credit_ms).await?;
+        crate::store::presence::shift_seen(&mut tx, credit_ms, now).await?;
+        n
+    } else {
+        0
+    };
+    sqlx::query(
+        "INSERT INTO instances (id, heartbeat_ms) VALUES ($1, $2) \
+         ON CONFLICT (id) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms",
+    )
+    .bind(&arena.instance_id)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    // The held copies and queued deadlines predate the shift.
+    arena.live.clear_all();
+    if let Err(e) = sweep(arena, i64::MAX).await {
+        tracing::warn!(error = %e, "deadline sweep after the outage failed");
+    }
+    arena.store.health.recovered();
+    arena.scheduler.wake_up();
+    // Waiters, streams and the house driver look again (the turns moved).
+    arena.publish(super::Change {
+        resync: true,
+        ..super::Change::default()
+    });
+    tracing::info!(
+        credit_ms,
+        games,
+        "storage outage credited to the running turns"
+    );
+    Ok(credit_ms)
+}
+
+/// Writes this instance's last heartbeat at the stop moment (see [`Arena::stop_serving`]);
+/// returns that moment, ms since epoch.
+pub async fn final_heartbeat(arena: &Arena) -> Result<i64, sqlx::Error> {
+    let now = arena.now_ms();
+    sqlx::query("UPDATE instances SET heartbeat_ms = $1 WHERE id = $2")
+        .bind(now)
+        .bind(&arena.instance_id)
+        .execute(&arena.store.pool)
+        .await?;
+    Ok(now)
 }
 
 /// Loads deadlines up to `until_ms` from the database into the queue.

@@ -938,7 +938,13 @@ fn summary_json(t: &TournamentRow) -> Value {
 /// when a set finishes or a tournament changes.
 pub async fn run(arena: Arc<Arena>) {
     let mut rx = arena.changes.subscribe();
+    let mut backoff = super::backoff::Backoff::new("tournament driver", super::backoff::MAX);
     loop {
+        if arena.store.health.is_down() {
+            // Every step writes: wait for the storage to come back.
+            tokio::time::sleep(crate::store::health::PROBE_MAX).await;
+            continue;
+        }
         let ids = async {
             let mut c = arena.store.pool.acquire().await?;
             store::due(&mut c, arena.now_ms()).await
@@ -948,13 +954,18 @@ pub async fn run(arena: Arc<Arena>) {
             // Forfeits and start times are judged on the clock: not while it is untrusted.
             Ok(_) if arena.clock.unsynced().is_some() => {}
             Ok(ids) => {
+                let mut failed = None;
                 for id in ids {
                     if let Err(e) = arena.drive_tournament(&id).await {
-                        tracing::warn!(tournament = id, error = %e, "tournament step failed");
+                        failed.get_or_insert(format!("tournament {id}: {e}"));
                     }
                 }
+                match failed {
+                    None => backoff.succeeded(),
+                    Some(e) => tokio::time::sleep(backoff.failed(&e)).await,
+                }
             }
-            Err(e) => tracing::warn!(error = %e, "tournament driver read failed"),
+            Err(e) => tokio::time::sleep(backoff.failed(&e)).await,
         }
         let until = tokio::time::Instant::now() + Duration::from_secs(1);
         loop {

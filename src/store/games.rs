@@ -277,6 +277,26 @@ pub async fn shift_turns(c: &mut AnyConnection, shift_ms: i64) -> sqlx::Result<u
     Ok(r.rows_affected())
 }
 
+/// Moves later by `shift_ms` the running turns (and deadlines) that started before
+/// `before_ms`: a storage outage's credit, which is not owed to a turn another instance started
+/// during the outage. Returns the number of games shifted.
+pub async fn shift_turns_started_before(
+    c: &mut AnyConnection,
+    before_ms: i64,
+    shift_ms: i64,
+) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE games SET turn_started_ms = turn_started_ms + $1, deadline_ms = deadline_ms + $1, \
+         version = version + 1 WHERE status = 'active' AND turn_started_ms IS NOT NULL \
+         AND turn_started_ms <= $2",
+    )
+    .bind(shift_ms)
+    .bind(before_ms)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected())
+}
+
 /// Stores a batch of moves on SQLite in one transaction of two round trips to the database
 /// (each statement through sqlx is a hop to its connection thread, and on a busy machine the
 /// hops, not the statements, are what a batch costs): `BEGIN IMMEDIATE` with the game rows'

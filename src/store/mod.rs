@@ -9,6 +9,7 @@
 pub mod accounts;
 pub mod events;
 pub mod games;
+pub mod health;
 pub mod ledger;
 pub mod notify;
 pub mod presence;
@@ -19,8 +20,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use sqlx::SqlSafeStr;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
-use sqlx::{Any, AnyPool, Executor, Transaction};
+use sqlx::{Any, AnyPool, Connection, Executor, Transaction};
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
 /// Which database is behind the pool.
@@ -39,6 +41,8 @@ pub struct Store {
     pub url: Arc<str>,
     /// This process's id: in the `instances` table and on every change notice it sends.
     pub instance_id: Arc<str>,
+    /// Whether writes succeed (see [`health`]): shared by every clone.
+    pub health: Arc<health::Health>,
     write_queue: Option<Arc<Mutex<()>>>,
 }
 
@@ -48,6 +52,7 @@ pub struct WriteTx {
     pub backend: Backend,
     /// The instance writing (carried on the change notices sent in this transaction).
     pub origin: Arc<str>,
+    health: Arc<health::Health>,
     _queue: Option<OwnedMutexGuard<()>>,
 }
 
@@ -67,15 +72,23 @@ impl WriteTx {
     }
 
     /// Commits; on success everything written is durable (WAL on SQLite, fsync'd WAL on PostgreSQL).
+    /// A failed commit of the storage starts an outage ([`health`]).
     pub async fn commit(self) -> Result<(), sqlx::Error> {
-        self.tx.commit().await
+        let health = self.health.clone();
+        self.tx.commit().await.inspect_err(|e| {
+            health.failed(e);
+        })
     }
 
     /// Commits, then runs `after` (in-memory effects: caches, wake-ups) before the SQLite write
     /// queue is let go, so effects happen in commit order. `after` does not run on failure.
     pub async fn commit_then(self, after: impl FnOnce()) -> Result<(), sqlx::Error> {
-        let WriteTx { tx, _queue, .. } = self;
-        tx.commit().await?;
+        let WriteTx {
+            tx, _queue, health, ..
+        } = self;
+        tx.commit().await.inspect_err(|e| {
+            health.failed(e);
+        })?;
         after();
         drop(_queue);
         Ok(())
@@ -174,6 +187,7 @@ impl Store {
             backend,
             url: Arc::from(url.as_str()),
             instance_id: Arc::from(format!("inst_{}", ulid::Ulid::generate())),
+            health: Arc::default(),
             write_queue: (backend == Backend::Sqlite).then(|| Arc::new(Mutex::new(()))),
         };
         store.migrate().await?;
@@ -189,34 +203,83 @@ impl Store {
     }
 
     /// Starts a write transaction (see the module docs for the locking).
+    ///
+    /// Errors: while storage is down ([`health`]) or the arena is stopping, at once, without
+    /// touching the database.
     pub async fn begin_write(&self) -> Result<WriteTx, sqlx::Error> {
+        if let Some(e) = self.health.write_refusal() {
+            return Err(e);
+        }
+        self.begin_write_probe().await
+    }
+
+    /// As [`Store::begin_write`], also while storage is down: the recovery probe's write.
+    pub async fn begin_write_probe(&self) -> Result<WriteTx, sqlx::Error> {
         let queue = match &self.write_queue {
             Some(q) => Some(q.clone().lock_owned().await),
             None => None,
         };
         let tx = match self.backend {
-            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
-            Backend::Postgres => self.pool.begin().await?,
+            Backend::Sqlite => {
+                let conn = self.clean_connection().await?;
+                Transaction::begin(conn, Some("BEGIN IMMEDIATE".into_sql_str()))
+                    .await
+                    .inspect_err(|e| {
+                        self.health.failed(e);
+                    })?
+            }
+            Backend::Postgres => self.pool.begin().await.inspect_err(|e| {
+                self.health.failed(e);
+            })?,
         };
         Ok(WriteTx {
             tx,
             backend: self.backend,
             origin: self.instance_id.clone(),
+            health: self.health.clone(),
             _queue: queue,
         })
     }
 
+    /// A pooled SQLite connection outside any transaction. A commit that failed (a full disk)
+    /// may leave its connection marked inside one even after SQLite rolled it back, and every
+    /// later `BEGIN` on it would fail: such a connection is closed (the pool opens a new one).
+    async fn clean_connection(&self) -> Result<sqlx::pool::PoolConnection<Any>, sqlx::Error> {
+        // The pool holds at most 8 connections; one more try gets a freshly opened one.
+        for _ in 0..9 {
+            let conn = self.pool.acquire().await?;
+            if !conn.is_in_transaction() {
+                return Ok(conn);
+            }
+            tracing::info!("closing a connection left inside a failed transaction");
+            let _ = conn.close().await;
+        }
+        Err(sqlx::Error::Protocol(
+            "no connection outside a transaction".into(),
+        ))
+    }
+
+    /// Records a failed write outside [`WriteTx`] (a background loop's own statement):
+    /// a storage error starts an outage. Returns the error.
+    pub fn note(&self, e: sqlx::Error) -> sqlx::Error {
+        self.health.failed(&e);
+        e
+    }
+
     /// SQLite's writer: the in-process write queue's lock and a connection, for a writer that
     /// runs its own `BEGIN IMMEDIATE ... COMMIT` (see `games::commit_moves_sqlite`). None on
-    /// PostgreSQL.
+    /// PostgreSQL. Errors: while storage is down, at once.
     pub async fn sqlite_writer(
         &self,
     ) -> Result<Option<(OwnedMutexGuard<()>, sqlx::pool::PoolConnection<Any>)>, sqlx::Error> {
         let Some(q) = &self.write_queue else {
             return Ok(None);
         };
+        if let Some(e) = self.health.write_refusal() {
+            return Err(e);
+        }
         let guard = q.clone().lock_owned().await;
-        let conn = self.pool.acquire().await?;
+        let conn = self.clean_connection().await?;
         Ok(Some((guard, conn)))
     }
 

@@ -297,7 +297,9 @@ fn launch(
     ply: i64,
     bot_id: &str,
 ) {
-    if !owns(arena, house, set_id) {
+    if !owns(arena, house, set_id) || arena.store.health.is_down() || arena.is_stopping() {
+        // No move can be stored now: do not think for nothing (the clocks are held; the
+        // recovery's resync launches the move again).
         return;
     }
     let key = (set_id.to_string(), game_no, ply);

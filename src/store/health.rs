@@ -1,0 +1,178 @@
+//! Whether the database takes writes (SPEC section 12; `docs/fair-time.md`).
+//!
+//! "Storage down" means: a write failed for a reason of the storage itself, not of the
+//! request ([`is_storage_error`]: disk full, I/O error, read-only or unopenable file, lost
+//! connection). From the first such failure every write is refused at once with 503
+//! `storage_unavailable` (no hang, no half-written state), the clocks' timeouts stop firing,
+//! and `/healthz` answers 503. The heartbeat loop probes with a real write (backing off, at
+//! most [`PROBE_MAX`] apart); the first probe that commits also credits the outage to every
+//! running turn and clears the state (`scheduler::recover_storage`).
+
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use crate::arena::clock::{SystemTime, TimeSource};
+
+/// Longest pause between two recovery probes while storage is down.
+pub const PROBE_MAX: Duration = Duration::from_secs(1);
+
+/// No outage: the value of `down_since_ms` while writes succeed.
+const UP: i64 = i64::MIN;
+
+/// The storage's state, shared by every clone of a [`super::Store`].
+pub struct Health {
+    /// ms since epoch (injected clock) of the first failed write of the current outage.
+    down_since_ms: AtomicI64,
+    /// The first error of the current outage, for `/healthz` and the log.
+    cause: Mutex<String>,
+    time: OnceLock<Arc<dyn TimeSource>>,
+    /// Set by a graceful stop: writes are refused from the stop moment on.
+    stopping: AtomicBool,
+}
+
+impl Default for Health {
+    fn default() -> Self {
+        Health {
+            down_since_ms: AtomicI64::new(UP),
+            cause: Mutex::new(String::new()),
+            time: OnceLock::new(),
+            stopping: AtomicBool::new(false),
+        }
+    }
+}
+
+impl Health {
+    /// Uses the arena's (injected) clock for the outage's times; set once, at start.
+    pub fn use_time(&self, time: Arc<dyn TimeSource>) {
+        let _ = self.time.set(time);
+    }
+
+    fn now_ms(&self) -> i64 {
+        self.time
+            .get()
+            .map_or_else(|| SystemTime.now_ms(), |t| t.now_ms())
+    }
+
+    /// When the current outage began (ms since epoch), or None while storage is up.
+    pub fn down_since_ms(&self) -> Option<i64> {
+        let v = self.down_since_ms.load(Ordering::Acquire);
+        (v != UP).then_some(v)
+    }
+
+    /// Whether writes are refused now because storage is failing.
+    pub fn is_down(&self) -> bool {
+        self.down_since_ms().is_some()
+    }
+
+    /// From now on writes are refused (a graceful stop: the arena stopped serving, and what
+    /// would be written during the drain would start turns after the stop moment).
+    pub fn refuse_writes(&self) {
+        self.stopping.store(true, Ordering::Release);
+    }
+
+    /// The refusal of a write now (storage down or stopping), or None.
+    pub fn write_refusal(&self) -> Option<sqlx::Error> {
+        if self.stopping.load(Ordering::Acquire) {
+            // Answered 503 `unavailable`: retry after the restart.
+            return Some(sqlx::Error::PoolClosed);
+        }
+        self.is_down().then(|| self.refusal())
+    }
+
+    /// The first error of the current outage ("" while up).
+    pub fn cause(&self) -> String {
+        self.cause.lock().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// Records a failed write; an error of the storage starts an outage (logged once, here).
+    /// Returns whether `e` is such an error.
+    pub fn failed(&self, e: &sqlx::Error) -> bool {
+        if !is_storage_error(e) {
+            return false;
+        }
+        let now = self.now_ms();
+        if self
+            .down_since_ms
+            .compare_exchange(UP, now, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            if let Ok(mut c) = self.cause.lock() {
+                *c = e.to_string();
+            }
+            tracing::error!(error = %e, "storage is failing: writes are refused and clocks are held until a write succeeds");
+        }
+        true
+    }
+
+    /// Ends the outage (a probe committed); returns its length, ms, if there was one.
+    pub fn recovered(&self) -> Option<i64> {
+        let since = self.down_since_ms.swap(UP, Ordering::AcqRel);
+        (since != UP).then(|| {
+            let ms = (self.now_ms() - since).max(0);
+            tracing::warn!(outage_ms = ms, "storage is back: writes accepted again");
+            ms
+        })
+    }
+
+    /// The error a write gets while storage is down (maps to 503 `storage_unavailable`).
+    pub fn refusal(&self) -> sqlx::Error {
+        sqlx::Error::Io(std::io::Error::other(format!(
+            "storage unavailable since a write failed: {}",
+            self.cause()
+        )))
+    }
+}
+
+/// Whether a failed statement shows the storage failing (the outage rule of the module docs)
+/// rather than the request: I/O errors, a full disk, a read-only or unopenable database file,
+/// a lost PostgreSQL connection or an out-of-resources server. Busy/locked and pool timeouts
+/// are load, not outages (503 `unavailable`); constraint errors are the request's.
+pub fn is_storage_error(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => {
+            let code = db.code().unwrap_or_default();
+            let msg = db.message().to_ascii_lowercase();
+            // SQLite primary result codes live in the low byte of the extended code.
+            let sqlite = code.parse::<i64>().ok().map(|c| c & 0xff);
+            matches!(sqlite, Some(8 | 10 | 13 | 14))
+                || msg.contains("disk is full")
+                || msg.contains("disk i/o error")
+                || msg.contains("readonly database")
+                // PostgreSQL: 53 insufficient resources, 58 system error, 08 connection,
+                // 57P0x shutting down, 25006 read-only transaction.
+                || ["53", "58", "08", "57P0"].iter().any(|p| code.starts_with(p))
+                || code == "25006"
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::clock::FakeTime;
+
+    #[test]
+    fn an_io_error_starts_one_outage_that_a_recovery_measures_on_the_injected_clock() {
+        let h = Health::default();
+        let t = Arc::new(FakeTime::new(1_000));
+        h.use_time(t.clone());
+        assert!(!h.failed(&sqlx::Error::RowNotFound), "not a storage error");
+        assert!(!h.is_down());
+        assert!(h.failed(&sqlx::Error::Io(std::io::Error::other("disk full"))));
+        t.advance(500);
+        assert!(h.failed(&sqlx::Error::Io(std::io::Error::other("again"))));
+        assert_eq!(
+            h.down_since_ms(),
+            Some(1_000),
+            "the first failure starts it"
+        );
+        assert!(h.cause().contains("disk full"));
+        t.advance(1_500);
+        assert_eq!(h.recovered(), Some(2_000));
+        assert_eq!(h.recovered(), None);
+        assert!(!h.is_down());
+    }
+}

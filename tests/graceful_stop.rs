@@ -1,0 +1,213 @@
+//! A graceful stop (SIGTERM) charges no seat for the stop (SPEC 7, `docs/fair-time.md`): the
+//! real `hexarena` binary is stopped with an event stream open and a seat on move, then
+//! started again on the same database.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+mod common;
+
+use common::process::{Server, free_port};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+async fn serve(dir: &Path, port: u16) -> Server {
+    Server::start(
+        dir,
+        port,
+        &["--house-bots", "false"],
+        &[("RUST_LOG", "info,sqlx=warn")],
+    )
+    .await
+}
+
+async fn call(
+    url: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let http = reqwest::Client::new();
+    let mut rb = match body {
+        Some(b) => http.post(format!("{url}{path}")).json(&b),
+        None => http.get(format!("{url}{path}")),
+    };
+    if let Some(t) = token {
+        rb = rb.bearer_auth(t);
+    }
+    let r = rb.send().await.expect("request sent");
+    let status = r.status();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+async fn ok(url: &str, path: &str, token: Option<&str>, body: Option<Value>) -> Value {
+    let (status, body) = call(url, path, token, body).await;
+    assert!(status.is_success(), "{path}: {status} {body}");
+    body
+}
+
+async fn bot(url: &str, name: &str) -> String {
+    let p = ok(
+        url,
+        "/v1/players",
+        None,
+        Some(json!({"name": format!("owner of {name}")})),
+    )
+    .await;
+    let pt = p["token"].as_str().expect("player token");
+    let b = ok(url, "/v1/bots", Some(pt), Some(json!({"name": name}))).await;
+    b["token"].as_str().expect("bot token").to_string()
+}
+
+fn left(s: &Value, seat: usize) -> i64 {
+    s["clock"]["remaining_ms"][seat]
+        .as_i64()
+        .expect("remaining ms")
+}
+
+#[tokio::test]
+async fn a_seat_with_four_seconds_left_at_sigterm_survives_a_five_second_stop_and_is_charged_under_a_second()
+ {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let port = free_port();
+    let mut server = serve(dir.path(), port).await;
+    let url = server.url.clone();
+    let alice = bot(&url, "Alice").await;
+    let bob = bot(&url, "Bob").await;
+    // 10 s clocks, no increment: both first moves are free, then Bob's clock runs.
+    let body = json!({"game": "hex", "clock": {"initial_s": 10, "increment_s": 0}, "options": {"random_stones": 0}});
+    let set = ok(&url, "/v1/sets", Some(&alice), Some(body)).await;
+    let set = set["id"].as_str().expect("set id").to_string();
+    ok(
+        &url,
+        &format!("/v1/sets/{set}/accept"),
+        Some(&bob),
+        Some(json!({})),
+    )
+    .await;
+    let moves = format!("/v1/sets/{set}/games/1/moves");
+    ok(&url, &moves, Some(&bob), Some(json!({"cell": [5, 5]}))).await;
+    ok(&url, &moves, Some(&alice), Some(json!({"cell": [3, 3]}))).await;
+    // Bob's own stream stays open through the stop (it used to hold the drain for 5 s).
+    let stream = reqwest::Client::new()
+        .get(format!("{url}/v1/bots/me/events"))
+        .bearer_auth(&bob)
+        .send()
+        .await
+        .expect("stream opens");
+    assert_eq!(stream.status(), StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(5_800)).await;
+    let game = format!("/v1/sets/{set}/games/1");
+    let before = ok(&url, &game, None, None).await;
+    assert_eq!(before["to_move"], 1);
+    assert_eq!(before["clock"]["first_move"], false);
+    assert!(
+        (3_000..=4_500).contains(&left(&before, 0)),
+        "Bob has about 4 s left: {before}"
+    );
+
+    let stopped = Instant::now();
+    let pid = server.proc.id().to_string();
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(kill.success());
+    let exit = loop {
+        if let Some(status) = server.proc.try_wait() {
+            break status;
+        }
+        assert!(
+            stopped.elapsed() < Duration::from_secs(30),
+            "no exit after SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let drain_ms = stopped.elapsed().as_millis();
+    assert!(exit.success(), "a graceful stop exits 0: {exit:?}");
+    drop(stream);
+    // Down for more than Bob's 4 s in all.
+    tokio::time::sleep(Duration::from_millis(4_500)).await;
+    let server = serve(dir.path(), port).await;
+    let down_ms = stopped.elapsed().as_millis();
+    let after = ok(&url, &game, None, None).await;
+    assert_eq!(
+        after["status"], "active",
+        "no loss on time across the stop: {after}"
+    );
+    let charged = left(&before, 0) - left(&after, 0);
+    eprintln!(
+        "SIGTERM with a stream open: drain {drain_ms} ms, down {down_ms} ms, seat on move charged {charged} ms"
+    );
+    assert!(
+        charged < 1_000,
+        "charged {charged} ms across a stop (before {before}, after {after})"
+    );
+    assert_eq!(
+        left(&after, 1),
+        left(&before, 1),
+        "the other seat keeps its time"
+    );
+    // Bob still has his time: his move is in time.
+    let s = ok(&url, &moves, Some(&bob), Some(json!({"cell": [5, 6]}))).await;
+    assert_eq!(s["ply"], 3);
+    assert_eq!(s["status"], "active");
+    drop(server);
+}
+
+/// Grey-box, on an in-process arena with the injected clock: once stopping, the instance's
+/// scheduler ends no game on time and its writes are refused (503 `unavailable`), while reads
+/// go on; its heartbeat stays at the stop moment. (With several instances on PostgreSQL the
+/// others keep firing: `docs/fair-time.md`.)
+#[tokio::test]
+async fn a_stopping_instance_fires_no_timeout_refuses_writes_and_freezes_its_heartbeat_at_the_stop_moment()
+ {
+    use common::{Spawn, spawn_with};
+    use hexarena::arena::clock::FakeTime;
+    use std::sync::Arc;
+
+    const T0: i64 = 1_800_000_000_000;
+    let time = Arc::new(FakeTime::new(T0));
+    let app = spawn_with(Spawn {
+        time: time.clone(),
+        ..Spawn::default()
+    })
+    .await;
+    let (_, _, alice) = app.player_with_bot("Alice").await;
+    let (_, _, bob) = app.player_with_bot("Bob").await;
+    let set = app
+        .start_set(
+            &alice,
+            &bob,
+            json!({"clock": {"initial_s": 10, "increment_s": 0}, "options": {"random_stones": 0}}),
+        )
+        .await;
+    time.advance(2_000);
+    app.arena.stop_serving().await;
+    let stop_ms = T0 + 2_000;
+    // Far past Bob's 30 s first-move deadline.
+    time.advance(120_000);
+    app.arena.scheduler.wake_up();
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let s = app.state(&set, 1).await;
+    assert_eq!(
+        s["status"], "active",
+        "no timeout fired after the stop: {s}"
+    );
+    let r = app
+        .play(&bob, &set, 1, json!({"cell": [5, 5]}), Some(1))
+        .await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+        "{:?}",
+        r.body
+    );
+    let mut c = app.arena.store.pool.acquire().await.expect("connection");
+    let (hb,): (i64,) = sqlx::query_as("SELECT heartbeat_ms FROM instances WHERE id = $1")
+        .bind(&app.arena.instance_id)
+        .fetch_one(&mut *c)
+        .await
+        .expect("heartbeat row");
+    assert_eq!(hb, stop_ms, "the heartbeat marks the stop moment");
+}

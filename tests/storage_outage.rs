@@ -1,0 +1,309 @@
+//! A storage outage is an outage (SPEC 7, 12; `docs/fair-time.md`): SQLite on a small tmpfs is
+//! filled mid-game and freed again. While full, writes answer 503 `storage_unavailable` and
+//! `/healthz` 503, no game is ended on time; once freed, writes succeed without a restart
+//! and the running turns are credited the outage. The clock is injected, so the credit is
+//! exact.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+mod common;
+
+use common::{Spawn, spawn_with};
+use hexarena::arena::clock::FakeTime;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+const T0: i64 = 1_800_000_000_000;
+
+/// A tmpfs mounted at a folder, unmounted when dropped.
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    fn mount(at: &Path, size: &str) -> Option<Tmpfs> {
+        std::fs::create_dir_all(at).ok()?;
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(at)
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| Tmpfs(at.to_path_buf()))
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+/// Writes `path` until the file system is full; returns the bytes written.
+fn fill(path: &Path) -> usize {
+    let mut f = std::fs::File::create(path).expect("filler file");
+    let chunk = vec![7u8; 16 * 1024];
+    let mut n = 0;
+    while f.write_all(&chunk).is_ok() {
+        n += chunk.len();
+    }
+    // The last partial chunk may have fit in part; what is left is less than one chunk.
+    while f.write_all(&chunk[..512]).is_ok() {
+        n += 512;
+    }
+    let _ = f.sync_all();
+    n
+}
+
+fn left(s: &Value, seat: usize) -> i64 {
+    s["clock"]["remaining_ms"][seat]
+        .as_i64()
+        .expect("remaining ms")
+}
+
+#[tokio::test]
+async fn a_full_disk_answers_503_holds_the_clocks_and_recovers_without_a_restart_crediting_the_outage()
+ {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mnt = dir.path().join("db");
+    let Some(_tmpfs) = Tmpfs::mount(&mnt, "16m") else {
+        eprintln!("SKIPPED: cannot mount a tmpfs (needs root); the full-disk test did not run");
+        return;
+    };
+    let time = Arc::new(FakeTime::new(T0));
+    let app = spawn_with(Spawn {
+        time: time.clone(),
+        database_url: Some(format!("sqlite://{}/a.db", mnt.display())),
+        ..Spawn::default()
+    })
+    .await;
+    let (_, _, alice) = app.player_with_bot("Alice").await;
+    let (_, _, bob) = app.player_with_bot("Bob").await;
+    let clock =
+        json!({"clock": {"initial_s": 60, "increment_s": 0}, "options": {"random_stones": 0}});
+    // Set 1: Bob (seat 1) on move on his running clock. Set 2: Bob on his first move.
+    let running = app.start_set(&alice, &bob, clock.clone()).await;
+    app.play_moves(
+        [&bob, &alice],
+        &running,
+        1,
+        &[json!({"cell": [5, 5]}), json!({"cell": [3, 3]})],
+    )
+    .await;
+    let first = app.start_set(&alice, &bob, clock).await;
+    time.advance(1_000);
+    let before = app.state(&running, 1).await;
+    let first_before = app.state(&first, 1).await;
+    assert_eq!(left(&before, 0), 59_000);
+
+    let filler = mnt.join("filler");
+    let filled = fill(&filler);
+    eprintln!("filled the tmpfs with {filled} bytes");
+
+    // The first write to fail is a registration's transaction: its failed commit used to
+    // leave its connection unusable for every later write.
+    let r = app.post("/v1/players", None, json!({"name": "Dave"})).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::SERVICE_UNAVAILABLE, "storage_unavailable"),
+        "{:?}",
+        r.body
+    );
+    // Moves are refused with 503 storage_unavailable (not 500), at once and changing nothing.
+    let asked = Instant::now();
+    let r = app
+        .play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3))
+        .await;
+    let refused_in = asked.elapsed();
+    assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{:?}", r.body);
+    assert_eq!(r.code(), "storage_unavailable", "{:?}", r.body);
+    assert_eq!(
+        r.headers.get("retry-after").and_then(|v| v.to_str().ok()),
+        Some("1")
+    );
+    assert!(
+        refused_in < Duration::from_secs(5),
+        "no hang: {refused_in:?}"
+    );
+    let r = app
+        .post("/v1/players", None, json!({"name": "Carol"}))
+        .await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::SERVICE_UNAVAILABLE, "storage_unavailable"),
+        "{:?}",
+        r.body
+    );
+    let h = app.get("/healthz").await;
+    assert_eq!(h.status, StatusCode::SERVICE_UNAVAILABLE, "{:?}", h.body);
+    assert_eq!(h.code(), "storage_unavailable");
+    assert_eq!(h.body["error"]["details"]["storage"], "failing");
+    assert!(
+        h.body["error"]["details"]["since"].as_str().is_some(),
+        "{:?}",
+        h.body
+    );
+
+    // 65 s pass while the disk is full: more than Bob's 59 s and his 30 s first move.
+    time.advance(65_000);
+    tokio::time::sleep(Duration::from_millis(1_500)).await; // the scheduler may look
+    assert_eq!(app.state(&running, 1).await["status"], "active");
+    assert_eq!(app.state(&first, 1).await["status"], "active");
+
+    // Space comes back: the probe's write succeeds and /healthz says ok, without a restart.
+    std::fs::remove_file(&filler).expect("filler removed");
+    let until = Instant::now() + Duration::from_secs(15);
+    while app.get("/healthz").await.status != StatusCode::OK {
+        assert!(Instant::now() < until, "storage never came back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let after = app.state(&running, 1).await;
+    let first_after = app.state(&first, 1).await;
+    let charged = left(&before, 0) - left(&after, 0);
+    eprintln!("full disk for 65 s (injected clock): seat on move charged {charged} ms");
+    assert_eq!(
+        charged, 0,
+        "the outage is credited: before {before}\nafter {after}"
+    );
+    assert_eq!(left(&after, 1), left(&before, 1));
+    assert_eq!(first_after["clock"]["first_move"], true);
+    assert_eq!(
+        first_after["clock"]["remaining_ms"], first_before["clock"]["remaining_ms"],
+        "{first_after}"
+    );
+
+    // Both of Bob's moves are in time, and nothing acknowledged was lost.
+    let r = app
+        .play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    // Charged the second before the outage, none of the 65 s inside it.
+    assert_eq!(r.body["moves"][2]["elapsed_ms"], 1_000, "{:?}", r.body);
+    assert_eq!(r.body["moves"].as_array().map(Vec::len), Some(3));
+    let r = app
+        .play(&bob, &first, 1, json!({"cell": [2, 2]}), Some(1))
+        .await;
+    assert_eq!(
+        r.status,
+        StatusCode::OK,
+        "no first-move timeout: {:?}",
+        r.body
+    );
+    // Every pooled connection takes writes again (none is left inside a failed transaction).
+    for i in 0..20 {
+        let r = app
+            .post("/v1/players", None, json!({"name": format!("Carol {i}")}))
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    }
+}
+
+/// The same on PostgreSQL (run with `TEST_DATABASE_URL`): the test's own database is made
+/// read-only and its connections cut, so every write fails (`25006`, lost connections), then
+/// made writable again. Only this test's database is touched.
+#[tokio::test]
+async fn a_read_only_postgres_database_is_an_outage_that_is_credited_when_writes_succeed_again() {
+    use sqlx::Connection;
+    let Some(url) = common::fresh_pg_db().await else {
+        return;
+    };
+    let name = url.rsplit('/').next().expect("database name").to_string();
+    let admin = common::pg_admin_url().expect("admin url");
+    let time = Arc::new(FakeTime::new(T0));
+    let app = spawn_with(Spawn {
+        time: time.clone(),
+        database_url: Some(url.clone()),
+        ..Spawn::default()
+    })
+    .await;
+    let (_, _, alice) = app.player_with_bot("Alice").await;
+    let (_, _, bob) = app.player_with_bot("Bob").await;
+    let clock =
+        json!({"clock": {"initial_s": 60, "increment_s": 0}, "options": {"random_stones": 0}});
+    let running = app.start_set(&alice, &bob, clock).await;
+    app.play_moves(
+        [&bob, &alice],
+        &running,
+        1,
+        &[json!({"cell": [5, 5]}), json!({"cell": [3, 3]})],
+    )
+    .await;
+    time.advance(1_000);
+    let before = app.state(&running, 1).await;
+    let mut c = sqlx::AnyConnection::connect(&admin).await.expect("admin");
+    let set_read_only = |on: bool| {
+        format!(
+            "ALTER DATABASE {name} SET default_transaction_read_only = {}",
+            if on { "on" } else { "off" }
+        )
+    };
+    let cut = format!(
+        "SELECT COUNT(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = '{name}' AND pid <> pg_backend_pid()) t"
+    );
+    sqlx::query(sqlx::AssertSqlSafe(set_read_only(true)))
+        .execute(&mut c)
+        .await
+        .expect("read only");
+    sqlx::query(sqlx::AssertSqlSafe(cut.clone()))
+        .execute(&mut c)
+        .await
+        .expect("cut");
+
+    // Writes now fail: answered 503 storage_unavailable (a first one may meet a cut
+    // connection), never 500.
+    let mut refused = None;
+    for _ in 0..3 {
+        let r = app
+            .play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3))
+            .await;
+        assert_ne!(r.status, StatusCode::INTERNAL_SERVER_ERROR, "{:?}", r.body);
+        assert_ne!(r.status, StatusCode::OK, "{:?}", r.body);
+        if r.code() == "storage_unavailable" {
+            refused = Some(r);
+            break;
+        }
+    }
+    assert!(
+        refused.is_some(),
+        "a write is refused as storage_unavailable"
+    );
+    let h = app.get("/healthz").await;
+    assert_eq!(h.status, StatusCode::SERVICE_UNAVAILABLE, "{:?}", h.body);
+    time.advance(65_000);
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert_eq!(app.state(&running, 1).await["status"], "active");
+
+    sqlx::query(sqlx::AssertSqlSafe(set_read_only(false)))
+        .execute(&mut c)
+        .await
+        .expect("writable");
+    sqlx::query(sqlx::AssertSqlSafe(cut))
+        .execute(&mut c)
+        .await
+        .expect("cut");
+    let until = Instant::now() + Duration::from_secs(20);
+    while app.get("/healthz").await.status != StatusCode::OK {
+        assert!(Instant::now() < until, "storage never came back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let after = app.state(&running, 1).await;
+    let charged = left(&before, 0) - left(&after, 0);
+    eprintln!("read-only PostgreSQL for 65 s (injected clock): seat on move charged {charged} ms");
+    assert_eq!(charged, 0, "before {before}\nafter {after}");
+    let mut r = app
+        .play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3))
+        .await;
+    // A pooled connection cut by the second termination may fail once more.
+    if r.status == StatusCode::SERVICE_UNAVAILABLE {
+        tokio::time::sleep(Duration::from_millis(1_500)).await;
+        r = app
+            .play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3))
+            .await;
+    }
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(r.body["moves"][2]["elapsed_ms"], 1_000, "{:?}", r.body);
+}
