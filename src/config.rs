@@ -128,6 +128,10 @@ pub struct ServeConfig {
     /// backlog); 0: the open-file limit (soft, raised to the hard one at start-up) less 128.
     #[arg(long, env = "ARENA_MAX_CONNECTIONS", default_value_t = 0)]
     pub max_connections: usize,
+    /// TCP connections one client address (an IPv6 /64) may hold open at once; more are shut
+    /// down at accept. 0: no cap. Off with `--trust-forwarded-for` (the proxy caps them).
+    #[arg(long, env = "ARENA_CONNECTIONS_PER_ADDRESS", default_value_t = 512)]
+    pub connections_per_address: usize,
     /// Count the per-address caps and registrations against the last `X-Forwarded-For`
     /// entry instead of the TCP peer: only behind a proxy that appends it.
     #[arg(long, env = "ARENA_TRUST_FORWARDED_FOR", default_value_t = false, action = clap::ArgAction::Set)]
@@ -176,6 +180,7 @@ impl Default for ServeConfig {
             long_polls_per_address: 256,
             max_held: 0,
             max_connections: 0,
+            connections_per_address: 512,
             trust_forwarded_for: false,
             presence_window_ms: crate::arena::presence::ONLINE_WINDOW_MS,
         }

@@ -132,6 +132,10 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
     });
     let listener = TcpListener::bind(&cfg.bind)?;
     let addr = listener.local_addr()?;
+    // Connections per client address, capped at accept (off behind a trusted proxy, whose
+    // own address every connection has).
+    let conn_caps = api::conns::ConnCaps::new(cfg.connections_per_address);
+    let per_address = !cfg.trust_forwarded_for && cfg.connections_per_address > 0;
     let server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
@@ -142,6 +146,8 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
             .wrap(actix_web::middleware::from_fn(api::conformance::middleware))
             .wrap(actix_web::middleware::from_fn(api::metrics::track))
             .wrap(tracing_actix_web::TracingLogger::default())
+            // Outermost: the access log must not record a client-supplied address.
+            .wrap(actix_web::middleware::from_fn(api::strip_forwarded))
             .configure(api::configure)
             .default_service(aweb::to(api::not_found))
     })
@@ -155,6 +161,11 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
     // an abandoned long-poll frees its slot (and presence) now, not when its wait_s ends.
     .h1_allow_half_closed(false)
     .max_connections(max_connections.div_ceil(workers).max(1))
+    .on_connect(move |conn, data| {
+        if per_address {
+            conn_caps.on_connect(conn, data);
+        }
+    })
     .listen(listener)?
     .shutdown_timeout(5)
     // Stop signals are handled in [`serve`]: the arena stops its clocks before the drain.

@@ -104,6 +104,12 @@ async fn each_invisible_or_bidi_control_character_in_a_player_name_is_refused_na
     refused.extend(0x2060..=0x2064);
     refused.extend(0x2066..=0x2069);
     refused.extend(0xFFF9..=0xFFFB);
+    // Fillers that render as nothing (Hangul fillers, the combining grapheme joiner), and a
+    // variation selector after a plain letter, which selects nothing (found by a tester:
+    // "ada\u{3164}" showed as "ada").
+    refused.extend([
+        0x3164, 0x115F, 0x1160, 0xFFA0, 0x034F, 0x2800, 0xFE0F, 0xE0100,
+    ]);
     for cp in refused {
         let c = char::from_u32(cp).expect("a scalar value");
         let name = format!("Ann{c}Lee");
@@ -119,9 +125,23 @@ async fn each_invisible_or_bidi_control_character_in_a_player_name_is_refused_na
         assert_eq!(r.body["error"]["details"]["field"], "name", "{expected}");
         assert_eq!(r.body["error"]["details"]["code_point"], expected.as_str());
     }
+    // A name that starts with a combining mark has nothing for it to combine with.
+    let r = app
+        .post("/v1/players", None, json!({"name": "\u{0301}\u{0301}"}))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
+    assert_eq!(r.body["error"]["details"]["code_point"], "U+0301");
     assert_eq!(players(&app).await, n, "no player was registered");
     // Names in any script, accents and emoji (with a variation selector) stay welcome.
-    for name in ["Zoë", "李明", "عمر", "שרה", "Ann 👍🏽", "ok\u{2764}\u{FE0F}"] {
+    for name in [
+        "Zoë",
+        "李明",
+        "عمر",
+        "שרה",
+        "Ann 👍🏽",
+        "ok\u{2764}\u{FE0F}",
+        "Ze\u{0301}lie",
+    ] {
         let r = app.post("/v1/players", None, json!({"name": name})).await;
         assert_eq!(r.status, StatusCode::CREATED, "{name}: {:?}", r.body);
     }
@@ -164,4 +184,31 @@ async fn a_tournament_csv_with_a_bot_named_like_a_formula_comes_out_inert() {
             );
         }
     }
+}
+
+#[tokio::test]
+async fn a_tournament_name_with_a_hidden_character_is_refused_and_creates_nothing() {
+    let app = spawn_app().await;
+    let mut bots = vec![];
+    for n in ["TnA", "TnB"] {
+        bots.push(app.player_with_bot(n).await);
+    }
+    for bad in ["Cup\u{202E}gnp", "Cup\u{200B}", "Cup\u{0000}"] {
+        let r = app
+            .post(
+                "/v1/tournaments",
+                Some("op-secret"),
+                json!({"name": bad, "format": "round_robin", "participants": ["TnA", "TnB"]}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bad:?}: {:?}", r.body);
+        assert_eq!(r.body["error"]["details"]["field"], "name");
+    }
+    let r = app.get("/v1/tournaments").await;
+    assert_eq!(
+        r.body["tournaments"].as_array().map(Vec::len),
+        Some(0),
+        "{:?}",
+        r.body
+    );
 }

@@ -300,7 +300,8 @@ async fn public_long_polls_are_capped_per_address() {
 
 #[tokio::test]
 async fn a_flood_of_two_thousand_streams_from_one_address_leaves_the_server_answering_others() {
-    let app = spawn_app().await;
+    // The connection cap per address is raised past the flood: this test is about streams.
+    let app = spawn_configured(|cfg| cfg.connections_per_address = 4_000).await;
     let (set, token) = a_game(&app).await;
     let path = format!("/v1/sets/{set}/games/1/events");
     let t0 = Instant::now();
@@ -343,6 +344,11 @@ async fn a_flood_of_two_thousand_streams_from_one_address_leaves_the_server_answ
 
 /// An app whose whole server holds at most `max_held` streams and long-polls.
 async fn spawn_holding(max_held: usize) -> TestApp {
+    spawn_configured(|cfg| cfg.max_held = max_held).await
+}
+
+/// An app on a fresh database with the test defaults, then `change` applied to its config.
+async fn spawn_configured(change: impl FnOnce(&mut ServeConfig)) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
     let db = match common::pg_admin_url() {
         Some(_) => common::fresh_pg_db()
@@ -350,14 +356,14 @@ async fn spawn_holding(max_held: usize) -> TestApp {
             .expect("TEST_DATABASE_URL is set"),
         None => format!("sqlite://{}/arena.db", dir.path().display()),
     };
-    let cfg = ServeConfig {
+    let mut cfg = ServeConfig {
         database_url: db.clone(),
         house_bots: false,
         register_per_min: 10_000,
         sets_per_min: 10_000,
-        max_held,
         ..ServeConfig::default()
     };
+    change(&mut cfg);
     let running = hexarena::start(&cfg, std::sync::Arc::new(SystemTime))
         .await
         .expect("arena starts");
@@ -410,4 +416,79 @@ async fn a_full_server_refuses_one_more_stream_from_anyone_with_held_connections
     drop(open.pop());
     let (h, _) = until_admitted(&app, &path, None, Some(third), Duration::from_secs(3)).await;
     assert_eq!(h.status, 200, "{:?}", h.body);
+}
+
+/// Connects from `from`, sends `GET /healthz` with keep-alive and reads the status line:
+/// Some(status) with the connection left open, or None when the server closed it unanswered.
+async fn healthz_kept_open(app: &TestApp, from: IpAddr) -> (Option<u16>, Option<TcpStream>) {
+    let socket = TcpSocket::new_v4().expect("socket");
+    socket.bind(SocketAddr::new(from, 0)).expect("bind");
+    let Ok(mut conn) = socket.connect(server_addr(app)).await else {
+        return (None, None);
+    };
+    if conn
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: arena\r\n\r\n")
+        .await
+        .is_err()
+    {
+        return (None, None);
+    }
+    let mut buf = [0u8; 512];
+    match tokio::time::timeout(Duration::from_secs(5), conn.read(&mut buf)).await {
+        Ok(Ok(n)) if n >= 12 => {
+            let status = std::str::from_utf8(&buf[9..12])
+                .ok()
+                .and_then(|s| s.parse().ok());
+            (status, Some(conn))
+        }
+        Ok(_) => (None, None),
+        Err(_) => panic!("a connection was neither answered nor closed within 5 s"),
+    }
+}
+
+#[tokio::test]
+async fn connections_beyond_an_addresss_cap_are_closed_at_once_and_other_clients_are_served() {
+    let app = spawn_configured(|cfg| cfg.connections_per_address = 100).await;
+    let t0 = Instant::now();
+    let tried: Vec<(Option<u16>, Option<TcpStream>)> = futures_util::stream::iter(0..300)
+        .map(|_| {
+            let app = &app;
+            async move { healthz_kept_open(app, OTHER).await }
+        })
+        .buffer_unordered(50)
+        .collect()
+        .await;
+    let took = t0.elapsed();
+    let answered = tried.iter().filter(|(s, _)| *s == Some(200)).count();
+    let closed = tried.iter().filter(|(s, _)| s.is_none()).count();
+    println!(
+        "300 keep-alive connections from one address: {answered} answered, {closed} closed at accept, in {took:?}"
+    );
+    assert_eq!(answered, 100, "exactly the cap is served");
+    assert_eq!(closed, 200, "the rest are closed unanswered");
+
+    // With the address's 100 connections held idle, other clients are served.
+    let r = app.get("/healthz").await;
+    assert_eq!(r.status, 200);
+    let third = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 3));
+    let (status, _kept) = healthz_kept_open(&app, third).await;
+    assert_eq!(status, Some(200), "another address connects");
+
+    // Closing one of its connections lets the address in again.
+    let mut kept: Vec<TcpStream> = tried.into_iter().filter_map(|(_, c)| c).collect();
+    drop(kept.pop());
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let (status, conn) = healthz_kept_open(&app, OTHER).await;
+        if status == Some(200) {
+            drop(conn);
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "a freed place was not reused within 3 s"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(kept);
 }

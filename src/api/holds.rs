@@ -200,15 +200,23 @@ pub fn client_address(req: &HttpRequest, trust_forwarded_for: bool) -> String {
         })
         .flatten();
     match forwarded.or_else(|| req.peer_addr().map(|a| a.ip())) {
-        Some(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+        Some(ip) => address_key(ip),
+        None => "unknown".into(),
+    }
+}
+
+/// The key an address counts under: an IPv4 address as it is (also when IPv4-mapped), an
+/// IPv6 address by its /64 (one host usually holds a whole /64).
+pub fn address_key(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
             Some(v4) => v4.to_string(),
             None => {
                 let s = v6.segments();
                 format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
             }
         },
-        Some(ip) => ip.to_string(),
-        None => "unknown".into(),
+        ip => ip.to_string(),
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod accounts;
 pub mod conformance;
+pub mod conns;
 pub mod contract;
 pub mod games;
 pub mod holds;
@@ -112,6 +113,31 @@ pub async fn clock_guard(
         return Ok(req.into_response(resp));
     }
     Ok(next.call(req).await?.map_into_boxed_body())
+}
+
+/// Drops the client-supplied `Forwarded` and `X-Forwarded-*` headers unless the operator
+/// said a proxy sets them (`--trust-forwarded-for`), so nothing downstream (the access log's
+/// client address, the caps) can be told a false address.
+pub async fn strip_forwarded(
+    mut req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
+    let trusted = req
+        .app_data::<web::Data<AppState>>()
+        .is_some_and(|st| st.trust_forwarded_for);
+    if !trusted {
+        let headers = req.headers_mut();
+        for name in [
+            "forwarded",
+            "x-forwarded-for",
+            "x-forwarded-host",
+            "x-forwarded-proto",
+            "x-real-ip",
+        ] {
+            headers.remove(name);
+        }
+    }
+    next.call(req).await
 }
 
 /// JSON 404 for unknown routes, 405 with `Allow` for an unknown method on a known path.
@@ -521,5 +547,34 @@ mod tests {
         );
         assert_eq!(duplicate_key(br#"{"a":1,"b":{"a":2},"c":[{"a":3}]}"#), None);
         assert_eq!(duplicate_key(br#"[1,"x",null,true,-2.5e3]"#), None);
+    }
+
+    #[actix_web::test]
+    async fn a_client_supplied_forwarded_address_never_reaches_the_request_untrusted() {
+        use super::strip_forwarded;
+        use actix_web::{App, HttpRequest, HttpResponse, test, web};
+        let app = test::init_service(
+            App::new()
+                .wrap(actix_web::middleware::from_fn(strip_forwarded))
+                .route(
+                    "/ip",
+                    web::get().to(|req: HttpRequest| async move {
+                        let ip = req
+                            .connection_info()
+                            .realip_remote_addr()
+                            .map(str::to_string);
+                        HttpResponse::Ok().body(ip.unwrap_or_default())
+                    }),
+                ),
+        )
+        .await;
+        let req = test::TestRequest::get()
+            .uri("/ip")
+            .peer_addr("192.0.2.7:5000".parse().unwrap())
+            .insert_header(("X-Forwarded-For", "10.0.0.129"))
+            .insert_header(("Forwarded", "for=10.0.0.130"))
+            .to_request();
+        let body = test::call_and_read_body(&app, req).await;
+        assert_eq!(&body[..], b"192.0.2.7", "the TCP peer, not a header");
     }
 }

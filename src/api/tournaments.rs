@@ -70,6 +70,7 @@ fn parse(st: &AppState, body: &Value) -> ApiResult<NewTournament> {
         .filter(|n| (1..=80).contains(&n.chars().count()))
         .ok_or_else(|| bad("name", "'name' is required (1 to 80 characters)"))?
         .to_string();
+    crate::arena::accounts::check_shown_text("name", &name)?;
     let format = opt_str(body, "format")?
         .filter(|f| FORMATS.contains(f))
         .ok_or_else(|| bad("format", format!("'format' must be one of {FORMATS:?}")))?

@@ -57,47 +57,69 @@ pub fn valid_player_name(name: &str) -> bool {
 /// The first character of `name` that could disguise it or break the text around it (issue
 /// 17): controls (Cc), format characters (Cf: soft hyphen, the Arabic letter mark, zero-width
 /// characters, bidirectional marks, embeddings, overrides and isolates, the byte order mark,
-/// interlinear annotations, tags), private use (Co), unassigned code points (Cn), and the line
-/// and paragraph separators (Zl, Zp).
+/// interlinear annotations, tags), private use (Co), unassigned code points (Cn), the line
+/// and paragraph separators (Zl, Zp), the default-ignorable fillers that render as nothing
+/// (Hangul fillers, variation selectors, the combining grapheme joiner, ...: see [`filler`]),
+/// and a combining mark (Mn, Mc, Me) with no character before it to combine with.
 pub fn hidden_char(name: &str) -> Option<char> {
     use unicode_general_category::{GeneralCategory as G, get_general_category};
-    name.chars().find(|&c| {
+    let first_is_mark = name.chars().next().filter(|&c| {
         matches!(
             get_general_category(c),
-            G::Control
-                | G::Format
-                | G::PrivateUse
-                | G::Unassigned
-                | G::Surrogate
-                | G::LineSeparator
-                | G::ParagraphSeparator
+            G::NonspacingMark | G::SpacingMark | G::EnclosingMark
         )
+    });
+    let mut prev: Option<char> = None;
+    first_is_mark.or_else(|| {
+        name.chars().find(|&c| {
+            let after = std::mem::replace(&mut prev, Some(c));
+            // A variation selector picks a glyph for the character before it (the emoji
+            // form of a heart): it is hidden only where it has nothing to select from.
+            if variation_selector(c) {
+                return after.is_none_or(|p| p.is_ascii() || filler(p) || variation_selector(p));
+            }
+            filler(c)
+                || matches!(
+                    get_general_category(c),
+                    G::Control
+                        | G::Format
+                        | G::PrivateUse
+                        | G::Unassigned
+                        | G::Surrogate
+                        | G::LineSeparator
+                        | G::ParagraphSeparator
+                )
+        })
     })
 }
 
-/// Whether a character renders as something: not whitespace and not a default-ignorable or
-/// blank-looking code point.
+/// Default-ignorable or blank-looking code points that are not already format characters
+/// (variation selectors aside, see [`variation_selector`]): they render as nothing, so a
+/// name holding one looks like another name.
+fn filler(c: char) -> bool {
+    matches!(c,
+        '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}' | '\u{180B}'..='\u{180F}'
+        | '\u{2800}' | '\u{3164}' | '\u{FFA0}' | '\u{1BCA0}'..='\u{1BCA3}'
+        | '\u{1D173}'..='\u{1D17A}')
+}
+
+/// The variation selectors (VS1..VS256).
+fn variation_selector(c: char) -> bool {
+    matches!(c, '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
+}
+
+/// Whether a character renders as something: not whitespace, not hidden, not a filler.
 fn shows(c: char) -> bool {
     !c.is_whitespace()
-        && !matches!(c,
-            '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}'
-            | '\u{17B5}' | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{2800}' | '\u{3164}'
-            | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}' | '\u{1BCA0}'..='\u{1BCA3}'
-            | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
+        && !filler(c)
+        && !variation_selector(c)
+        && hidden_char(c.encode_utf8(&mut [0; 4])).is_none()
 }
 
 /// Checks a player name before anything is counted or stored. Errors: 400 naming the field,
 /// and `details.code_point` (`"U+200B"`) for a hidden character.
 pub fn check_player_name(name: &str) -> ArenaResult<()> {
-    if let Some(c) = hidden_char(name) {
-        let code_point = format!("U+{:04X}", u32::from(c));
-        return Err(ArenaError::bad_request(format!(
-            "name may not contain {code_point} (a control, invisible or bidirectional \
-             formatting character)"
-        ))
-        .with_details(json!({"field": "name", "code_point": code_point})));
-    }
+    check_shown_text("name", name)?;
     if valid_player_name(name) {
         Ok(())
     } else {
@@ -105,6 +127,23 @@ pub fn check_player_name(name: &str) -> ArenaResult<()> {
             ArenaError::bad_request("name must be 1 to 40 visible characters, not all blank")
                 .with_details(json!({"field": "name"})),
         )
+    }
+}
+
+/// Refuses a text shown to viewers (a player or tournament name) that holds a hidden
+/// character (see [`hidden_char`]). Errors: 400 `bad_request` with `details.field` and
+/// `details.code_point` (`"U+200B"`).
+pub fn check_shown_text(field: &str, text: &str) -> ArenaResult<()> {
+    match hidden_char(text) {
+        None => Ok(()),
+        Some(c) => {
+            let code_point = format!("U+{:04X}", u32::from(c));
+            Err(ArenaError::bad_request(format!(
+                "{field} may not contain {code_point} (a control, invisible, bidirectional \
+                 formatting or combining character with nothing to combine with)"
+            ))
+            .with_details(json!({"field": field, "code_point": code_point})))
+        }
     }
 }
 
