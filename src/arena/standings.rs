@@ -169,6 +169,43 @@ mod tests {
         }
     }
 
+    fn forfeit(a: usize, b: usize, p: [i64; 2], g: [i64; 2]) -> Outcome {
+        Outcome {
+            seed1: a,
+            seed2: Some(b),
+            kind: Kind::Forfeit,
+            points2: p,
+            games2: g,
+            moves: [0, 0],
+            games: vec![],
+        }
+    }
+
+    #[test]
+    fn a_bot_that_never_played_gets_no_buchholz_from_the_opponents_it_forfeited_to() {
+        // Seed 2 never came: it lost to 1 and 0 by forfeit. Seed 3 played and lost both sets.
+        let o = vec![
+            set(0, 3, [2, 0], [4, 0], [10, 0], vec![1, 1]),
+            forfeit(1, 2, [2, 0], [4, 0]),
+            set(1, 3, [2, 0], [4, 0], [12, 0], vec![1, 1]),
+            forfeit(0, 2, [2, 0], [4, 0]),
+        ];
+        let s = standings(4, &[1200.0; 4], &o);
+        let order: Vec<usize> = s.iter().map(|r| r.seed).collect();
+        assert_eq!(order, vec![0, 1, 3, 2], "the bot that played ranks above");
+        let by_seed = |seed: usize| s.iter().find(|r| r.seed == seed).unwrap();
+        // Own unplayed round: a dummy opponent with the bot's own score (2 points, doubled 4).
+        // Opponents' unplayed rounds count as draws: 0 and 1 each count 1 + 1/2 for seed 3.
+        assert_eq!((by_seed(0).buchholz2, by_seed(0).sb4), (4, 8));
+        assert_eq!((by_seed(3).buchholz2, by_seed(3).sb4), (3 + 3, 0));
+        assert_eq!((by_seed(2).buchholz2, by_seed(2).sb4), (0, 0));
+        // A forfeit win adds the bot's mean moves per game not lost, for each game it won.
+        assert_eq!(
+            (by_seed(0).moves, by_seed(1).moves),
+            (10 + 2 * 5, 12 + 2 * 6)
+        );
+    }
+
     #[test]
     fn buchholz_and_sonneborn_berger_break_a_tie_on_points() {
         // 0 beats 1, 1 beats 2, 2 draws 0; 3 gets a bye and beats nobody.
