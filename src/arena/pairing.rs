@@ -11,6 +11,8 @@ use std::convert::Infallible;
 use rustworkx_core::max_weight_matching::max_weight_matching;
 use rustworkx_core::petgraph::graph::UnGraph;
 
+use super::standings::{Kind, Outcome};
+
 /// One round's pairings: pairs of players (the first is the set's creator) and an optional bye.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Round {
@@ -67,7 +69,45 @@ pub struct SwissPlayer {
     pub points2: i64,
     /// Seeds of the opponents already met.
     pub met: HashSet<usize>,
+    /// Had a bye or won a forfeit: either way a point without playing, so no further bye
+    /// while another player can take it (FIDE C.04.1 d).
     pub had_bye: bool,
+}
+
+/// The Swiss field of `n` seeds as pairing sees it after `outcomes` (the finished pairings):
+/// points, opponents met (a forfeit counts as met, so an absent bot is not paired again with
+/// the same bot), and who has had a point without playing: a bye or a forfeit win (FIDE
+/// C.04.1 d), so neither gets the bye again while another player can take it.
+#[must_use]
+pub fn swiss_players(n: usize, outcomes: &[Outcome]) -> Vec<SwissPlayer> {
+    let mut players: Vec<SwissPlayer> = (0..n)
+        .map(|seed| SwissPlayer {
+            seed,
+            points2: 0,
+            met: HashSet::new(),
+            had_bye: false,
+        })
+        .collect();
+    for o in outcomes.iter().filter(|o| o.seed1 < n) {
+        match o.seed2 {
+            Some(s2) if s2 < n => {
+                for (me, other, side) in [(o.seed1, s2, 0), (s2, o.seed1, 1)] {
+                    let p = &mut players[me];
+                    p.points2 += o.points2[side];
+                    p.met.insert(other);
+                    if o.kind == Kind::Forfeit && o.points2[side] > o.points2[1 - side] {
+                        p.had_bye = true;
+                    }
+                }
+            }
+            None => {
+                players[o.seed1].points2 += o.points2[0];
+                players[o.seed1].had_bye = true;
+            }
+            Some(_) => {}
+        }
+    }
+    players
 }
 
 /// Pairs one Swiss round by the FIDE Dutch system's criteria (FIDE C.04.3; SPEC 14).
@@ -459,6 +499,41 @@ mod tests {
         let r = swiss(&ps);
         // Both float into the lower bracket in order: the top floater meets its top resident.
         assert_eq!(r.pairs, vec![(0, 2), (1, 3)]);
+    }
+
+    #[test]
+    fn a_forfeit_win_counts_as_a_point_without_playing_so_its_winner_gets_no_bye() {
+        // Round 1 of five: 0 beat 2, 1 beat 3, 4 had the bye. Round 2: 0 beat 1, 2 won by
+        // forfeit against an absent 4, 3 had the bye.
+        let o = |seed1, seed2, kind, points2| Outcome {
+            seed1,
+            seed2,
+            kind,
+            points2,
+            games2: [0, 0],
+            moves: [0, 0],
+            games: vec![],
+        };
+        let outcomes = vec![
+            o(0, Some(2), Kind::Set, [2, 0]),
+            o(1, Some(3), Kind::Set, [2, 0]),
+            o(4, None, Kind::Bye, [2, 0]),
+            o(0, Some(1), Kind::Set, [2, 0]),
+            o(4, Some(2), Kind::Forfeit, [0, 2]),
+            o(3, None, Kind::Bye, [2, 0]),
+        ];
+        let ps = swiss_players(5, &outcomes);
+        let flags: Vec<(i64, bool)> = ps.iter().map(|p| (p.points2, p.had_bye)).collect();
+        assert_eq!(
+            flags,
+            vec![(4, false), (2, false), (2, true), (2, true), (2, true)]
+        );
+        assert!(ps[2].met.contains(&4) && ps[4].met.contains(&2));
+        // The bye goes to 1, not to 2 (lower-ranked, but it won a point without playing); 0
+        // has met 1 and 2 and floats down to 4, as 2 and 4 have met.
+        let r = swiss(&ps);
+        assert_eq!(r.bye, Some(1));
+        assert_eq!(r.pairs, vec![(0, 4), (2, 3)]);
     }
 
     #[test]
