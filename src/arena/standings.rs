@@ -256,7 +256,9 @@ mod tests {
         let s = standings(4, &[1200.0; 4], &o);
         let order: Vec<usize> = s.iter().map(|r| r.seed).collect();
         assert_eq!(order, vec![0, 1, 3, 2], "the bot that played ranks above");
-        let by_seed = |seed: usize| s.iter().find(|r| r.seed == seed).unwrap();
+        let mut rows = s.clone();
+        rows.sort_by_key(|r| r.seed);
+        let by_seed = |seed: usize| &rows[seed];
         // Own unplayed round: a dummy opponent with the bot's own score (2 points, doubled 4).
         // Opponents' unplayed rounds count as draws: 0 and 1 each count 1 + 1/2 for seed 3.
         assert_eq!((by_seed(0).buchholz2, by_seed(0).sb4), (4, 8));
