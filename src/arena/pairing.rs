@@ -1,6 +1,7 @@
 //! Tournament pairings, pure (issue 12, SPEC 14): round robin by the circle method behind Berger
-//! tables, gauntlets, and Swiss rounds with score groups, no repeat pairings while avoidable and
-//! at most one bye per bot. A set already plays both seat orders, so no colours are allocated.
+//! tables, gauntlets, and Swiss rounds by the FIDE Dutch system's criteria (issue 18: no repeat
+//! pairings while avoidable, at most one bye per bot, then the fewest floaters). A set already
+//! plays both seat orders, so no colours are allocated.
 //!
 //! Players are indices into the field (`0..n`), in seed order: the tournament seeds its field by
 //! rating at creation (highest first), then by name, and seed order is the last tie order below.
