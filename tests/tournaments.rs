@@ -332,19 +332,21 @@ async fn a_seven_bot_swiss_of_four_rounds_pairs_by_score_groups_with_one_bye_eac
             ),
         ]
     );
-    // Hand-computed: Sw1 and Sw3 tie on 3 points, Buchholz 8 against 7; Sw2 and Sw5 on 2
-    // (Buchholz 10 against 6); Sw4 and Sw6 on 1 (10 against 7). A bye adds 1 point, no game
-    // points and nothing to Buchholz.
+    // Hand-computed by FIDE's rule for unplayed rounds: a bye adds 1 point and no game points;
+    // in the bot's own Buchholz and Sonneborn-Berger it is a round against a dummy with the
+    // bot's own score, and as an opponent the bot counts that round as a draw (Sw3 counts 2.5,
+    // Sw4 and Sw6 0.5, Sw5 1.5). Sw3 and Sw1 tie on 3 points, Buchholz 4+0.5+1.5+3 = 9 against
+    // 0.5+0.5+4+2 = 7; Sw2 and Sw5 on 2 (9 against 7); Sw4 and Sw6 on 1 (10.5 against 7.5).
     assert_eq!(
         standings_table(&t),
         vec![
-            row("Sw0", 4.0, 9.0, 9.0, 8.0, 16),
-            row("Sw1", 3.0, 8.0, 4.0, 6.0, 12),
-            row("Sw3", 3.0, 7.0, 3.0, 4.0, 8),
-            row("Sw2", 2.0, 10.0, 3.0, 4.0, 8),
-            row("Sw5", 2.0, 6.0, 1.0, 2.0, 4),
-            row("Sw4", 1.0, 10.0, 0.0, 0.0, 0),
-            row("Sw6", 1.0, 7.0, 0.0, 0.0, 0),
+            row("Sw0", 4.0, 8.0, 8.0, 8.0, 16),
+            row("Sw3", 3.0, 9.0, 5.0, 4.0, 8),
+            row("Sw1", 3.0, 7.0, 3.0, 6.0, 12),
+            row("Sw2", 2.0, 9.0, 2.0, 4.0, 8),
+            row("Sw5", 2.0, 7.0, 2.5, 2.0, 4),
+            row("Sw4", 1.0, 10.5, 1.0, 0.0, 0),
+            row("Sw6", 1.0, 7.5, 1.0, 0.0, 0),
         ]
     );
     let byes: Vec<(String, i64)> = t["standings"]

@@ -1,11 +1,18 @@
 //! Tournament pairings, pure (issue 12, SPEC 14): round robin by the circle method behind Berger
-//! tables, gauntlets, and Swiss rounds with score groups, no repeat pairings while avoidable and
-//! at most one bye per bot. A set already plays both seat orders, so no colours are allocated.
+//! tables, gauntlets, and Swiss rounds by the FIDE Dutch system's criteria (issue 18: no repeat
+//! pairings while avoidable, at most one bye per bot, then the fewest floaters). A set already
+//! plays both seat orders, so no colours are allocated.
 //!
 //! Players are indices into the field (`0..n`), in seed order: the tournament seeds its field by
 //! rating at creation (highest first), then by name, and seed order is the last tie order below.
 
 use std::collections::HashSet;
+use std::convert::Infallible;
+
+use rustworkx_core::max_weight_matching::max_weight_matching;
+use rustworkx_core::petgraph::graph::UnGraph;
+
+use super::standings::{Kind, Outcome};
 
 /// One round's pairings: pairs of players (the first is the set's creator) and an optional bye.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -63,89 +70,253 @@ pub struct SwissPlayer {
     pub points2: i64,
     /// Seeds of the opponents already met.
     pub met: HashSet<usize>,
+    /// Had a bye or won a forfeit: either way a point without playing, so no further bye
+    /// while another player can take it (FIDE C.04.1 d).
     pub had_bye: bool,
 }
 
-/// Most pairing attempts tried before repeats are allowed; keeps a pathological field bounded.
-const SEARCH_BUDGET: usize = 200_000;
+/// The Swiss field of `n` seeds as pairing sees it after `outcomes` (the finished pairings):
+/// points, opponents met (a forfeit counts as met, so an absent bot is not paired again with
+/// the same bot), and who has had a point without playing: a bye or a forfeit win (FIDE
+/// C.04.1 d), so neither gets the bye again while another player can take it.
+#[must_use]
+pub fn swiss_players(n: usize, outcomes: &[Outcome]) -> Vec<SwissPlayer> {
+    let mut players: Vec<SwissPlayer> = (0..n)
+        .map(|seed| SwissPlayer {
+            seed,
+            points2: 0,
+            met: HashSet::new(),
+            had_bye: false,
+        })
+        .collect();
+    for o in outcomes.iter().filter(|o| o.seed1 < n) {
+        match o.seed2 {
+            Some(s2) if s2 < n => {
+                for (me, other, side) in [(o.seed1, s2, 0), (s2, o.seed1, 1)] {
+                    let p = &mut players[me];
+                    p.points2 += o.points2[side];
+                    p.met.insert(other);
+                    if o.kind == Kind::Forfeit && o.points2[side] > o.points2[1 - side] {
+                        p.had_bye = true;
+                    }
+                }
+            }
+            None => {
+                players[o.seed1].points2 += o.points2[0];
+                players[o.seed1].had_bye = true;
+            }
+            Some(_) => {}
+        }
+    }
+    players
+}
 
-/// Pairs one Swiss round.
+/// Pairs one Swiss round by the FIDE Dutch system's criteria (FIDE C.04.3; SPEC 14).
 ///
-/// Order: points (descending), then seed. With an odd field the bye goes to the lowest-ordered
-/// player who has not had one (moving up the order only if the rest could not be paired without
-/// a repeat). Then, from the top, each player meets the player half a score group below it (the
-/// Dutch system's S1 against S2), or failing that the next one down, then the ones above; a
-/// player alone in its group floats down to the next. Depth-first search with backtracking finds
-/// a round without repeat pairings whenever one exists (within a generous budget); otherwise
-/// repeats are allowed rather than leaving anyone unpaired.
+/// Players are ranked by points (descending), then seed; a score group is the players on equal
+/// points. Every way to pair the field is weighed by the criteria below, each one counting
+/// only when all the ones before it are equal, and the best is taken:
+///
+/// 1. no repeat pairings (absolute; a repeat is made only when no round without one exists);
+/// 2. no second bye (absolute, the same way): with an odd field the bye is a pseudo-player;
+/// 3. the bye to the lowest score possible;
+/// 4. the fewest floaters (pairs of different scores);
+/// 5. the smallest score differences (sum of the squared differences);
+/// 6. the bye to the lowest-ranked player of its score;
+/// 7. the Dutch order: inside a score group of `m` the player `a` places below its top meets
+///    the one `a + m/2` places below (S1 against S2), a transposition costing more the higher
+///    the S1 player, an exchange (two S1 or two S2 players) more than any transposition; a
+///    floater is the lowest of its group and meets the top of the group below.
+///
+/// The best pairing is a maximum-weight perfect matching (Edmonds' blossom algorithm, from
+/// `rustworkx-core`), so every criterion is met exactly, in O(n^3) for n players; the weights
+/// fit an `i128` for any field the arena admits (64 bots, 63 rounds). Colours are not
+/// allocated: a set plays both seat orders; the higher-ranked player of a pair is listed first
+/// (it creates the set). Returns pairs of seeds (ordered by the first one's rank) and the bye.
 #[must_use]
 pub fn swiss(players: &[SwissPlayer]) -> Round {
     let mut order: Vec<&SwissPlayer> = players.iter().collect();
     order.sort_by(|a, b| b.points2.cmp(&a.points2).then(a.seed.cmp(&b.seed)));
-    for allow_repeats in [false, true] {
-        let mut budget = SEARCH_BUDGET;
-        if order.len().is_multiple_of(2) {
-            if let Some(pairs) = pair_all(&order, allow_repeats, &mut budget) {
-                return Round { pairs, bye: None };
-            }
-            continue;
+    let n = order.len();
+    if n < 2 {
+        return Round {
+            pairs: vec![],
+            bye: order.first().map(|p| p.seed),
+        };
+    }
+    // Group start and size for each rank.
+    let mut group = vec![(0usize, 0usize); n];
+    let mut start = 0;
+    while start < n {
+        let end = (start..n)
+            .find(|&i| order[i].points2 != order[start].points2)
+            .unwrap_or(n);
+        for g in &mut group[start..end] {
+            *g = (start, end - start);
         }
-        // Bye candidates from the bottom; a second bye only when nobody else can take it.
-        let candidates: Vec<usize> = (0..order.len())
-            .rev()
-            .filter(|&i| !order[i].had_bye)
-            .chain((0..order.len()).rev().filter(|&i| order[i].had_bye))
-            .collect();
-        for i in candidates {
-            let rest: Vec<&SwissPlayer> = order
-                .iter()
-                .enumerate()
-                .filter(|&(j, _)| j != i)
-                .map(|(_, p)| *p)
-                .collect();
-            if let Some(pairs) = pair_all(&rest, allow_repeats, &mut budget) {
-                return Round {
-                    pairs,
-                    bye: Some(order[i].seed),
-                };
-            }
+        start = end;
+    }
+    // First without the Dutch order (criteria 1 to 6), to learn who stays in its score group;
+    // then again with it, the order counted among those residents only.
+    let Some(first) = best_matching(&order, &group, None) else {
+        return Round::default();
+    };
+    let mut resident = vec![false; n];
+    for &(a, b) in &first {
+        if b < n && order[a].points2 == order[b].points2 {
+            resident[a] = true;
+            resident[b] = true;
         }
     }
-    Round::default()
+    let Some(mates) = best_matching(&order, &group, Some(&resident)) else {
+        return Round::default();
+    };
+    let bye = n;
+    let mut round = Round::default();
+    let mut pairs: Vec<(usize, usize)> = vec![];
+    for (a, b) in mates {
+        if b == bye {
+            round.bye = Some(order[a].seed);
+        } else {
+            pairs.push((a, b));
+        }
+    }
+    pairs.sort_unstable();
+    round.pairs = pairs
+        .into_iter()
+        .map(|(a, b)| (order[a].seed, order[b].seed))
+        .collect();
+    round
 }
 
-/// Pairs every player of `order` (already sorted), or None.
-fn pair_all(
+/// The best matching of ranks `0..n` (with a bye vertex `n` when `n` is odd) by the criteria
+/// of [`swiss`], as pairs `(a, b)` with `a < b`; the Dutch order only when `resident` says who
+/// stays in its score group. None if the weights overflow.
+fn best_matching(
     order: &[&SwissPlayer],
-    allow_repeats: bool,
-    budget: &mut usize,
+    group: &[(usize, usize)],
+    resident: Option<&[bool]>,
 ) -> Option<Vec<(usize, usize)>> {
-    let Some((top, rest)) = order.split_first() else {
-        return Some(vec![]);
+    let n = order.len();
+    let lowest = order.last()?.points2;
+    // Rank among the residents of its group, and how many residents the group has.
+    let mut place = vec![(0usize, 0usize); n];
+    if let Some(res) = resident {
+        for i in 0..n {
+            let (g, m) = group[i];
+            let before = (g..i).filter(|&k| res[k]).count();
+            let count = (g..g + m).filter(|&k| res[k]).count();
+            place[i] = (before, count);
+        }
+    }
+    let mut edges: Vec<(u32, u32, [i128; TIERS])> = vec![];
+    for i in 0..n {
+        for j in i + 1..n {
+            let mut cost = pair_cost(order, group, i, j, &place);
+            if resident.is_none() {
+                cost[TIERS - 1] = 0;
+            }
+            edges.push((vertex(i), vertex(j), cost));
+        }
+        if n % 2 == 1 {
+            let p = order[i];
+            let cost = [
+                0,
+                i128::from(p.had_bye),
+                i128::from(p.points2 - lowest),
+                0,
+                0,
+                small(n - 1 - i),
+                0,
+            ];
+            edges.push((vertex(i), vertex(n), cost));
+        }
+    }
+    let weighted = weigh(&edges, n.div_ceil(2))?;
+    let graph = UnGraph::<(), i128>::from_edges(&weighted);
+    let Ok(mates) =
+        max_weight_matching(&graph, true, |e| Ok::<i128, Infallible>(*e.weight()), false);
+    Some(
+        mates
+            .into_iter()
+            .map(|(a, b)| (a.min(b), a.max(b)))
+            .collect(),
+    )
+}
+
+/// How many criteria an edge is weighed by (see [`swiss`]).
+const TIERS: usize = 7;
+
+fn vertex(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+fn small(x: usize) -> i128 {
+    i128::try_from(x).unwrap_or(i128::MAX / 4)
+}
+
+/// The criteria costs of pairing ranks `i < j`.
+fn pair_cost(
+    order: &[&SwissPlayer],
+    group: &[(usize, usize)],
+    i: usize,
+    j: usize,
+    place: &[(usize, usize)],
+) -> [i128; TIERS] {
+    let (pi, pj) = (order[i], order[j]);
+    let repeat = i128::from(pi.met.contains(&pj.seed));
+    let diff = i128::from(pi.points2 - pj.points2);
+    let (gi, mi) = group[i];
+    let (gj, _) = group[j];
+    let (a, b) = (i - gi, j - gj);
+    let order_cost = if gi == gj {
+        // Places among the group's residents: S1 is their top half.
+        let ((a, m), (b, _)) = (place[i], place[j]);
+        let half = m / 2;
+        if a < half && b >= half {
+            // A transposition of S2: the higher the S1 player, the more it costs.
+            small(b.abs_diff(a + half) * (m - a))
+        } else {
+            // An exchange between S1 and S2 costs more than any transposition.
+            small(m * m * m + b.abs_diff(a) + 1)
+        }
+    } else {
+        // A floater: the lowest of its group, meeting the top of the next one down.
+        small((mi - 1 - a) + b * (mi - a))
     };
-    if *budget == 0 {
-        return None;
+    [
+        repeat,
+        0,
+        0,
+        i128::from(diff != 0),
+        diff * diff,
+        0,
+        order_cost,
+    ]
+}
+
+/// Folds the criteria costs into one weight per edge for a maximum-weight matching of
+/// `pairs` edges: each tier outweighs the sum of all the later ones over a whole matching.
+/// None if the field is too large for an `i128` (it is not, for 64 bots).
+fn weigh(edges: &[(u32, u32, [i128; TIERS])], pairs: usize) -> Option<Vec<(u32, u32, i128)>> {
+    let pairs = i128::try_from(pairs).ok()?;
+    let mut scale = [1i128; TIERS];
+    let mut total: i128 = 1;
+    for t in (0..TIERS).rev() {
+        scale[t] = total;
+        let max = edges.iter().map(|e| e.2[t]).max().unwrap_or(0);
+        total = total.checked_mul(max.checked_mul(pairs)?.checked_add(1)?)?;
     }
-    *budget -= 1;
-    let group = 1 + rest.iter().filter(|p| p.points2 == top.points2).count();
-    let preferred = (group / 2).max(1); // index in `order` of S2's top
-    let candidates = (preferred..order.len()).chain((1..preferred).rev());
-    for c in candidates {
-        let other = order[c];
-        if !allow_repeats && top.met.contains(&other.seed) {
-            continue;
-        }
-        let remaining: Vec<&SwissPlayer> = rest
-            .iter()
-            .filter(|p| p.seed != other.seed)
-            .copied()
-            .collect();
-        if let Some(mut pairs) = pair_all(&remaining, allow_repeats, budget) {
-            pairs.insert(0, (top.seed, other.seed));
-            return Some(pairs);
-        }
-    }
-    None
+    edges
+        .iter()
+        .map(|&(u, v, cost)| {
+            let mut c: i128 = 0;
+            for t in 0..TIERS {
+                c = c.checked_add(cost[t].checked_mul(scale[t])?)?;
+            }
+            Some((u, v, total.checked_sub(c)?))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -282,6 +453,88 @@ mod tests {
                 prop_assert_eq!(seen.len(), n, "every bot paired once a round");
             }
         }
+    }
+
+    #[test]
+    fn a_swiss_round_pairs_inside_the_score_groups_when_a_repeat_free_pairing_there_exists() {
+        // Two score groups of four; the leader has met 2 and 3 already, so only 1 is left to it
+        // inside its group. A greedy "next one down" rule floats it into the lower group.
+        let mut ps = fresh(8);
+        for p in &mut ps[..4] {
+            p.points2 = 2;
+        }
+        for other in [2, 3] {
+            ps[0].met.insert(other);
+            ps[other].met.insert(0);
+        }
+        let r = swiss(&ps);
+        assert_eq!(r.pairs, vec![(0, 1), (2, 3), (4, 6), (5, 7)]);
+        assert_eq!(r.bye, None);
+    }
+
+    #[test]
+    fn the_bye_goes_to_the_lowest_ranked_bot_that_has_not_had_one() {
+        // After a first round 0-2 and 1-3 (the upper seeds won) with 4 on the bye.
+        let mut ps = fresh(5);
+        for (a, b) in [(0, 2), (1, 3)] {
+            ps[a].met.insert(b);
+            ps[b].met.insert(a);
+            ps[a].points2 = 2;
+        }
+        ps[4].had_bye = true;
+        ps[4].points2 = 2;
+        let r = swiss(&ps);
+        // 3 is the lowest-ranked without a bye; 4, lowest of the 1-point group, floats to 2.
+        assert_eq!(r.bye, Some(3));
+        assert_eq!(r.pairs, vec![(0, 1), (4, 2)]);
+    }
+
+    #[test]
+    fn a_repeat_is_avoided_even_when_it_costs_a_floater() {
+        // 0 and 1 alone on 1 point have met: each floats into the 0-point group instead.
+        let mut ps = fresh(4);
+        ps[0].points2 = 2;
+        ps[1].points2 = 2;
+        ps[0].met.insert(1);
+        ps[1].met.insert(0);
+        let r = swiss(&ps);
+        // Both float into the lower bracket in order: the top floater meets its top resident.
+        assert_eq!(r.pairs, vec![(0, 2), (1, 3)]);
+    }
+
+    #[test]
+    fn a_forfeit_win_counts_as_a_point_without_playing_so_its_winner_gets_no_bye() {
+        // Round 1 of five: 0 beat 2, 1 beat 3, 4 had the bye. Round 2: 0 beat 1, 2 won by
+        // forfeit against an absent 4, 3 had the bye.
+        let o = |seed1, seed2, kind, points2| Outcome {
+            seed1,
+            seed2,
+            kind,
+            points2,
+            games2: [0, 0],
+            moves: [0, 0],
+            games: vec![],
+        };
+        let outcomes = vec![
+            o(0, Some(2), Kind::Set, [2, 0]),
+            o(1, Some(3), Kind::Set, [2, 0]),
+            o(4, None, Kind::Bye, [2, 0]),
+            o(0, Some(1), Kind::Set, [2, 0]),
+            o(4, Some(2), Kind::Forfeit, [0, 2]),
+            o(3, None, Kind::Bye, [2, 0]),
+        ];
+        let ps = swiss_players(5, &outcomes);
+        let flags: Vec<(i64, bool)> = ps.iter().map(|p| (p.points2, p.had_bye)).collect();
+        assert_eq!(
+            flags,
+            vec![(4, false), (2, false), (2, true), (2, true), (2, true)]
+        );
+        assert!(ps[2].met.contains(&4) && ps[4].met.contains(&2));
+        // The bye goes to 1, not to 2 (lower-ranked, but it won a point without playing); 0
+        // has met 1 and 2 and floats down to 4, as 2 and 4 have met.
+        let r = swiss(&ps);
+        assert_eq!(r.bye, Some(1));
+        assert_eq!(r.pairs, vec![(0, 4), (2, 3)]);
     }
 
     #[test]

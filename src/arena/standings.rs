@@ -1,10 +1,17 @@
 //! Tournament standings and crosstable, pure (issue 12).
 //!
 //! Order: set points (win 1, draw 1/2, Swiss bye 1; a round-robin bye scores nothing), then
-//! Buchholz (the sum of the set points of every opponent met; a bye adds nothing), then
-//! Sonneborn-Berger (the sum of the points of the opponents beaten plus half of those drawn),
-//! then game points, then fewer own moves in games not lost (the arena's tiebreak), then seed.
-//! Points are kept doubled (Sonneborn-Berger quadrupled) so every comparison is exact.
+//! Buchholz (the sum of the set points of every opponent met), then Sonneborn-Berger (the
+//! points of the opponents beaten plus half of those drawn), then game points, then fewer own
+//! moves in games not lost (the arena's tiebreak), then seed. Points are kept doubled
+//! (Sonneborn-Berger quadrupled) so every comparison is exact.
+//!
+//! Unplayed rounds (a forfeit won or lost, a Swiss bye) follow FIDE's tie-break regulations
+//! (C.07, 2023, article 16): in the bot's own Buchholz and Sonneborn-Berger such a round is
+//! played against a dummy opponent with the bot's own final score, scored as it was; as an
+//! opponent, a bot's unplayed rounds count as draws. A forfeit win adds, for each game won,
+//! the bot's mean own moves per game in the games not lost that it played (the field's
+//! highest mean if it played none), so a forfeit never helps the fewer-moves tiebreak.
 
 use super::elo_stats;
 
@@ -102,13 +109,69 @@ pub fn standings(n: usize, ratings: &[f64], outcomes: &[Outcome]) -> Vec<Standin
         }
     }
     let points: Vec<i64> = rows.iter().map(|r| r.points2).collect();
+    // Unplayed rounds (FIDE C.07 (2023) art. 16): a forfeit either way or a Swiss bye. A
+    // round-robin rest is no round of the bot's (every bot of an odd field has one).
+    let mut unplayed = vec![0i64; n];
+    let mut unplayed_points2 = vec![0i64; n];
+    let mut not_lost = vec![(0i64, 0i64); n]; // (own moves, games not lost) in sets played
+    for o in outcomes.iter().filter(|o| o.seed1 < n) {
+        match (o.kind, o.seed2.filter(|&s| s < n)) {
+            (Kind::Bye, _) => {
+                unplayed[o.seed1] += 1;
+                unplayed_points2[o.seed1] += 2;
+            }
+            (Kind::Forfeit, Some(s2)) => {
+                for (me, side) in [(o.seed1, 0), (s2, 1)] {
+                    unplayed[me] += 1;
+                    unplayed_points2[me] += o.points2[side];
+                }
+            }
+            (Kind::Set, Some(s2)) => {
+                for (me, side, sign) in [(o.seed1, 0, 1), (s2, 1, -1)] {
+                    let games = o.games.iter().filter(|&&g| i64::from(g) * sign >= 0);
+                    not_lost[me].0 += o.moves[side];
+                    not_lost[me].1 += i64::try_from(games.count()).unwrap_or(0);
+                }
+            }
+            _ => {}
+        }
+    }
+    // As an opponent, a bot's unplayed rounds count as draws (art. 16.3; 1 point doubled).
+    let adjusted: Vec<i64> = (0..n)
+        .map(|s| points[s] - unplayed_points2[s] + unplayed[s])
+        .collect();
+    // A forfeit win's games count the bot's mean own moves per game not lost in the sets it
+    // played (rounded up), or the field's highest mean if it played none: never fewer moves.
+    let mean = |s: usize| {
+        let (m, g) = not_lost[s];
+        (g > 0).then(|| (m + g - 1) / g)
+    };
+    let field_mean = (0..n).filter_map(mean).max().unwrap_or(0);
     for o in outcomes.iter().filter(|o| o.seed1 < n) {
         let Some(s2) = o.seed2.filter(|&s| s < n) else {
+            // Own unplayed round without an opponent: a dummy with the bot's own score.
+            if o.kind == Kind::Bye {
+                let r = &mut rows[o.seed1];
+                r.buchholz2 += points[o.seed1];
+                r.sb4 += points[o.seed1] * 2;
+            }
             continue;
         };
         for (me, other, side) in [(o.seed1, s2, 0), (s2, o.seed1, 1)] {
-            rows[me].buchholz2 += points[other];
-            rows[me].sb4 += points[other] * o.points2[side];
+            let mine = o.points2[side];
+            let r = &mut rows[me];
+            if o.kind == Kind::Forfeit {
+                // Art. 16.4: the bot's own unplayed round is against a dummy opponent with the
+                // bot's own score ("a draw against itself"), not the absent opponent.
+                r.buchholz2 += points[me];
+                r.sb4 += points[me] * mine;
+                if mine > o.points2[1 - side] {
+                    r.moves += mean(me).unwrap_or(field_mean) * (o.games2[side] / 2);
+                }
+            } else {
+                r.buchholz2 += adjusted[other];
+                r.sb4 += adjusted[other] * mine;
+            }
         }
     }
     for (r, p) in rows.iter_mut().zip(&perf) {
@@ -169,6 +232,45 @@ mod tests {
         }
     }
 
+    fn forfeit(a: usize, b: usize, p: [i64; 2], g: [i64; 2]) -> Outcome {
+        Outcome {
+            seed1: a,
+            seed2: Some(b),
+            kind: Kind::Forfeit,
+            points2: p,
+            games2: g,
+            moves: [0, 0],
+            games: vec![],
+        }
+    }
+
+    #[test]
+    fn a_bot_that_never_played_gets_no_buchholz_from_the_opponents_it_forfeited_to() {
+        // Seed 2 never came: it lost to 1 and 0 by forfeit. Seed 3 played and lost both sets.
+        let o = vec![
+            set(0, 3, [2, 0], [4, 0], [10, 0], vec![1, 1]),
+            forfeit(1, 2, [2, 0], [4, 0]),
+            set(1, 3, [2, 0], [4, 0], [12, 0], vec![1, 1]),
+            forfeit(0, 2, [2, 0], [4, 0]),
+        ];
+        let s = standings(4, &[1200.0; 4], &o);
+        let order: Vec<usize> = s.iter().map(|r| r.seed).collect();
+        assert_eq!(order, vec![0, 1, 3, 2], "the bot that played ranks above");
+        let mut rows = s.clone();
+        rows.sort_by_key(|r| r.seed);
+        let by_seed = |seed: usize| &rows[seed];
+        // Own unplayed round: a dummy opponent with the bot's own score (2 points, doubled 4).
+        // Opponents' unplayed rounds count as draws: 0 and 1 each count 1 + 1/2 for seed 3.
+        assert_eq!((by_seed(0).buchholz2, by_seed(0).sb4), (4, 8));
+        assert_eq!((by_seed(3).buchholz2, by_seed(3).sb4), (3 + 3, 0));
+        assert_eq!((by_seed(2).buchholz2, by_seed(2).sb4), (0, 0));
+        // A forfeit win adds the bot's mean moves per game not lost, for each game it won.
+        assert_eq!(
+            (by_seed(0).moves, by_seed(1).moves),
+            (10 + 2 * 5, 12 + 2 * 6)
+        );
+    }
+
     #[test]
     fn buchholz_and_sonneborn_berger_break_a_tie_on_points() {
         // 0 beats 1, 1 beats 2, 2 draws 0; 3 gets a bye and beats nobody.
@@ -192,7 +294,8 @@ mod tests {
         assert_eq!(order, vec![0, 1, 3, 2]);
         assert_eq!((s[0].buchholz2, s[0].sb4), (2 + 1, 2 * 2 + 1));
         assert_eq!((s[1].buchholz2, s[1].sb4), (3 + 1, 2));
-        assert_eq!((s[2].buchholz2, s[2].byes), (0, 1));
+        // The bye is an unplayed round: a dummy opponent with 3's own score (FIDE C.07 art. 16).
+        assert_eq!((s[2].buchholz2, s[2].sb4, s[2].byes), (2, 2 * 2, 1));
         assert_eq!(crosstable(4, &o)[0][2], "½");
     }
 }

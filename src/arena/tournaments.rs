@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::Arena;
 use super::error::{ArenaError, ArenaResult};
-use super::pairing::{self, Round, SwissPlayer};
+use super::pairing::{self, Round};
 use super::scoring::{GameEnd, Side, score_set};
 use super::sets::{GameOptions, NewSet};
 use super::standings::{self, Kind, Outcome};
@@ -834,30 +834,7 @@ fn next_round(
         }
         "match" => super::matches::next_round(t, pairings),
         _ => {
-            let outcomes = outcomes_of(t, pairings);
-            let mut players: Vec<SwissPlayer> = (0..n)
-                .map(|seed| SwissPlayer {
-                    seed,
-                    points2: 0,
-                    met: HashSet::new(),
-                    had_bye: false,
-                })
-                .collect();
-            for o in &outcomes {
-                match o.seed2 {
-                    Some(s2) if s2 < n && o.seed1 < n => {
-                        players[o.seed1].points2 += o.points2[0];
-                        players[s2].points2 += o.points2[1];
-                        players[o.seed1].met.insert(s2);
-                        players[s2].met.insert(o.seed1);
-                    }
-                    None if o.seed1 < n => {
-                        players[o.seed1].points2 += o.points2[0];
-                        players[o.seed1].had_bye = true;
-                    }
-                    _ => {}
-                }
-            }
+            let mut players = pairing::swiss_players(n, &outcomes_of(t, pairings));
             players.retain(|p| here(p.seed));
             pairing::swiss(&players)
         }
