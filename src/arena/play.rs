@@ -759,6 +759,7 @@ impl Arena {
         let acceptor = acc::bot_by_ref(tx, &acceptor_id)
             .await?
             .ok_or_else(|| ArenaError::internal("acceptor missing"))?;
+        // Every set but house practice counts in the records; `settle` rates only rated ones.
         if set.practice == 0 {
             self.settle(tx, set, &creator, &acceptor, score.outcome, now)
                 .await?;
@@ -837,24 +838,38 @@ impl Arena {
             } => (Outcomes::LOSS, Outcomes::WIN),
             SetOutcome::Draw => (Outcomes::DRAW, Outcomes::DRAW),
         };
-        let (rc, ra) = elo(
-            &EloRating {
-                rating: creator.rating,
-            },
-            &EloRating {
-                rating: acceptor.rating,
-            },
-            &sc,
-            &EloConfig::new(),
-        );
-        // The bot page's rating history (issue 14).
-        sets::record_ratings(
-            tx,
-            &set.id,
-            [creator.rating, rc.rating],
-            [acceptor.rating, ra.rating],
-        )
-        .await?;
+        let (rc, ra) = if set.rated == 0 {
+            // Unrated (tournament, match or unstaked) sets count in the record, not the rating.
+            (
+                EloRating {
+                    rating: creator.rating,
+                },
+                EloRating {
+                    rating: acceptor.rating,
+                },
+            )
+        } else {
+            elo(
+                &EloRating {
+                    rating: creator.rating,
+                },
+                &EloRating {
+                    rating: acceptor.rating,
+                },
+                &sc,
+                &EloConfig::new(),
+            )
+        };
+        // The bot page's rating history (issue 14): rated sets only.
+        if set.rated != 0 {
+            sets::record_ratings(
+                tx,
+                &set.id,
+                [creator.rating, rc.rating],
+                [acceptor.rating, ra.rating],
+            )
+            .await?;
+        }
         let gain = set.stake - fee; // what the winner took from the loser, net of the fee
         for (bot, outcome, rating) in [(creator, sc, rc.rating), (acceptor, sa, ra.rating)] {
             let (w, d, l, won, net) = match outcome {

@@ -84,6 +84,7 @@ impl Arena {
             stake: req.stake,
             opponent: None,
             rated: req.rated,
+            practice: false,
         }
         .check_stake()?;
         let rounds = match req.format.as_str() {
@@ -606,6 +607,7 @@ impl Arena {
             stake: t.stake,
             opponent: Some(acceptor.name.clone()),
             rated: t.rated != 0,
+            practice: false,
         };
         let (view, fx) = self
             .start_now_in(&mut tx, &creator, &acceptor, req, now)

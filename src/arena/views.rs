@@ -289,10 +289,41 @@ pub struct SetNames {
     pub acceptor: Option<String>,
     pub opponent: Option<String>,
     pub winner: Option<String>,
+    /// The tournament or match the set was paired in, if any (issue 18).
+    pub event: Option<SetEvent>,
+}
+
+/// Where a tournament or match set was paired: tournament id, name, format, round and board.
+#[derive(Debug, Clone, Default)]
+pub struct SetEvent {
+    pub id: String,
+    pub name: String,
+    pub format: String,
+    pub round: i64,
+    pub board: i64,
+}
+
+/// The set's `tournament` and `match` fields (issue 18): one of them names where the set was
+/// paired (`{id, name, format, round, board, url}` / `{id, name, round, board, url}`), the other is null.
+fn event_json(e: Option<&SetEvent>) -> (Value, Value) {
+    match e {
+        Some(e) if e.format == "match" => (
+            Value::Null,
+            json!({"id": e.id, "name": e.name, "round": e.round, "board": e.board,
+                   "url": format!("/v1/matches/{}", e.id)}),
+        ),
+        Some(e) => (
+            json!({"id": e.id, "name": e.name, "format": e.format, "round": e.round,
+                   "board": e.board, "url": format!("/tournaments/{}", e.id)}),
+            Value::Null,
+        ),
+        None => (Value::Null, Value::Null),
+    }
 }
 
 /// A set as a list row (SPEC section 5).
 pub fn set_row_json(s: &SetRow, n: &SetNames) -> Value {
+    let (tournament, matched) = event_json(n.event.as_ref());
     json!({
         "id": s.id,
         "game": "hex",
@@ -300,8 +331,10 @@ pub fn set_row_json(s: &SetRow, n: &SetNames) -> Value {
         "acceptor": n.acceptor,
         "opponent": n.opponent,
         "practice": s.practice != 0,
-        "rated": s.practice == 0,
+        "rated": s.rated != 0,
         "staked": s.stake > 0,
+        "tournament": tournament,
+        "match": matched,
         "points": [points_json(s.points2_creator), points_json(s.points2_acceptor)],
         "stake": s.stake,
         "status": s.status,
