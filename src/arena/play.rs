@@ -441,6 +441,7 @@ impl Arena {
                     }
                 }
                 if k != l.game.ply + 1 && l.game.to_move().is_some() {
+                    self.count_refused(set_id, game_no, seat, &bot.id).await;
                     return Err(GameError::StalePly {
                         expected: l.game.ply + 1,
                         ply: l.game.ply,
@@ -452,7 +453,10 @@ impl Arena {
             let t = match l.game.play(seat, mv, now) {
                 Ok(t) => t,
                 Err(GameError::GameOver) => return Err(game_over(&l)),
-                Err(e) => return Err(e.into()),
+                Err(e) => {
+                    self.count_refused(set_id, game_no, seat, &bot.id).await;
+                    return Err(e.into());
+                }
             };
             let stored = if t.ended.is_some() {
                 self.commit_ending(&slot, &l, t.clone(), now, false).await?
@@ -471,6 +475,21 @@ impl Arena {
             return Ok(snapshot);
         }
         Err(ArenaError::unavailable("game changed concurrently; retry"))
+    }
+
+    /// Counts a refused move attempt (illegal move, not the bot's turn, stale ply) of `seat`
+    /// for the bot page and the standings (issue 18). A failure to count is logged, never
+    /// answered: the bot hears why its move was refused either way.
+    async fn count_refused(&self, set_id: &str, game_no: i64, seat: hex::Seat, bot_id: &str) {
+        let r = async {
+            let mut tx = self.store.begin_write().await?;
+            games::add_refused(&mut tx, set_id, game_no, i64::from(seat.number()), bot_id).await?;
+            tx.commit().await
+        }
+        .await;
+        if let Err(e) = r {
+            tracing::warn!(set_id, game_no, error = %e, "refused move not counted");
+        }
     }
 
     /// The fast path: a move that does not end the game. None when the row had moved on.
@@ -631,11 +650,16 @@ impl Arena {
         for _ in 0..STALE_RETRIES {
             let (_, l) = self.live_game(set_id, game_no).await?;
             let now = self.now_ms();
-            let Some(t) = l.game.expire(now) else {
+            let Some(mut t) = l.game.expire(now) else {
                 // Not due (a move came in, or the turn was shifted): reschedule what it says.
                 self.scheduler.set(set_id, game_no, l.game.deadline_ms());
                 return Ok(false);
             };
+            // A crashed bot is told apart from a slow one (issue 18): the loser had gone away.
+            if let Some(loser) = t.ended.and_then(|e| e.winner).map(hex::Seat::other) {
+                let mut c = self.store.pool.acquire().await?;
+                t.game.offline = self.gone_away(&mut c, t.game.bot_of(loser)).await?;
+            }
             let reason = t.ended.map(|e| e.reason.as_str()).unwrap_or_default();
             let stored = match self.commit_ending(&slot, &l, t, now, true).await {
                 Err(e) if e.code == CLAIMED_ELSEWHERE => {
@@ -1012,5 +1036,5 @@ fn not_found(set_id: &str, game_no: i64) -> ArenaError {
 /// 409 `game_over` with the result (the same body however the game ended).
 fn game_over(l: &LiveGame) -> ArenaError {
     ArenaError::conflict("game_over", "the game is over")
-        .with_details(json!({"result": live::result_json(l.game.status, &l.names)}))
+        .with_details(json!({"result": live::result_json(l.game.status, &l.names, l.game.offline)}))
 }

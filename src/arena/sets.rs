@@ -325,6 +325,9 @@ impl Arena {
                 started_ms: active.then_some(now),
                 finished_ms: None,
                 version: 0,
+                offline: 0,
+                refused1: 0,
+                refused2: 0,
             };
             games::insert(tx, &g).await?;
             if active {

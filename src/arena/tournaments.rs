@@ -240,6 +240,12 @@ impl Arena {
             names.push(self.bot_name(&mut c, &e.bot_id).await?);
         }
         let pairings = store::pairings(&mut c, id).await?;
+        // Refused move attempts in this tournament's games, by bot (issue 18).
+        let refused: std::collections::HashMap<String, i64> =
+            crate::store::games::refused_in_tournament(&mut c, id)
+                .await?
+                .into_iter()
+                .collect();
         drop(c);
         let name_of = |s: Option<i64>| {
             s.and_then(|s| usize::try_from(s).ok())
@@ -295,6 +301,7 @@ impl Arena {
                     "game_points": half(r.games2),
                     "tiebreak_moves": r.moves,
                     "sets": r.sets, "w": r.w, "d": r.d, "l": r.l, "byes": r.byes,
+                    "refused_moves": entries.get(r.seed).and_then(|e| refused.get(&e.bot_id)).copied().unwrap_or(0),
                     "performance": r.performance.map(|p| p.0.round() as i64),
                     "performance_error": r.performance.and_then(|p| p.1).map(|e| e.round() as i64),
                 })

@@ -96,7 +96,11 @@ pub fn result_json(g: &GameRow, names: &[String; 2]) -> Value {
         Some(2) => Value::String(names[1].clone()),
         _ => Value::Null,
     };
-    json!({"winner": g.winner_seat, "winner_bot": winner_bot, "reason": g.reason})
+    let mut v = json!({"winner": g.winner_seat, "winner_bot": winner_bot, "reason": g.reason});
+    if g.offline != 0 {
+        v["offline"] = Value::Bool(true); // issue 18: the loser on time had gone away
+    }
+    v
 }
 
 /// A seat in a game state.
@@ -363,6 +367,8 @@ pub fn game_summary_json(g: &GameRow, names: &[String; 2]) -> Value {
         "winner": g.winner_seat,
         "winner_bot": winner_bot,
         "reason": g.reason,
+        "offline": g.offline != 0,
+        "refused_moves": [g.refused1, g.refused2],
         "moves_used": [
             super::scoring::moves_of(Seat::One, g.ply),
             super::scoring::moves_of(Seat::Two, g.ply)
@@ -397,6 +403,9 @@ mod tests {
             started_ms: Some(0),
             finished_ms: Some(1),
             version: 363,
+            offline: 0,
+            refused1: 0,
+            refused2: 0,
         }
     }
 
