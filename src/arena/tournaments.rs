@@ -642,12 +642,8 @@ impl Arena {
         let mut out = String::new();
         for set_id in pairings.iter().filter_map(|p| p.set_id.as_deref()) {
             for game_no in [1, 2] {
-                let body = self.game_state_body(set_id, game_no).await?;
-                let v: Value = serde_json::from_str(&body).map_err(ArenaError::internal)?;
-                if v["status"] == "pending" {
-                    continue;
-                }
-                if let Some(sgf) = super::sgf::to_sgf(&v) {
+                // With EV, RO, TM and the clocks as of each move (issue 18).
+                if let Some(sgf) = self.game_sgf(set_id, game_no).await? {
                     out.push_str(&sgf);
                     out.push('\n');
                 }

@@ -122,7 +122,7 @@ pub async fn refused_in_tournament(
     tournament_id: &str,
 ) -> sqlx::Result<Vec<(String, i64)>> {
     sqlx::query_as(
-        "SELECT bot, SUM(n) FROM (\
+        "SELECT bot, CAST(SUM(n) AS BIGINT) FROM (\
            SELECT g.seat1_id AS bot, g.refused1 AS n FROM games g JOIN tournament_pairings p \
              ON p.set_id = g.set_id WHERE p.tournament_id = $1 \
            UNION ALL SELECT g.seat2_id AS bot, g.refused2 AS n FROM games g JOIN tournament_pairings p \
