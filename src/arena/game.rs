@@ -497,6 +497,7 @@ mod tests {
             started_ms: Some(T0),
             finished_ms: None,
             version: 1,
+            offline: false,
         }
     }
 

@@ -270,4 +270,71 @@ mod tests {
         assert!(to_sgf(&draw).expect("sgf").contains("RE[0]"));
         assert_eq!(to_sgf(&json!({"board": {}})), None);
     }
+
+    #[test]
+    fn a_tournament_game_carries_event_round_time_limit_and_each_moves_time_left() {
+        let state = json!({
+            "set_id": "set_T", "game_no": 2, "status": "active",
+            "board": {"size": 9}, "seats": [{"bot": "A"}, {"bot": "B"}], "opening": [],
+            "moves": [
+                {"seat": 1, "cell": [0, 0], "elapsed_ms": 4_000, "at": "2026-12-01T04:00:00.000Z"},
+                {"seat": 2, "cell": [1, 1], "elapsed_ms": 9_000},
+                {"seat": 1, "cell": [2, 2], "elapsed_ms": 5_500},
+                {"seat": 2, "cell": [3, 3], "elapsed_ms": 1_000},
+            ],
+            "clock": {"remaining_ms": [1_000, 2_000], "increment_ms": 2_000,
+                      "server_time": "2026-12-01T05:00:00.000Z"},
+            "result": null,
+        });
+        let ctx = SgfContext {
+            event: Some("Course [1]".into()),
+            round: Some("2 (board 1)".into()),
+            initial_ms: Some(60_000),
+        };
+        let text = to_sgf_in(&state, &ctx).expect("sgf");
+        assert!(
+            text.contains("GN[set_T game 2]EV[Course [1\\]]RO[2 (board 1)]PB[A]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("TM[60]OT[Fischer +2.000 s per move]"),
+            "{text}"
+        );
+        // First moves are free; then 60 - 5.5 + 2 and 60 - 1 + 2.
+        assert!(
+            text.ends_with(";B[a1]BL[60.000];W[b2]WL[60.000];B[c3]BL[56.500];W[d4]WL[61.000])\n"),
+            "{text}"
+        );
+        // The root clock is as of the last move, not of the export (server_time).
+        assert!(
+            text.contains("Clock left after move 4: seat 1 56.500 s, seat 2 61.000 s."),
+            "{text}"
+        );
+        let back = hex::sgf::parse(&text).expect("readable");
+        assert_eq!(back.event.as_deref(), Some("Course [1]"));
+        assert_eq!(back.time_limit.as_deref(), Some("60"));
+        assert_eq!(back.times_left[2].as_deref(), Some("56.500"));
+    }
+
+    #[test]
+    fn a_finished_game_gives_the_clocks_at_its_end_and_says_when_the_loser_was_offline() {
+        let state = json!({
+            "board": {"size": 9}, "seats": [{"bot": "A"}, {"bot": "B"}], "opening": [],
+            "status": "finished", "moves": [{"seat": 1, "cell": [0, 0], "elapsed_ms": 10}],
+            "clock": {"remaining_ms": [60_000, 0], "increment_ms": 0,
+                      "server_time": "2026-12-09T00:00:00.000Z"},
+            "result": {"winner": 1, "reason": "timeout", "offline": true},
+        });
+        let text = to_sgf(&state).expect("sgf");
+        assert!(
+            text.contains("Clock left at the end of the game: seat 1 60.000 s, seat 2 0.000 s."),
+            "{text}"
+        );
+        assert!(
+            text.contains("Result: timeout (the loser had gone away"),
+            "{text}"
+        );
+        assert!(!text.contains("2026-12-09T"), "{text}");
+        assert!(!text.contains("TM["), "{text}");
+    }
 }
