@@ -8,17 +8,18 @@ UPDATE sets SET practice = 0 WHERE practice <> 0 AND (
     id IN (SELECT set_id FROM tournament_pairings WHERE set_id IS NOT NULL)
     OR NOT EXISTS (SELECT 1 FROM bots b WHERE b.house <> 0
                    AND (b.id = sets.creator_id OR b.id = sets.acceptor_id)));
--- Records count every finished set but practice; the unrated ones were left out until now.
+-- Records count rated sets and every tournament and match set; the unrated tournament and
+-- match sets were left out until now.
 UPDATE bots SET
     sets = sets + (SELECT COUNT(*) FROM sets s WHERE s.status = 'finished' AND s.rated = 0
-        AND s.practice = 0 AND (s.creator_id = bots.id OR s.acceptor_id = bots.id)),
+        AND s.id IN (SELECT set_id FROM tournament_pairings WHERE set_id IS NOT NULL) AND (s.creator_id = bots.id OR s.acceptor_id = bots.id)),
     wins = wins + (SELECT COUNT(*) FROM sets s WHERE s.status = 'finished' AND s.rated = 0
-        AND s.practice = 0 AND s.winner_id = bots.id),
+        AND s.id IN (SELECT set_id FROM tournament_pairings WHERE set_id IS NOT NULL) AND s.winner_id = bots.id),
     draws = draws + (SELECT COUNT(*) FROM sets s WHERE s.status = 'finished' AND s.rated = 0
-        AND s.practice = 0 AND s.winner_id IS NULL
+        AND s.id IN (SELECT set_id FROM tournament_pairings WHERE set_id IS NOT NULL) AND s.winner_id IS NULL
         AND (s.creator_id = bots.id OR s.acceptor_id = bots.id)),
     losses = losses + (SELECT COUNT(*) FROM sets s WHERE s.status = 'finished' AND s.rated = 0
-        AND s.practice = 0 AND s.winner_id IS NOT NULL AND s.winner_id <> bots.id
+        AND s.id IN (SELECT set_id FROM tournament_pairings WHERE set_id IS NOT NULL) AND s.winner_id IS NOT NULL AND s.winner_id <> bots.id
         AND (s.creator_id = bots.id OR s.acceptor_id = bots.id));
 -- Why a game ended, in more detail than `reason`: the seat that lost on time held no event
 -- stream or long-poll (0/1). Refused move attempts per seat (illegal, not your turn, stale ply).

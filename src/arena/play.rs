@@ -783,8 +783,12 @@ impl Arena {
         let acceptor = acc::bot_by_ref(tx, &acceptor_id)
             .await?
             .ok_or_else(|| ArenaError::internal("acceptor missing"))?;
-        // Every set but house practice counts in the records; `settle` rates only rated ones.
-        if set.practice == 0 {
+        // Rated sets and every tournament or match set count in the records (issue 18);
+        // `settle` rates only the rated ones. Practice and unrated challenges count nowhere.
+        let paired = crate::store::tournaments::event_of_set(tx, &set.id)
+            .await?
+            .is_some();
+        if set.practice == 0 && (set.rated != 0 || paired) {
             self.settle(tx, set, &creator, &acceptor, score.outcome, now)
                 .await?;
         }
@@ -940,7 +944,10 @@ impl Arena {
         let acceptor = acc::bot_by_ref(&mut tx, &acceptor_id)
             .await?
             .ok_or_else(|| ArenaError::internal("acceptor missing"))?;
-        if set.practice == 0 {
+        let paired = crate::store::tournaments::event_of_set(&mut tx, &set.id)
+            .await?
+            .is_some();
+        if set.practice == 0 && (set.rated != 0 || paired) {
             self.settle(&mut tx, &set, &creator, &acceptor, outcome, now)
                 .await?;
         }
