@@ -186,7 +186,8 @@ async fn get_sgf(
     path: web::Path<(String, i64)>,
 ) -> ApiResult<HttpResponse> {
     let (set_id, game_no) = path.into_inner();
-    let sgf = match st.arena.game_sgf(&set_id, game_no).await? {
+    // One game: one move per node, as before; the tournament collection adds BL/WL.
+    let sgf = match st.arena.game_sgf(&set_id, game_no, false).await? {
         Some(sgf) => sgf,
         // Game 2 before it starts: its empty record, as before.
         None => {

@@ -32,6 +32,8 @@ pub struct SgfContext {
     pub round: Option<String>,
     /// The set's initial time per seat, ms.
     pub initial_ms: Option<i64>,
+    /// Whether each move's node carries the mover's time left (`BL`/`WL`).
+    pub move_times: bool,
 }
 
 /// Seconds as SGF's real numbers: whole seconds without decimals.
@@ -185,19 +187,24 @@ pub fn to_sgf_in(state: &Value, ctx: &SgfContext) -> Option<String> {
         round: ctx.round.clone(),
         time_limit: ctx.initial_ms.map(seconds_short),
         comment: Some(comment),
-        times_left: left.iter().map(|l| l.map(seconds)).collect(),
+        times_left: if ctx.move_times {
+            left.iter().map(|l| l.map(seconds)).collect()
+        } else {
+            vec![]
+        },
     };
     Some(hex::sgf::write(&rec))
 }
 
 impl super::Arena {
-    /// The SGF of one game with its set's context: `TM`, each move's time left and, for a
-    /// tournament or match set, `EV` and `RO` (issue 18). `None` for a game not started.
-    /// Errors: 404 for an unknown set or game.
+    /// The SGF of one game with its set's context: `TM`, with `move_times` each move's time
+    /// left, and for a tournament or match set `EV` and `RO` (issue 18). `None` for a game
+    /// not started. Errors: 404 for an unknown set or game.
     pub async fn game_sgf(
         &self,
         set_id: &str,
         game_no: i64,
+        move_times: bool,
     ) -> super::error::ArenaResult<Option<String>> {
         let body = self.game_state_body(set_id, game_no).await?;
         let state: Value =
@@ -213,6 +220,7 @@ impl super::Arena {
             event: event.as_ref().map(|e| e.1.clone()),
             round: event.as_ref().map(|e| format!("{} (board {})", e.3, e.4)),
             initial_ms: set.map(|s| s.initial_ms),
+            move_times,
         };
         Ok(to_sgf_in(&state, &ctx))
     }
@@ -290,6 +298,7 @@ mod tests {
             event: Some("Course [1]".into()),
             round: Some("2 (board 1)".into()),
             initial_ms: Some(60_000),
+            move_times: true,
         };
         let text = to_sgf_in(&state, &ctx).expect("sgf");
         assert!(

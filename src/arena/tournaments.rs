@@ -643,7 +643,7 @@ impl Arena {
         for set_id in pairings.iter().filter_map(|p| p.set_id.as_deref()) {
             for game_no in [1, 2] {
                 // With EV, RO, TM and the clocks as of each move (issue 18).
-                if let Some(sgf) = self.game_sgf(set_id, game_no).await? {
+                if let Some(sgf) = self.game_sgf(set_id, game_no, true).await? {
                     out.push_str(&sgf);
                     out.push('\n');
                 }

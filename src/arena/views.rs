@@ -368,7 +368,6 @@ pub fn game_summary_json(g: &GameRow, names: &[String; 2]) -> Value {
         "winner_bot": winner_bot,
         "reason": g.reason,
         "offline": g.offline != 0,
-        "refused_moves": [g.refused1, g.refused2],
         "moves_used": [
             super::scoring::moves_of(Seat::One, g.ply),
             super::scoring::moves_of(Seat::Two, g.ply)
