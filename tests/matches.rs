@@ -119,12 +119,12 @@ async fn an_sprt_match_between_a_strong_and_a_weak_bot_stops_early_and_accepts_h
         Value::Null,
         "a score of 1 has no finite Elo difference"
     );
-    // Unstaked and unrated: nothing moved.
+    // Unstaked and unrated: no points, no rating; the three sets count in the record (issue 18).
     assert_eq!(app.balance(&owner).await, 1000);
     let p = app.get("/v1/bots/Strong").await.body;
     assert_eq!(
-        (p["rating"].clone(), p["sets"].clone()),
-        (json!(1200), json!(0))
+        (p["rating"].clone(), p["sets"].clone(), p["w"].clone()),
+        (json!(1200), json!(3), json!(3))
     );
     let list = app.get("/v1/matches").await.body;
     assert_eq!(list["matches"][0]["id"], json!(id));

@@ -4,6 +4,7 @@
 
 mod common;
 
+use serde_json::json;
 use sha2::{Digest, Sha256};
 
 /// Every migration file merged so far, with the SHA-256 of its text. A new migration is added
@@ -40,6 +41,14 @@ const APPLIED: &[(&str, &str)] = &[
     (
         "postgres/0004_rating_history.sql",
         "276afff13e87bb65a75484b1f35eec027516abe6f26c5043c7567a01b84ed534",
+    ),
+    (
+        "sqlite/0006_set_kinds.sql",
+        "c0e5370b6108bf31b951e8f7100a8b4946aeec9730578fba3cb9afea402ab46b",
+    ),
+    (
+        "postgres/0005_set_kinds.sql",
+        "c0e5370b6108bf31b951e8f7100a8b4946aeec9730578fba3cb9afea402ab46b",
     ),
 ];
 
@@ -127,4 +136,103 @@ async fn a_database_with_moves_stored_before_the_latest_migrations_opens_and_kee
             .await
             .expect("moves");
     assert_eq!((n, cell), (1, Some(4)));
+}
+
+#[tokio::test]
+async fn sets_stored_before_issue_18_come_out_as_practice_only_when_they_were_house_practice() {
+    use sqlx::migrate::Migrator;
+    sqlx::any::install_default_drivers();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = format!("sqlite://{}/old.db?mode=rwc", dir.path().display());
+    {
+        // Migrations 1 to 5, where `practice` held "unrated": a finished unrated tournament
+        // set (won by Ann), a house practice set and a rated one, all stored with that meaning.
+        let pool = sqlx::AnyPool::connect(&url).await.expect("old database");
+        let mut m = Migrator::new(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/migrations/sqlite"
+        )))
+        .await
+        .expect("migrations");
+        let old: Vec<_> = m
+            .migrations
+            .iter()
+            .filter(|x| x.version <= 5)
+            .cloned()
+            .collect();
+        m.migrations = old.into();
+        m.run(&pool).await.expect("migrations 1 to 5");
+        for sql in [
+            "INSERT INTO players (id, name, token_hash, balance, house, created_ms) VALUES \
+             ('p_a', 'pa', 'ha', 1000, 0, 0), ('p_b', 'pb', 'hb', 1000, 0, 0), ('p_h', 'house', 'hh', 0, 1, 0)",
+            "INSERT INTO bots (id, name, name_key, owner_id, max_stake, token_hash, house, sets, wins, created_ms) VALUES \
+             ('bot_a', 'Ann', 'ann', 'p_a', 100, 'ta', 0, 1, 1, 0), ('bot_b', 'Bob', 'bob', 'p_b', 100, 'tb', 0, 1, 0, 0), \
+             ('bot_h', 'house-x', 'house-x', 'p_h', 0, 'th', 1, 0, 0, 0)",
+            "UPDATE bots SET losses = 1 WHERE id = 'bot_b'",
+            "INSERT INTO sets (id, creator_id, acceptor_id, status, practice, size, random_stones, initial_ms, \
+             increment_ms, stake, seed_hex, seed_sha256, winner_id, result, created_ms, finished_ms) VALUES \
+             ('set_t', 'bot_a', 'bot_b', 'finished', 1, 9, 2, 60000, 2000, 0, 'x', 'y', 'bot_a', 'Ann wins', 1, 2), \
+             ('set_p', 'bot_a', 'bot_h', 'finished', 1, 9, 2, 60000, 2000, 0, 'x', 'y', 'bot_h', 'house-x wins', 1, 2), \
+             ('set_r', 'bot_a', 'bot_b', 'finished', 0, 9, 2, 60000, 2000, 10, 'x', 'y', 'bot_a', 'Ann wins', 1, 2)",
+            "INSERT INTO tournaments (id, name, format, rounds, status, size, random_stones, initial_ms, \
+             increment_ms, stake, rated, max_concurrent, absent, forfeit_after_ms, current_round, created_ms) VALUES \
+             ('tour_old', 'Old cup', 'round_robin', 1, 'finished', 9, 2, 60000, 2000, 0, 0, 1, 'wait', 0, 1, 0)",
+            "INSERT INTO tournament_entries (tournament_id, seed, bot_id, rating) VALUES \
+             ('tour_old', 0, 'bot_a', 1200), ('tour_old', 1, 'bot_b', 1200)",
+            "INSERT INTO tournament_rounds (tournament_id, round, paired_ms) VALUES ('tour_old', 1, 0)",
+            "INSERT INTO tournament_pairings (tournament_id, round, board, seed1, seed2, status, set_id, created_ms) \
+             VALUES ('tour_old', 1, 1, 0, 1, 'finished', 'set_t', 0)",
+        ] {
+            sqlx::query(sqlx::AssertSqlSafe(sql))
+                .execute(&pool)
+                .await
+                .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        }
+        pool.close().await;
+    }
+    let app = common::spawn_with(common::Spawn {
+        database_url: Some(url),
+        ..common::Spawn::default()
+    })
+    .await;
+    let set = |id: &'static str| {
+        let app = &app;
+        async move { app.get(&format!("/v1/sets/{id}")).await.body }
+    };
+    let t = set("set_t").await;
+    assert_eq!(
+        (&t["practice"], &t["rated"]),
+        (&json!(false), &json!(false)),
+        "{t}"
+    );
+    assert_eq!(t["tournament"]["id"], "tour_old", "{t}");
+    assert_eq!(t["tournament"]["round"], 1);
+    let p = set("set_p").await;
+    assert_eq!(
+        (&p["practice"], &p["rated"]),
+        (&json!(true), &json!(false)),
+        "{p}"
+    );
+    assert_eq!(p["tournament"], serde_json::Value::Null);
+    let r = set("set_r").await;
+    assert_eq!(
+        (&r["practice"], &r["rated"]),
+        (&json!(false), &json!(true)),
+        "{r}"
+    );
+    // The old tournament set now counts in both records (the rated one already did).
+    let ann = app.get("/v1/bots/Ann").await.body;
+    assert_eq!(
+        [&ann["sets"], &ann["w"], &ann["l"]],
+        [&json!(2), &json!(2), &json!(0)],
+        "{ann}"
+    );
+    let bob = app.get("/v1/bots/Bob").await.body;
+    assert_eq!(
+        [&bob["sets"], &bob["w"], &bob["l"]],
+        [&json!(2), &json!(0), &json!(2)],
+        "{bob}"
+    );
+    let house = app.get("/v1/bots/house-x").await.body;
+    assert_eq!(house["sets"], 0, "{house}");
 }

@@ -207,10 +207,18 @@ async fn get_sgf(
     path: web::Path<(String, i64)>,
 ) -> ApiResult<HttpResponse> {
     let (set_id, game_no) = path.into_inner();
-    let body = st.arena.game_state_body(&set_id, game_no).await?;
-    let state: serde_json::Value = serde_json::from_str(&body).map_err(ApiError::internal)?;
-    let sgf = crate::arena::sgf::to_sgf(&state)
-        .ok_or_else(|| ApiError::internal("state without board"))?;
+    // One game: one move per node, as before; the tournament collection adds BL/WL.
+    let sgf = match st.arena.game_sgf(&set_id, game_no, false).await? {
+        Some(sgf) => sgf,
+        // Game 2 before it starts: its empty record, as before.
+        None => {
+            let body = st.arena.game_state_body(&set_id, game_no).await?;
+            let state: serde_json::Value =
+                serde_json::from_str(&body).map_err(ApiError::internal)?;
+            crate::arena::sgf::to_sgf(&state)
+                .ok_or_else(|| ApiError::internal("state without board"))?
+        }
+    };
     Ok(HttpResponse::Ok()
         .content_type("application/x-hex-sgf; charset=utf-8")
         .insert_header((

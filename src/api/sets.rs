@@ -44,6 +44,7 @@ pub(crate) fn new_set(st: &AppState, body: &Value, opponent: Option<String>) -> 
         stake,
         opponent,
         rated,
+        practice: false,
     })
 }
 
@@ -164,6 +165,7 @@ async fn create_practice(
     // Practice is always unstaked and unrated (SPEC section 9).
     req.stake = 0;
     req.rated = false;
+    req.practice = true;
     let mut c = st.arena.store.pool.acquire().await?;
     let house = acc::bot_by_ref(&mut c, name)
         .await?

@@ -344,6 +344,8 @@ impl Arena {
             "won": b.won,
             "net": b.net,
             "strikes": strikes,
+            // Illegal moves, moves out of turn and stale plies refused (issue 18).
+            "refused_moves": crate::store::games::refused_of_bot(c, &b.id).await?,
             "online": b.house != 0 || self.is_online(c, &b.id).await?,
             "suspended_until": until.map(rfc3339),
             "created_at": rfc3339(b.created_ms),

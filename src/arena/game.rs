@@ -93,6 +93,8 @@ pub struct Game {
     pub finished_ms: Option<i64>,
     /// Increases with every stored change; caches and writes check against it (SPEC 12).
     pub version: i64,
+    /// The seat that lost on time had gone away (issue 18: `result.offline`).
+    pub offline: bool,
 }
 
 /// A move as played: its ply, seat, the move, the ms its seat's clock was charged, and when.
@@ -228,6 +230,7 @@ impl Game {
             started_ms: g.started_ms,
             finished_ms: g.finished_ms,
             version: g.version,
+            offline: g.offline != 0,
         })
     }
 
@@ -268,6 +271,10 @@ impl Game {
             started_ms: self.started_ms,
             finished_ms: self.finished_ms,
             version: self.version,
+            offline: i64::from(self.offline),
+            // Counted by `games::add_refused` alone; `games::update` leaves them as they are.
+            refused1: 0,
+            refused2: 0,
         }
     }
 
@@ -490,6 +497,7 @@ mod tests {
             started_ms: Some(T0),
             finished_ms: None,
             version: 1,
+            offline: false,
         }
     }
 

@@ -173,7 +173,10 @@ pub fn render(
         vec![]
     };
     text.push_str(&serde_json::to_string(&legal).unwrap_or_else(|_| "[]".into()));
-    let tail = format!(",\"result\":{}}}", result_json(game.status, names));
+    let tail = format!(
+        ",\"result\":{}}}",
+        result_json(game.status, names, game.offline)
+    );
     Snapshot {
         set_id: set.id.clone(),
         game_no: game.game_no,
@@ -193,14 +196,21 @@ pub fn render(
     }
 }
 
-/// The `result` object (SPEC 6) of a finished game, or null.
-pub fn result_json(status: Status, names: &[String; 2]) -> serde_json::Value {
+/// The `result` object (SPEC 6) of a finished game, or null; `"offline": true` is added when
+/// the seat that lost on time had gone away (issue 18).
+pub fn result_json(status: Status, names: &[String; 2], offline: bool) -> serde_json::Value {
     match status {
-        Status::Finished { winner, reason } => serde_json::json!({
-            "winner": winner.map(Seat::number),
-            "winner_bot": winner.map(|w| names[usize::from(w.number() - 1)].as_str()),
-            "reason": reason.as_str(),
-        }),
+        Status::Finished { winner, reason } => {
+            let mut v = serde_json::json!({
+                "winner": winner.map(Seat::number),
+                "winner_bot": winner.map(|w| names[usize::from(w.number() - 1)].as_str()),
+                "reason": reason.as_str(),
+            });
+            if offline {
+                v["offline"] = serde_json::Value::Bool(true);
+            }
+            v
+        }
         _ => serde_json::Value::Null,
     }
 }

@@ -173,6 +173,7 @@ impl Arena {
             stake: 0,
             opponent: None,
             rated: false,
+            practice: false,
         }
         .check_stake()?;
         let mut tx = self.store.begin_write().await?;

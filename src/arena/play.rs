@@ -444,6 +444,7 @@ impl Arena {
                     }
                 }
                 if k != l.game.ply + 1 && l.game.to_move().is_some() {
+                    self.count_refused(set_id, game_no, seat, &bot.id).await;
                     return Err(GameError::StalePly {
                         expected: l.game.ply + 1,
                         ply: l.game.ply,
@@ -455,7 +456,10 @@ impl Arena {
             let t = match l.game.play(seat, mv, now) {
                 Ok(t) => t,
                 Err(GameError::GameOver) => return Err(game_over(&l)),
-                Err(e) => return Err(e.into()),
+                Err(e) => {
+                    self.count_refused(set_id, game_no, seat, &bot.id).await;
+                    return Err(e.into());
+                }
             };
             let stored = if t.ended.is_some() {
                 self.commit_ending(&slot, &l, t.clone(), now, false).await?
@@ -474,6 +478,21 @@ impl Arena {
             return Ok(snapshot);
         }
         Err(ArenaError::unavailable("game changed concurrently; retry"))
+    }
+
+    /// Counts a refused move attempt (illegal move, not the bot's turn, stale ply) of `seat`
+    /// for the bot page and the standings (issue 18). A failure to count is logged, never
+    /// answered: the bot hears why its move was refused either way.
+    async fn count_refused(&self, set_id: &str, game_no: i64, seat: hex::Seat, bot_id: &str) {
+        let r = async {
+            let mut tx = self.store.begin_write().await?;
+            games::add_refused(&mut tx, set_id, game_no, i64::from(seat.number()), bot_id).await?;
+            tx.commit().await
+        }
+        .await;
+        if let Err(e) = r {
+            tracing::warn!(set_id, game_no, error = %e, "refused move not counted");
+        }
     }
 
     /// The fast path: a move that does not end the game. None when the row had moved on.
@@ -636,11 +655,16 @@ impl Arena {
         for _ in 0..STALE_RETRIES {
             let (_, l) = self.live_game(set_id, game_no).await?;
             let now = self.now_ms();
-            let Some(t) = l.game.expire(now) else {
+            let Some(mut t) = l.game.expire(now) else {
                 // Not due (a move came in, or the turn was shifted): reschedule what it says.
                 self.scheduler.set(set_id, game_no, l.game.deadline_ms());
                 return Ok(false);
             };
+            // A crashed bot is told apart from a slow one (issue 18): the loser had gone away.
+            if let Some(loser) = t.ended.and_then(|e| e.winner).map(hex::Seat::other) {
+                let mut c = self.store.pool.acquire().await?;
+                t.game.offline = self.gone_away(&mut c, t.game.bot_of(loser)).await?;
+            }
             let reason = t.ended.map(|e| e.reason.as_str()).unwrap_or_default();
             let stored = match self.commit_ending(&slot, &l, t, now, true).await {
                 Err(e) if e.code == CLAIMED_ELSEWHERE => {
@@ -764,7 +788,12 @@ impl Arena {
         let acceptor = acc::bot_by_ref(tx, &acceptor_id)
             .await?
             .ok_or_else(|| ArenaError::internal("acceptor missing"))?;
-        if set.practice == 0 {
+        // Rated sets and every tournament or match set count in the records (issue 18);
+        // `settle` rates only the rated ones. Practice and unrated challenges count nowhere.
+        let paired = crate::store::tournaments::event_of_set(tx, &set.id)
+            .await?
+            .is_some();
+        if set.practice == 0 && (set.rated != 0 || paired) {
             self.settle(tx, set, &creator, &acceptor, score.outcome, now)
                 .await?;
         }
@@ -842,24 +871,38 @@ impl Arena {
             } => (Outcomes::LOSS, Outcomes::WIN),
             SetOutcome::Draw => (Outcomes::DRAW, Outcomes::DRAW),
         };
-        let (rc, ra) = elo(
-            &EloRating {
-                rating: creator.rating,
-            },
-            &EloRating {
-                rating: acceptor.rating,
-            },
-            &sc,
-            &EloConfig::new(),
-        );
-        // The bot page's rating history (issue 14).
-        sets::record_ratings(
-            tx,
-            &set.id,
-            [creator.rating, rc.rating],
-            [acceptor.rating, ra.rating],
-        )
-        .await?;
+        let (rc, ra) = if set.rated == 0 {
+            // Unrated (tournament, match or unstaked) sets count in the record, not the rating.
+            (
+                EloRating {
+                    rating: creator.rating,
+                },
+                EloRating {
+                    rating: acceptor.rating,
+                },
+            )
+        } else {
+            elo(
+                &EloRating {
+                    rating: creator.rating,
+                },
+                &EloRating {
+                    rating: acceptor.rating,
+                },
+                &sc,
+                &EloConfig::new(),
+            )
+        };
+        // The bot page's rating history (issue 14): rated sets only.
+        if set.rated != 0 {
+            sets::record_ratings(
+                tx,
+                &set.id,
+                [creator.rating, rc.rating],
+                [acceptor.rating, ra.rating],
+            )
+            .await?;
+        }
         let gain = set.stake - fee; // what the winner took from the loser, net of the fee
         for (bot, outcome, rating) in [(creator, sc, rc.rating), (acceptor, sa, ra.rating)] {
             let (w, d, l, won, net) = match outcome {
@@ -906,7 +949,10 @@ impl Arena {
         let acceptor = acc::bot_by_ref(&mut tx, &acceptor_id)
             .await?
             .ok_or_else(|| ArenaError::internal("acceptor missing"))?;
-        if set.practice == 0 {
+        let paired = crate::store::tournaments::event_of_set(&mut tx, &set.id)
+            .await?
+            .is_some();
+        if set.practice == 0 && (set.rated != 0 || paired) {
             self.settle(&mut tx, &set, &creator, &acceptor, outcome, now)
                 .await?;
         }
@@ -1002,5 +1048,5 @@ fn not_found(set_id: &str, game_no: i64) -> ArenaError {
 /// 409 `game_over` with the result (the same body however the game ended).
 fn game_over(l: &LiveGame) -> ArenaError {
     ArenaError::conflict("game_over", "the game is over")
-        .with_details(json!({"result": live::result_json(l.game.status, &l.names)}))
+        .with_details(json!({"result": live::result_json(l.game.status, &l.names, l.game.offline)}))
 }

@@ -88,6 +88,16 @@ impl Presence {
             .is_some_and(|s| s.holds > 0 || now_ms - s.last_ms <= self.window_ms)
     }
 
+    /// Whether this instance saw `bot_id` hold a stream or long-poll, then none for longer
+    /// than the online window up to `now_ms`.
+    fn gone_here(&self, bot_id: &str, now_ms: i64) -> bool {
+        self.seen
+            .lock()
+            .ok()
+            .and_then(|m| m.get(bot_id).copied())
+            .is_some_and(|s| s.holds == 0 && now_ms - s.last_ms > self.window_ms)
+    }
+
     /// (bot id, last-seen ms) of every bot due a `last_seen_ms` write at `now_ms`; marks them written.
     fn due(&self, now_ms: i64) -> Vec<(String, i64)> {
         let Ok(mut m) = self.seen.lock() else {
@@ -177,6 +187,22 @@ impl Arena {
             return Ok(true);
         }
         store::online(c, bot_id, since_ms - self.presence.window_ms).await
+    }
+
+    /// Whether `bot_id` had gone away at `now_ms` (issue 18, the `offline` detail of a loss on
+    /// time): it held an event stream or long-poll once, and no instance has seen one of its for
+    /// the online window ([`ONLINE_WINDOW_MS`] unless configured). A bot never seen (moves only, no stream) has not gone away.
+    /// Errors: database.
+    pub async fn gone_away(&self, c: &mut sqlx::AnyConnection, bot_id: &str) -> sqlx::Result<bool> {
+        let now = self.now_ms();
+        if self.presence.online_here(bot_id, now) {
+            return Ok(false);
+        }
+        let since = now - self.presence.window_ms;
+        if self.presence.gone_here(bot_id, now) {
+            return Ok(!store::online(c, bot_id, since).await?);
+        }
+        store::gone_since(c, bot_id, since).await
     }
 
     /// Writes the due `last_seen_ms` values now (the writer task does this every few seconds).

@@ -88,6 +88,8 @@ pub struct NewSet {
     /// Whether the set moves ratings. Always true for a staked set; the creator's choice
     /// (default false) for an unstaked one (SPEC 14).
     pub rated: bool,
+    /// A house practice set (POST /v1/practice only): not in the records (issue 18).
+    pub practice: bool,
 }
 
 impl NewSet {
@@ -273,7 +275,7 @@ impl Arena {
         now: i64,
         fx: &mut Effects,
     ) -> ArenaResult<Value> {
-        if set.practice == 0 && set.stake > 0 {
+        if set.stake > 0 {
             let legs = [
                 Posting::player(&creator.owner_id, "escrow", -set.stake),
                 Posting::player(&acceptor.owner_id, "escrow", -set.stake),
@@ -323,6 +325,9 @@ impl Arena {
                 started_ms: active.then_some(now),
                 finished_ms: None,
                 version: 0,
+                offline: 0,
+                refused1: 0,
+                refused2: 0,
             };
             games::insert(tx, &g).await?;
             if active {
@@ -558,6 +563,17 @@ impl Arena {
         if let Some(w) = &set.winner_id {
             n.winner = Some(self.bot_name(c, w).await?);
         }
+        if set.practice == 0 {
+            n.event = crate::store::tournaments::event_of_set(c, &set.id)
+                .await?
+                .map(|(id, name, format, round, board)| views::SetEvent {
+                    id,
+                    name,
+                    format,
+                    round,
+                    board,
+                });
+        }
         Ok(n)
     }
 
@@ -628,8 +644,8 @@ impl Arena {
     }
 }
 
-/// A new open set row. The `practice` column holds "unrated" (1 for house practice and for
-/// unstaked sets whose creator did not ask for a rating); an unrated set never stakes.
+/// A new open set row: `practice` only for house practice, `rated` for staked sets and those
+/// whose creator asked for a rating (issue 18); an unrated set never stakes.
 fn new_set_row(creator: &BotRow, req: &NewSet, opponent_id: Option<String>, now: i64) -> SetRow {
     let unrated = !req.staked() && !req.rated;
     let seed: [u8; 32] = rand::random();
@@ -639,7 +655,8 @@ fn new_set_row(creator: &BotRow, req: &NewSet, opponent_id: Option<String>, now:
         acceptor_id: None,
         opponent_id,
         status: "open".into(),
-        practice: i64::from(unrated),
+        practice: i64::from(req.practice),
+        rated: i64::from(!unrated),
         size: req.options.size,
         random_stones: req.options.random_stones,
         initial_ms: req.initial_ms,

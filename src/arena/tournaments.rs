@@ -84,6 +84,7 @@ impl Arena {
             stake: req.stake,
             opponent: None,
             rated: req.rated,
+            practice: false,
         }
         .check_stake()?;
         let rounds = match req.format.as_str() {
@@ -239,6 +240,12 @@ impl Arena {
             names.push(self.bot_name(&mut c, &e.bot_id).await?);
         }
         let pairings = store::pairings(&mut c, id).await?;
+        // Refused move attempts in this tournament's games, by bot (issue 18).
+        let refused: std::collections::HashMap<String, i64> =
+            crate::store::games::refused_in_tournament(&mut c, id)
+                .await?
+                .into_iter()
+                .collect();
         drop(c);
         let name_of = |s: Option<i64>| {
             s.and_then(|s| usize::try_from(s).ok())
@@ -294,6 +301,7 @@ impl Arena {
                     "game_points": half(r.games2),
                     "tiebreak_moves": r.moves,
                     "sets": r.sets, "w": r.w, "d": r.d, "l": r.l, "byes": r.byes,
+                    "refused_moves": entries.get(r.seed).and_then(|e| refused.get(&e.bot_id)).copied().unwrap_or(0),
                     "performance": r.performance.map(|p| p.0.round() as i64),
                     "performance_error": r.performance.and_then(|p| p.1).map(|e| e.round() as i64),
                 })
@@ -617,6 +625,7 @@ impl Arena {
             stake: t.stake,
             opponent: Some(acceptor.name.clone()),
             rated: t.rated != 0,
+            practice: false,
         };
         let (view, fx) = self
             .start_now_in(&mut tx, &creator, &acceptor, req, now)
@@ -644,12 +653,8 @@ impl Arena {
         let mut out = String::new();
         for set_id in pairings.iter().filter_map(|p| p.set_id.as_deref()) {
             for game_no in [1, 2] {
-                let body = self.game_state_body(set_id, game_no).await?;
-                let v: Value = serde_json::from_str(&body).map_err(ArenaError::internal)?;
-                if v["status"] == "pending" {
-                    continue;
-                }
-                if let Some(sgf) = super::sgf::to_sgf(&v) {
+                // With EV, RO, TM and the clocks as of each move (issue 18).
+                if let Some(sgf) = self.game_sgf(set_id, game_no, true).await? {
                     out.push_str(&sgf);
                     out.push('\n');
                 }

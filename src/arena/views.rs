@@ -96,7 +96,11 @@ pub fn result_json(g: &GameRow, names: &[String; 2]) -> Value {
         Some(2) => Value::String(names[1].clone()),
         _ => Value::Null,
     };
-    json!({"winner": g.winner_seat, "winner_bot": winner_bot, "reason": g.reason})
+    let mut v = json!({"winner": g.winner_seat, "winner_bot": winner_bot, "reason": g.reason});
+    if g.offline != 0 {
+        v["offline"] = Value::Bool(true); // issue 18: the loser on time had gone away
+    }
+    v
 }
 
 /// A seat in a game state.
@@ -289,10 +293,41 @@ pub struct SetNames {
     pub acceptor: Option<String>,
     pub opponent: Option<String>,
     pub winner: Option<String>,
+    /// The tournament or match the set was paired in, if any (issue 18).
+    pub event: Option<SetEvent>,
+}
+
+/// Where a tournament or match set was paired: tournament id, name, format, round and board.
+#[derive(Debug, Clone, Default)]
+pub struct SetEvent {
+    pub id: String,
+    pub name: String,
+    pub format: String,
+    pub round: i64,
+    pub board: i64,
+}
+
+/// The set's `tournament` and `match` fields (issue 18): one of them names where the set was
+/// paired (`{id, name, format, round, board, url}` / `{id, name, round, board, url}`), the other is null.
+fn event_json(e: Option<&SetEvent>) -> (Value, Value) {
+    match e {
+        Some(e) if e.format == "match" => (
+            Value::Null,
+            json!({"id": e.id, "name": e.name, "round": e.round, "board": e.board,
+                   "url": format!("/v1/matches/{}", e.id)}),
+        ),
+        Some(e) => (
+            json!({"id": e.id, "name": e.name, "format": e.format, "round": e.round,
+                   "board": e.board, "url": format!("/tournaments/{}", e.id)}),
+            Value::Null,
+        ),
+        None => (Value::Null, Value::Null),
+    }
 }
 
 /// A set as a list row (SPEC section 5).
 pub fn set_row_json(s: &SetRow, n: &SetNames) -> Value {
+    let (tournament, matched) = event_json(n.event.as_ref());
     json!({
         "id": s.id,
         "game": "hex",
@@ -300,8 +335,10 @@ pub fn set_row_json(s: &SetRow, n: &SetNames) -> Value {
         "acceptor": n.acceptor,
         "opponent": n.opponent,
         "practice": s.practice != 0,
-        "rated": s.practice == 0,
+        "rated": s.rated != 0,
         "staked": s.stake > 0,
+        "tournament": tournament,
+        "match": matched,
         "points": [points_json(s.points2_creator), points_json(s.points2_acceptor)],
         "stake": s.stake,
         "status": s.status,
@@ -330,6 +367,7 @@ pub fn game_summary_json(g: &GameRow, names: &[String; 2]) -> Value {
         "winner": g.winner_seat,
         "winner_bot": winner_bot,
         "reason": g.reason,
+        "offline": g.offline != 0,
         "moves_used": [
             super::scoring::moves_of(Seat::One, g.ply),
             super::scoring::moves_of(Seat::Two, g.ply)
@@ -364,6 +402,9 @@ mod tests {
             started_ms: Some(0),
             finished_ms: Some(1),
             version: 363,
+            offline: 0,
+            refused1: 0,
+            refused2: 0,
         }
     }
 

@@ -25,11 +25,16 @@ pub struct GameRow {
     pub started_ms: Option<i64>,
     pub finished_ms: Option<i64>,
     pub version: i64,
+    /// 1 when the seat that lost on time had gone away (issue 18: `result.offline`).
+    pub offline: i64,
+    /// Refused move attempts of seat 1 and seat 2 (issue 18); written by [`add_refused`] only.
+    pub refused1: i64,
+    pub refused2: i64,
 }
 
 const GAME_COLS: &str = "set_id, game_no, seat1_id, seat2_id, status, board, ply, to_move_id, \
     remaining1_ms, remaining2_ms, first1, first2, turn_started_ms, deadline_ms, winner_seat, reason, \
-    started_ms, finished_ms, version";
+    started_ms, finished_ms, version, offline, refused1, refused2";
 
 /// A stored move.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -47,7 +52,7 @@ pub struct MoveRow {
 pub async fn insert(c: &mut AnyConnection, g: &GameRow) -> sqlx::Result<()> {
     sqlx::query(sqlx::AssertSqlSafe(format!(
         "INSERT INTO games ({GAME_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, \
-         $13, $14, $15, $16, $17, $18, $19)"
+         $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)"
     )))
     .bind(&g.set_id)
     .bind(g.game_no)
@@ -68,9 +73,64 @@ pub async fn insert(c: &mut AnyConnection, g: &GameRow) -> sqlx::Result<()> {
     .bind(g.started_ms)
     .bind(g.finished_ms)
     .bind(g.version)
+    .bind(g.offline)
+    .bind(g.refused1)
+    .bind(g.refused2)
     .execute(c)
     .await?;
     Ok(())
+}
+
+/// Counts one refused move attempt of `seat` (1 or 2) in a game and on its bot (issue 18).
+/// Not a change of the game's state, so its version stays.
+pub async fn add_refused(
+    c: &mut AnyConnection,
+    set_id: &str,
+    game_no: i64,
+    seat: i64,
+    bot_id: &str,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE games SET refused1 = refused1 + $1, refused2 = refused2 + $2 \
+         WHERE set_id = $3 AND game_no = $4",
+    )
+    .bind(i64::from(seat == 1))
+    .bind(i64::from(seat == 2))
+    .bind(set_id)
+    .bind(game_no)
+    .execute(&mut *c)
+    .await?;
+    sqlx::query("UPDATE bots SET refused_moves = refused_moves + 1 WHERE id = $1")
+        .bind(bot_id)
+        .execute(c)
+        .await?;
+    Ok(())
+}
+
+/// Refused move attempts of a bot over all its games (issue 18); 0 for an unknown id.
+pub async fn refused_of_bot(c: &mut AnyConnection, bot_id: &str) -> sqlx::Result<i64> {
+    let n: Option<i64> = sqlx::query_scalar("SELECT refused_moves FROM bots WHERE id = $1")
+        .bind(bot_id)
+        .fetch_optional(c)
+        .await?;
+    Ok(n.unwrap_or(0))
+}
+
+/// Refused move attempts per bot id in the games of a tournament's sets (issue 18).
+pub async fn refused_in_tournament(
+    c: &mut AnyConnection,
+    tournament_id: &str,
+) -> sqlx::Result<Vec<(String, i64)>> {
+    sqlx::query_as(
+        "SELECT bot, CAST(SUM(n) AS BIGINT) FROM (\
+           SELECT g.seat1_id AS bot, g.refused1 AS n FROM games g JOIN tournament_pairings p \
+             ON p.set_id = g.set_id WHERE p.tournament_id = $1 \
+           UNION ALL SELECT g.seat2_id AS bot, g.refused2 AS n FROM games g JOIN tournament_pairings p \
+             ON p.set_id = g.set_id WHERE p.tournament_id = $1) r GROUP BY bot",
+    )
+    .bind(tournament_id)
+    .fetch_all(c)
+    .await
 }
 
 /// Reads a game; `lock` appends the backend's row lock.
@@ -133,8 +193,8 @@ pub async fn update(c: &mut AnyConnection, g: &GameRow) -> sqlx::Result<bool> {
     let r = sqlx::query(
         "UPDATE games SET status = $1, board = $2, ply = $3, to_move_id = $4, remaining1_ms = $5, \
          remaining2_ms = $6, first1 = $7, first2 = $8, turn_started_ms = $9, deadline_ms = $10, \
-         winner_seat = $11, reason = $12, started_ms = $13, finished_ms = $14, version = $15 \
-         WHERE set_id = $16 AND game_no = $17 AND version = $18",
+         winner_seat = $11, reason = $12, started_ms = $13, finished_ms = $14, version = $15, \
+         offline = $16 WHERE set_id = $17 AND game_no = $18 AND version = $19",
     )
     .bind(&g.status)
     .bind(&g.board)
@@ -151,6 +211,7 @@ pub async fn update(c: &mut AnyConnection, g: &GameRow) -> sqlx::Result<bool> {
     .bind(g.started_ms)
     .bind(g.finished_ms)
     .bind(g.version)
+    .bind(g.offline)
     .bind(&g.set_id)
     .bind(g.game_no)
     .bind(g.version - 1)

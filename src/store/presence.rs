@@ -39,3 +39,17 @@ pub async fn shift_seen(c: &mut AnyConnection, shift_ms: i64, now_ms: i64) -> sq
     .await?;
     Ok(r.rows_affected())
 }
+
+/// Whether `bot_id` was ever seen (held a stream or long-poll) and not at or after `since_ms`;
+/// house bots never (issue 18: the `offline` detail of a loss on time).
+pub async fn gone_since(c: &mut AnyConnection, bot_id: &str, since_ms: i64) -> sqlx::Result<bool> {
+    let row: Option<(i64,)> = sqlx::query_as(
+        "SELECT 1 FROM bots WHERE id = $1 AND house = 0 AND last_seen_ms IS NOT NULL \
+         AND last_seen_ms < $2",
+    )
+    .bind(bot_id)
+    .bind(since_ms)
+    .fetch_optional(c)
+    .await?;
+    Ok(row.is_some())
+}

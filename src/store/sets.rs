@@ -10,7 +10,10 @@ pub struct SetRow {
     pub acceptor_id: Option<String>,
     pub opponent_id: Option<String>,
     pub status: String,
+    /// 1 only for a house practice set (POST /v1/practice; SPEC 9, issue 18).
     pub practice: i64,
+    /// 1 when the set moves ratings (issue 18; before, `practice` held "unrated").
+    pub rated: i64,
     pub size: i64,
     pub random_stones: i64,
     pub initial_ms: i64,
@@ -29,7 +32,7 @@ pub struct SetRow {
     pub finished_ms: Option<i64>,
 }
 
-const SET_COLS: &str = "id, creator_id, acceptor_id, opponent_id, status, practice, size, \
+const SET_COLS: &str = "id, creator_id, acceptor_id, opponent_id, status, practice, rated, size, \
     random_stones, initial_ms, increment_ms, stake, seed_hex, seed_sha256, opening, \
     points2_creator, points2_acceptor, winner_id, result, tiebreak, created_ms, started_ms, finished_ms";
 
@@ -37,7 +40,8 @@ pub async fn insert(c: &mut AnyConnection, s: &SetRow) -> sqlx::Result<()> {
     sqlx::query(
         "INSERT INTO sets (id, creator_id, acceptor_id, opponent_id, status, practice, size, \
          random_stones, initial_ms, increment_ms, stake, seed_hex, seed_sha256, opening, created_ms, \
-         started_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+         started_ms, rated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, \
+         $16, $17)",
     )
     .bind(&s.id)
     .bind(&s.creator_id)
@@ -55,6 +59,7 @@ pub async fn insert(c: &mut AnyConnection, s: &SetRow) -> sqlx::Result<()> {
     .bind(&s.opening)
     .bind(s.created_ms)
     .bind(s.started_ms)
+    .bind(s.rated)
     .execute(c)
     .await?;
     Ok(())

@@ -201,6 +201,21 @@ pub async fn entries(c: &mut AnyConnection, id: &str) -> sqlx::Result<Vec<EntryR
     .await
 }
 
+/// The tournament or match a set was paired in (issue 18): its id, name, format, round and
+/// board; None for a set made outside tournaments.
+pub async fn event_of_set(
+    c: &mut AnyConnection,
+    set_id: &str,
+) -> sqlx::Result<Option<(String, String, String, i64, i64)>> {
+    sqlx::query_as(
+        "SELECT t.id, t.name, t.format, p.round, p.board FROM tournament_pairings p \
+         JOIN tournaments t ON t.id = p.tournament_id WHERE p.set_id = $1",
+    )
+    .bind(set_id)
+    .fetch_optional(c)
+    .await
+}
+
 /// Every pairing, by round and board.
 pub async fn pairings(c: &mut AnyConnection, id: &str) -> sqlx::Result<Vec<PairingRow>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(

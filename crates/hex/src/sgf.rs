@@ -98,6 +98,15 @@ pub struct SgfRecord {
     pub game_name: Option<String>,
     /// `OT`: overtime (our Fischer increment), free text.
     pub overtime: Option<String>,
+    /// `EV`: the event, such as a tournament's name.
+    pub event: Option<String>,
+    /// `RO`: the round, free text (such as `2 (board 1)`).
+    pub round: Option<String>,
+    /// `TM`: the main time per player, seconds, as written (such as `60`).
+    pub time_limit: Option<String>,
+    /// `BL`/`WL` of each move's node: the mover's time left after the move, seconds, as
+    /// written (such as `57.250`); empty when no move carries one.
+    pub times_left: Vec<Option<String>>,
     /// `C` of the root node: free text.
     pub comment: Option<String>,
 }
@@ -150,10 +159,13 @@ pub fn write(rec: &SgfRecord) -> String {
     let mut out = format!("(;FF[4]GM[11]AP[hexarena]SZ[{}]", rec.size);
     let texts = [
         ("GN", &rec.game_name),
+        ("EV", &rec.event),
+        ("RO", &rec.round),
         ("PB", &rec.black),
         ("PW", &rec.white),
         ("DT", &rec.date),
         ("RE", &rec.result),
+        ("TM", &rec.time_limit),
         ("OT", &rec.overtime),
         ("C", &rec.comment),
     ];
@@ -185,6 +197,9 @@ pub fn write(rec: &SgfRecord) -> String {
             }
         };
         out.push_str(&format!(";{}[{value}]", color.letter()));
+        if let Some(Some(left)) = rec.times_left.get(ply) {
+            out.push_str(&format!("{}L[{}]", color.letter(), escape(left)));
+        }
     }
     out.push_str(")\n");
     out
@@ -389,7 +404,11 @@ pub fn parse(text: &str) -> Result<SgfRecord, SgfError> {
         date: text_of("DT"),
         game_name: text_of("GN"),
         overtime: text_of("OT"),
+        event: text_of("EV"),
+        round: text_of("RO"),
+        time_limit: text_of("TM"),
         comment: text_of("C"),
+        times_left: Vec::new(),
     };
     let mut expected = Color::Black;
     for (k, node) in nodes.iter().enumerate() {
@@ -432,6 +451,16 @@ pub fn parse(text: &str) -> Result<SgfRecord, SgfError> {
             expected = expected.other();
         }
         rec.moves.push(mv);
+        let left_name = format!("{}L", color.letter());
+        rec.times_left.push(
+            node.iter()
+                .find(|(n, _)| *n == left_name)
+                .and_then(|(_, v)| v.first().cloned()),
+        );
+    }
+    // No move with a time left reads as none at all, as written.
+    if rec.times_left.iter().all(Option::is_none) {
+        rec.times_left.clear();
     }
     Ok(rec)
 }

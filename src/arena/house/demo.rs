@@ -65,6 +65,7 @@ pub async fn run(arena: Arc<Arena>, house: Arc<House>) {
                 stake: DEMO_STAKE,
                 opponent: Some(acceptor.name.clone()),
                 rated: true,
+                practice: false,
             };
             match arena.start_now(creator, acceptor, req).await {
                 Ok(set) => {
