@@ -9,8 +9,8 @@
 use rand_core::Rng;
 
 use crate::playout::{Filler, PADDED_CELLS, below, empty_indices, fill_empty_indices};
-use crate::position::{BORDER, EMPTY};
-use crate::{MAX_MOVES, Move, Outcome, Position, Seat};
+use hex::{BORDER, EMPTY};
+use hex::{MAX_MOVES, Move, Outcome, Position, Seat};
 
 /// Playouts per move for the house "strong" bot on 11x11: roughly 25 ms per move in a release
 /// build on one core. See [`strong_budget_for`] for other sizes.

@@ -2,7 +2,7 @@
 //! play pairs of games from shared random 1+1-stone openings, colours swapped.
 //!
 //! ```text
-//! cargo run --release -p hex-engine --example selfplay -- SIZE PAIRS PLAYOUTS SEED A B
+//! cargo run --release -p hex-search --example selfplay -- SIZE PAIRS PLAYOUTS SEED A B
 //! ```
 //! where `A` and `B` are tunings written `rave_bias,expand_at,prior_visits[,max_nodes]`
 //! (`house` for [`hex::Tuning::HOUSE`]). Prints A's wins, the score and the time each side spent.
@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use hex::{Cell, Limits, Move, Outcome, Position, Seat, Tuning, strong_move_tuned};
+use hex_search::{Cell, Limits, Move, Outcome, Position, Seat, Tuning, strong_move_tuned};
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
