@@ -4,15 +4,19 @@
 //! - [`random_move`], [`strong_move`] and friends: random play and the Monte Carlo tree search
 //!   with RAVE over bridge-aware playouts.
 //! - [`ladder`]: the graded house bots and the thinking time a Fischer clock affords.
+//! - Hex knowledge (issue 23), each pure and tested on hand-made positions: [`vc`] (bridges,
+//!   edge templates, H-search), on the shared analysis [`board`].
 //!
 //! Everything is pure: a position and an injected RNG in, a move out; no clock, no I/O.
 //! All of `hex`'s items are re-exported here, so a user of the strategies needs one crate.
 
 #![warn(missing_docs)]
 
+pub mod board;
 mod bots;
 pub mod ladder;
 mod playout;
+pub mod vc;
 
 pub use bots::{
     Limits, STOP_CHECK_EVERY, STRONG_BUDGET, Tuning, playout_winner, random_move, random_playout,
