@@ -5,7 +5,8 @@
 //!   with RAVE over bridge-aware playouts.
 //! - [`ladder`]: the graded house bots and the thinking time a Fischer clock affords.
 //! - Hex knowledge (issue 23), each pure and tested on hand-made positions: [`vc`] (bridges,
-//!   edge templates, H-search), on the shared analysis [`board`].
+//!   edge templates, H-search), [`inferior`] (dead and captured cells, fill-in), [`solver`]
+//!   (won and lost positions from the connections, the mustplay), on the analysis [`board`].
 //!
 //! Everything is pure: a position and an injected RNG in, a move out; no clock, no I/O.
 //! All of `hex`'s items are re-exported here, so a user of the strategies needs one crate.
@@ -14,8 +15,10 @@
 
 pub mod board;
 mod bots;
+pub mod inferior;
 pub mod ladder;
 mod playout;
+pub mod solver;
 pub mod vc;
 
 pub use bots::{
