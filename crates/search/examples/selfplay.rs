@@ -1,11 +1,14 @@
-//! Measures a change of the tree search at equal playouts (issue 11): two [`hex::Tuning`]s
+//! Measures a change of the tree search at equal playouts or equal time (issues 11, 23): two [`hex::Tuning`]s
 //! play pairs of games from shared random 1+1-stone openings, colours swapped.
 //!
 //! ```text
 //! cargo run --release -p hex-search --example selfplay -- SIZE PAIRS PLAYOUTS SEED A B
 //! ```
 //! where `A` and `B` are tunings written `rave_bias,expand_at,prior_visits[,max_nodes]`
-//! (`house` for [`hex::Tuning::HOUSE`]). Prints A's wins, the score and the time each side spent.
+//! (`house` for [`hex::Tuning::HOUSE`], `knowledge` for [`hex::Tuning::KNOWLEDGE`]). With
+//! `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a cap),
+//! and the two sides alternate in one process, so they share the machine's load.
+//! Prints A's wins, the score, the time each side spent and the playouts per move.
 //! Standard library plus the engine only; no clock inside the engine (timing is here).
 
 use std::time::{Duration, Instant};
@@ -18,6 +21,9 @@ fn tuning(text: &str) -> Option<Tuning> {
     if text == "house" {
         return Some(Tuning::HOUSE);
     }
+    if text == "knowledge" {
+        return Some(Tuning::KNOWLEDGE);
+    }
     let v: Vec<f32> = text
         .split(',')
         .map(|s| s.parse().ok())
@@ -29,6 +35,7 @@ fn tuning(text: &str) -> Option<Tuning> {
         expand_at,
         prior_visits,
         max_nodes,
+        knowledge: false,
     })
 }
 
@@ -42,10 +49,16 @@ fn main() {
             args.get(3)?.parse::<u64>().ok()?,
             tuning(args.get(4)?)?,
             tuning(args.get(5)?)?,
+            match args.get(6) {
+                None => None,
+                Some(ms) => Some(Duration::from_millis(ms.parse().ok()?)),
+            },
         ))
     })();
-    let Some((size, pairs, playouts, seed, a, b)) = parsed else {
-        eprintln!("usage: selfplay SIZE PAIRS PLAYOUTS SEED A B (A, B: house | bias,expand,prior)");
+    let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
+        eprintln!(
+            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | bias,expand,prior)"
+        );
         std::process::exit(2);
     };
     let mut rng = Pcg64::seed_from_u64(seed);
@@ -72,7 +85,8 @@ fn main() {
                     &mut rng,
                     Limits {
                         max_playouts: playouts,
-                        stop: &mut |_| false,
+                        // equal time: both sides stop at the same wall-clock budget per move
+                        stop: &mut |_| per_move.is_some_and(|d| t.elapsed() >= d),
                     },
                     &tunings[side],
                 )
