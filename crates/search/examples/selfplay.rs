@@ -5,7 +5,7 @@
 //! cargo run --release -p hex-search --example selfplay -- SIZE PAIRS PLAYOUTS SEED A B
 //! ```
 //! where `A` and `B` are tunings written `rave_bias,expand_at,prior_visits[,max_nodes]`
-//! (`house` for [`hex::Tuning::HOUSE`], `knowledge` for [`hex::Tuning::KNOWLEDGE`]). With
+//! (`house` for [`hex::Tuning::HOUSE`], `knowledge` for [`hex::Tuning::KNOWLEDGE`], `fill-in` for [`hex::Tuning::FILL_IN`]). With
 //! `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a cap),
 //! and the two sides alternate in one process, so they share the machine's load.
 //! Prints A's wins, the score, the time each side spent and the playouts per move.
@@ -24,6 +24,9 @@ fn tuning(text: &str) -> Option<Tuning> {
     if text == "knowledge" {
         return Some(Tuning::KNOWLEDGE);
     }
+    if text == "fill-in" {
+        return Some(Tuning::FILL_IN);
+    }
     let v: Vec<f32> = text
         .split(',')
         .map(|s| s.parse().ok())
@@ -35,7 +38,8 @@ fn tuning(text: &str) -> Option<Tuning> {
         expand_at,
         prior_visits,
         max_nodes,
-        knowledge: false,
+        fill_in: false,
+        solver: false,
     })
 }
 
@@ -57,7 +61,7 @@ fn main() {
     })();
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
-            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | bias,expand,prior)"
+            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | bias,expand,prior)"
         );
         std::process::exit(2);
     };

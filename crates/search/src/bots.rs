@@ -12,7 +12,8 @@ use crate::playout::{Filler, PADDED_CELLS, below, empty_indices, fill_empty_indi
 use hex::{BORDER, EMPTY};
 use hex::{MAX_MOVES, Move, Outcome, Position, Seat};
 
-use crate::board::Board;
+use crate::board::{Board, CellSet};
+use crate::inferior::fill_in;
 use crate::solver::{self, Verdict};
 use crate::vc::VcLimits;
 
@@ -169,7 +170,7 @@ pub fn strong_move_tuned(
         .collect();
     match threats.len() {
         1 => place(threats[0]),
-        0 if tuning.knowledge => match knowledge_root(pos, &empties) {
+        0 if tuning.fill_in || tuning.solver => match knowledge_root(pos, &empties, tuning) {
             Root::Play(i) => place(i),
             Root::Search(cands) => search(pos, rng, limits, tuning, &cands).and_then(place),
         },
@@ -190,16 +191,24 @@ enum Root {
 /// empty cells that are neither dead nor captured, within the mustplay when the opponent
 /// threatens to connect (within the cells that prolong a proven loss). Falls back to the
 /// smaller unpruned set whenever pruning would leave nothing.
-fn knowledge_root(pos: &Position, empties: &[u16]) -> Root {
+fn knowledge_root(pos: &Position, empties: &[u16], tuning: &Tuning) -> Root {
     let board = Board::of(pos);
     let me = pos.mover().number();
-    let a = solver::analyse(&board, me, &VcLimits::ROOT);
-    let keep = match a.verdict {
-        Verdict::Won { win } => return Root::Play(win as u16),
-        Verdict::Lost { prolong } => Some(prolong),
-        Verdict::Open { mustplay } => mustplay,
+    let (keep, fill) = if tuning.solver {
+        let a = solver::analyse(&board, me, &VcLimits::ROOT);
+        match a.verdict {
+            Verdict::Won { win } => return Root::Play(win as u16),
+            Verdict::Lost { prolong } => (Some(prolong), a.fill),
+            Verdict::Open { mustplay } => (mustplay, a.fill),
+        }
+    } else {
+        (None, fill_in(&board))
     };
-    let filled = a.fill.filled();
+    let filled = if tuning.fill_in {
+        fill.filled()
+    } else {
+        CellSet::EMPTY
+    };
     let within: Vec<u16> = empties
         .iter()
         .copied()
@@ -246,9 +255,12 @@ pub struct Tuning {
     pub prior_visits: f32,
     /// Upper bound on tree nodes (about 28 bytes each): past it, leaves stop expanding.
     pub max_nodes: usize,
-    /// Hex knowledge at the root (issue 23): fill-in of dead and captured cells, the solver's
-    /// proven win played at once, the root limited to the mustplay ([`crate::solver`]).
-    pub knowledge: bool,
+    /// Hex knowledge at the root (issue 23): no dead or captured cell among the root moves
+    /// ([`crate::inferior::fill_in`]).
+    pub fill_in: bool,
+    /// Hex knowledge at the root (issue 23): the solver's proven win played at once, the root
+    /// limited to the mustplay when the opponent threatens to connect ([`crate::solver`]).
+    pub solver: bool,
 }
 
 impl Tuning {
@@ -258,13 +270,21 @@ impl Tuning {
         expand_at: 3.0,
         prior_visits: 0.0,
         max_nodes: 1_000_000,
-        knowledge: false,
+        fill_in: false,
+        solver: false,
     };
 
-    /// [`Tuning::HOUSE`] with the Hex knowledge at the root (`knowledge`); measured against
-    /// it in `BENCHMARKS.md`.
+    /// [`Tuning::HOUSE`] with all the Hex knowledge at the root (`fill_in` and `solver`);
+    /// measured against it in `BENCHMARKS.md`.
     pub const KNOWLEDGE: Tuning = Tuning {
-        knowledge: true,
+        fill_in: true,
+        solver: true,
+        ..Tuning::HOUSE
+    };
+
+    /// [`Tuning::HOUSE`] with the fill-in only (no H-search: cheap).
+    pub const FILL_IN: Tuning = Tuning {
+        fill_in: true,
         ..Tuning::HOUSE
     };
 }

@@ -68,7 +68,7 @@ pub fn analyse(board: &Board, player: u8, limits: &VcLimits) -> Analysis {
         candidates.extend(c.iter());
     }
     // a filled cell of the player's own (captured) may be the one its connection needs
-    candidates.extend(fill.captured[usize::from(player - 1)].iter());
+    candidates.extend(fill.captured[usize::from(player != 1)].iter());
     for win in candidates {
         if board.cells.get(win) != Some(&hex::EMPTY) {
             continue;

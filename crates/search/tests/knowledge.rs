@@ -68,3 +68,18 @@ fn against_a_threat_to_connect_the_root_is_limited_to_the_mustplay() {
         assert!(must.contains(i), "seed {seed}: {c:?} outside {must:?}");
     }
 }
+
+#[test]
+fn the_fill_in_keeps_dead_cells_out_of_the_root() {
+    // 5x5, seat 1 on move: (0,2) sits between seat 1's top edge and a wall of seat 2's stones
+    // ((0,1), (1,1), (1,2), (0,3)): dead, and the first empty cell, so one playout of the
+    // plain search plays it
+    let pos = Position::from_compact("5:0:0:1202002200000000000011100").expect("valid");
+    let dead = Some(Move::Place(Cell::new(0, 2)));
+    assert_eq!(one_playout(&pos, &Tuning::HOUSE, 1), dead);
+    for tuning in [Tuning::FILL_IN, Tuning::KNOWLEDGE] {
+        for seed in 0..8 {
+            assert_ne!(one_playout(&pos, &tuning, seed), dead, "seed {seed}");
+        }
+    }
+}
