@@ -7,6 +7,9 @@
 //! - Hex knowledge (issue 23), each pure and tested on hand-made positions: [`vc`] (bridges,
 //!   edge templates, H-search), [`inferior`] (dead and captured cells, fill-in), [`solver`]
 //!   (won and lost positions from the connections, the mustplay), on the analysis [`board`].
+//!   The search uses them at the root when its [`Tuning`] says so ([`Tuning::FILL_IN`],
+//!   [`Tuning::KNOWLEDGE`]); the house bots' [`Tuning::HOUSE`] does not yet (see
+//!   `BENCHMARKS.md`, issue 23, for the measurements that decide it).
 //!
 //! Everything is pure: a position and an injected RNG in, a move out; no clock, no I/O.
 //! All of `hex`'s items are re-exported here, so a user of the strategies needs one crate.
