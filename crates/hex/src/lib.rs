@@ -1,5 +1,8 @@
 //! Pure Hex rules (SPEC section 2): board, moves, the swap (pie rule), incremental win detection,
-//! the winning path, the move cap and the seeded random opening, plus the house bots' strategies and their ladder.
+//! the winning path, the move cap and the seeded random opening.
+//! The house bots' strategies, their ladder and the Hex knowledge they use live in the crate
+//! `hex-search` (`crates/search`), which reads positions through the padded-index view
+//! ([`Position::board_slice`], [`Position::place_move`], ...).
 //!
 //! No I/O, no clock, no database: the server, the house bots and offline tools share this crate.
 //!
@@ -19,26 +22,19 @@
 
 #![warn(missing_docs)]
 
-mod bots;
 mod cell;
 mod error;
-pub mod ladder;
 mod notation;
 mod opening;
-mod playout;
 mod position;
 mod rules;
 pub mod sgf;
 
-pub use bots::{
-    Limits, STOP_CHECK_EVERY, STRONG_BUDGET, Tuning, playout_winner, random_move, random_playout,
-    strong_budget_for, strong_move, strong_move_tuned, strong_move_within,
-};
 pub use cell::Cell;
 pub use error::{PlayError, SetupError};
 pub use notation::{cell_name, parse_cell_name};
 pub use opening::{opening, parse_seed_hex};
-pub use position::Position;
+pub use position::{BORDER, EMPTY, Position};
 pub use rules::{Axis, Move, Outcome, Seat};
 pub use sgf::Color;
 

@@ -12,8 +12,10 @@ use std::collections::VecDeque;
 
 use crate::{Axis, Cell, MAX_MOVES, MAX_SIZE, Move, Outcome, PlayError, Seat, SetupError};
 
-pub(crate) const EMPTY: u8 = 0;
-pub(crate) const BORDER: u8 = 3;
+/// The value of an empty cell in [`Position::board_slice`].
+pub const EMPTY: u8 = 0;
+/// The value of a padding cell (outside the board) in [`Position::board_slice`].
+pub const BORDER: u8 = 3;
 
 pub(crate) const TOP: u8 = 1;
 pub(crate) const BOTTOM: u8 = 2;
@@ -470,10 +472,13 @@ impl Position {
         Ok(pos)
     }
 
-    // ----- internals shared with the bots and playouts -----
+    // ----- the padded-index view for search code (crate hex-search) -----
+    //
+    // Search code walks the board millions of times a second: it reads the padded board
+    // directly instead of going through `Cell`s. A padded index is `(row + 1) * stride() + col + 1`.
 
     /// The seat whose turn it is by ply parity (even: seat 1), ignoring the outcome.
-    pub(crate) fn mover(&self) -> Seat {
+    pub fn mover(&self) -> Seat {
         if self.ply.is_multiple_of(2) {
             Seat::One
         } else {
@@ -481,27 +486,33 @@ impl Position {
         }
     }
 
-    pub(crate) fn stride(&self) -> usize {
+    /// The padded row length, `size + 2`.
+    pub fn stride(&self) -> usize {
         self.stride
     }
 
-    pub(crate) fn board_slice(&self) -> &[u8] {
+    /// The padded board, `stride() * stride()` values: [`EMPTY`], 1 or 2 (the stone's owner
+    /// now), [`BORDER`] outside the board.
+    pub fn board_slice(&self) -> &[u8] {
         &self.board
     }
 
     /// Padded index of an on-board cell.
-    pub(crate) fn index(&self, cell: Cell) -> Option<usize> {
+    pub fn index(&self, cell: Cell) -> Option<usize> {
         cell.on_board(self.size)
             .then(|| (usize::from(cell.row) + 1) * self.stride + usize::from(cell.col) + 1)
     }
 
     /// The cell of a padded on-board index.
-    pub(crate) fn cell_at(&self, i: usize) -> Cell {
+    ///
+    /// # Panics
+    /// When `i` is not an on-board padded index (a programming error of the caller).
+    pub fn cell_at(&self, i: usize) -> Cell {
         Cell::new((i / self.stride - 1) as u8, (i % self.stride - 1) as u8)
     }
 
     /// The stone owner whose axis is top-bottom (1, or 2 after a swap).
-    pub(crate) fn top_bottom_owner(&self) -> u8 {
+    pub fn top_bottom_owner(&self) -> u8 {
         if self.swapped { 2 } else { 1 }
     }
 
@@ -601,9 +612,13 @@ impl Position {
         mask & axis == axis
     }
 
-    /// A move by the seat on move on the empty padded index `i` (legality already known).
+    /// A move by the seat on move on the empty padded index `i` (legality already known: the
+    /// fast path of [`play`](Position::play) for playouts).
+    ///
+    /// # Panics
+    /// When `i` is outside the padded board; an occupied or padding `i` corrupts the position.
     #[inline]
-    pub(crate) fn place_move(&mut self, i: usize) {
+    pub fn place_move(&mut self, i: usize) {
         let seat = self.mover();
         let connected = self.place_stone(i, seat.number());
         self.ply += 1;
@@ -615,7 +630,10 @@ impl Position {
     }
 
     /// Whether a stone of `owner` on the empty padded index `i` would join `owner`'s axis.
-    pub(crate) fn connects_if_placed(&self, i: usize, owner: u8) -> bool {
+    ///
+    /// # Panics
+    /// When `i` is not an on-board padded index.
+    pub fn connects_if_placed(&self, i: usize, owner: u8) -> bool {
         let mut mask = self.edge_bits(i);
         for nb in self.neighbour_indices(i) {
             if self.board[nb] == owner {

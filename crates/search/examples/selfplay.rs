@@ -1,22 +1,31 @@
-//! Measures a change of the tree search at equal playouts (issue 11): two [`hex::Tuning`]s
+//! Measures a change of the tree search at equal playouts or equal time (issues 11, 23): two [`hex::Tuning`]s
 //! play pairs of games from shared random 1+1-stone openings, colours swapped.
 //!
 //! ```text
-//! cargo run --release -p hex-engine --example selfplay -- SIZE PAIRS PLAYOUTS SEED A B
+//! cargo run --release -p hex-search --example selfplay -- SIZE PAIRS PLAYOUTS SEED A B
 //! ```
 //! where `A` and `B` are tunings written `rave_bias,expand_at,prior_visits[,max_nodes]`
-//! (`house` for [`hex::Tuning::HOUSE`]). Prints A's wins, the score and the time each side spent.
+//! (`house` for [`hex::Tuning::HOUSE`], `knowledge` for [`hex::Tuning::KNOWLEDGE`], `fill-in` for [`hex::Tuning::FILL_IN`]). With
+//! `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a cap),
+//! and the two sides alternate in one process, so they share the machine's load.
+//! Prints A's wins, the score, the time each side spent and the playouts per move.
 //! Standard library plus the engine only; no clock inside the engine (timing is here).
 
 use std::time::{Duration, Instant};
 
-use hex::{Cell, Limits, Move, Outcome, Position, Seat, Tuning, strong_move_tuned};
+use hex_search::{Cell, Limits, Move, Outcome, Position, Seat, Tuning, strong_move_tuned};
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 fn tuning(text: &str) -> Option<Tuning> {
     if text == "house" {
         return Some(Tuning::HOUSE);
+    }
+    if text == "knowledge" {
+        return Some(Tuning::KNOWLEDGE);
+    }
+    if text == "fill-in" {
+        return Some(Tuning::FILL_IN);
     }
     let v: Vec<f32> = text
         .split(',')
@@ -29,6 +38,8 @@ fn tuning(text: &str) -> Option<Tuning> {
         expand_at,
         prior_visits,
         max_nodes,
+        fill_in: false,
+        solver: false,
     })
 }
 
@@ -42,10 +53,16 @@ fn main() {
             args.get(3)?.parse::<u64>().ok()?,
             tuning(args.get(4)?)?,
             tuning(args.get(5)?)?,
+            match args.get(6) {
+                None => None,
+                Some(ms) => Some(Duration::from_millis(ms.parse().ok()?)),
+            },
         ))
     })();
-    let Some((size, pairs, playouts, seed, a, b)) = parsed else {
-        eprintln!("usage: selfplay SIZE PAIRS PLAYOUTS SEED A B (A, B: house | bias,expand,prior)");
+    let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
+        eprintln!(
+            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | bias,expand,prior)"
+        );
         std::process::exit(2);
     };
     let mut rng = Pcg64::seed_from_u64(seed);
@@ -72,7 +89,8 @@ fn main() {
                     &mut rng,
                     Limits {
                         max_playouts: playouts,
-                        stop: &mut |_| false,
+                        // equal time: both sides stop at the same wall-clock budget per move
+                        stop: &mut |_| per_move.is_some_and(|d| t.elapsed() >= d),
                     },
                     &tunings[side],
                 )

@@ -1,4 +1,4 @@
-//! Engine benchmarks: `cargo bench -p hex-engine`.
+//! Engine and search benchmarks: `cargo bench -p hex-search --bench search`.
 //!
 //! - `play/19x19`: time per `Position::play` (win check included), playing a fixed random
 //!   permutation of all 361 cells on a clone of the empty board until the game ends; reported
@@ -15,7 +15,7 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use hex::{
+use hex_search::{
     Limits, Position, playout_winner, random_move, random_playout, strong_budget_for, strong_move,
     strong_move_within,
 };

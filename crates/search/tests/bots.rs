@@ -1,6 +1,6 @@
 //! House-bot strategies: legality, determinism, tactics and strength.
 
-use hex::{
+use hex_search::{
     Cell, Limits, Move, Outcome, Position, STOP_CHECK_EVERY, STRONG_BUDGET, Seat, opening,
     playout_winner, random_move, random_playout, strong_budget_for, strong_move,
     strong_move_within,

@@ -6,8 +6,8 @@
 //! The clock-bound top rung (`house-master`) has no playout cap worth scaling; here it gets
 //! [`MASTER_OVER_BRIDGE`] times the rung below it, about what it affords at its thinking time.
 
-use hex::ladder::{LADDER, Rung};
-use hex::{Cell, Move, Outcome, Position, Seat, random_move, strong_move};
+use hex_search::ladder::{LADDER, Rung};
+use hex_search::{Cell, Move, Outcome, Position, Seat, random_move, strong_move};
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 

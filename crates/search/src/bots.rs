@@ -9,8 +9,13 @@
 use rand_core::Rng;
 
 use crate::playout::{Filler, PADDED_CELLS, below, empty_indices, fill_empty_indices};
-use crate::position::{BORDER, EMPTY};
-use crate::{MAX_MOVES, Move, Outcome, Position, Seat};
+use hex::{BORDER, EMPTY};
+use hex::{MAX_MOVES, Move, Outcome, Position, Seat};
+
+use crate::board::{Board, CellSet};
+use crate::inferior::fill_in;
+use crate::solver::{self, Verdict};
+use crate::vc::VcLimits;
 
 /// Playouts per move for the house "strong" bot on 11x11: roughly 25 ms per move in a release
 /// build on one core. See [`strong_budget_for`] for other sizes.
@@ -165,8 +170,61 @@ pub fn strong_move_tuned(
         .collect();
     match threats.len() {
         1 => place(threats[0]),
+        0 if tuning.fill_in || tuning.solver => match knowledge_root(pos, &empties, tuning) {
+            Root::Play(i) => place(i),
+            Root::Search(cands) => search(pos, rng, limits, tuning, &cands).and_then(place),
+        },
         0 => search(pos, rng, limits, tuning, &empties).and_then(place),
         _ => search(pos, rng, limits, tuning, &threats).and_then(place),
+    }
+}
+
+/// What the Hex knowledge decides at the root.
+enum Root {
+    /// A proven win: play this cell.
+    Play(u16),
+    /// Search among these cells.
+    Search(Vec<u16>),
+}
+
+/// The root after fill-in and the solver (issue 23): the winning move of a proven win; else the
+/// empty cells that are neither dead nor captured, within the mustplay when the opponent
+/// threatens to connect (within the cells that prolong a proven loss). Falls back to the
+/// smaller unpruned set whenever pruning would leave nothing.
+fn knowledge_root(pos: &Position, empties: &[u16], tuning: &Tuning) -> Root {
+    let board = Board::of(pos);
+    let me = pos.mover().number();
+    let (keep, fill) = if tuning.solver {
+        let a = solver::analyse(&board, me, &VcLimits::ROOT);
+        match a.verdict {
+            Verdict::Won { win } => return Root::Play(win as u16),
+            Verdict::Lost { prolong } => (Some(prolong), a.fill),
+            Verdict::Open { mustplay } => (mustplay, a.fill),
+        }
+    } else {
+        (None, fill_in(&board))
+    };
+    let filled = if tuning.fill_in {
+        fill.filled()
+    } else {
+        CellSet::EMPTY
+    };
+    let within: Vec<u16> = empties
+        .iter()
+        .copied()
+        .filter(|&i| keep.is_none_or(|k| k.contains(usize::from(i))))
+        .collect();
+    let live: Vec<u16> = within
+        .iter()
+        .copied()
+        .filter(|&i| !filled.contains(usize::from(i)))
+        .collect();
+    if !live.is_empty() {
+        Root::Search(live)
+    } else if !within.is_empty() {
+        Root::Search(within)
+    } else {
+        Root::Search(empties.to_vec())
     }
 }
 
@@ -197,6 +255,12 @@ pub struct Tuning {
     pub prior_visits: f32,
     /// Upper bound on tree nodes (about 28 bytes each): past it, leaves stop expanding.
     pub max_nodes: usize,
+    /// Hex knowledge at the root (issue 23): no dead or captured cell among the root moves
+    /// ([`crate::inferior::fill_in`]).
+    pub fill_in: bool,
+    /// Hex knowledge at the root (issue 23): the solver's proven win played at once, the root
+    /// limited to the mustplay when the opponent threatens to connect ([`crate::solver`]).
+    pub solver: bool,
 }
 
 impl Tuning {
@@ -206,6 +270,22 @@ impl Tuning {
         expand_at: 3.0,
         prior_visits: 0.0,
         max_nodes: 1_000_000,
+        fill_in: false,
+        solver: false,
+    };
+
+    /// [`Tuning::HOUSE`] with all the Hex knowledge at the root (`fill_in` and `solver`);
+    /// measured against it in `BENCHMARKS.md`.
+    pub const KNOWLEDGE: Tuning = Tuning {
+        fill_in: true,
+        solver: true,
+        ..Tuning::HOUSE
+    };
+
+    /// [`Tuning::HOUSE`] with the fill-in only (no H-search: cheap).
+    pub const FILL_IN: Tuning = Tuning {
+        fill_in: true,
+        ..Tuning::HOUSE
     };
 }
 

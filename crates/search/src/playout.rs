@@ -3,7 +3,7 @@
 
 use rand_core::Rng;
 
-use crate::position::{BORDER, EMPTY, Position};
+use hex::{BORDER, EMPTY, Position};
 
 /// A uniform integer in `0..n` (Lemire's multiply-and-reject; exact, no modulo bias).
 /// `n` must be at least 1; `n == 0` yields 0.

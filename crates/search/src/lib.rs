@@ -1,0 +1,31 @@
+//! The house bots' strategies (SPEC section 9) and the Hex knowledge they use, kept out of the
+//! rules crate (`hex-engine`, lib `hex`) so that it stays rules, notation, opening and SGF only.
+//!
+//! - [`random_move`], [`strong_move`] and friends: random play and the Monte Carlo tree search
+//!   with RAVE over bridge-aware playouts.
+//! - [`ladder`]: the graded house bots and the thinking time a Fischer clock affords.
+//! - Hex knowledge (issue 23), each pure and tested on hand-made positions: [`vc`] (bridges,
+//!   edge templates, H-search), [`inferior`] (dead and captured cells, fill-in), [`solver`]
+//!   (won and lost positions from the connections, the mustplay), on the analysis [`board`].
+//!   The search uses them at the root when its [`Tuning`] says so ([`Tuning::FILL_IN`],
+//!   [`Tuning::KNOWLEDGE`]); the house bots' [`Tuning::HOUSE`] does not yet (see
+//!   `BENCHMARKS.md`, issue 23, for the measurements that decide it).
+//!
+//! Everything is pure: a position and an injected RNG in, a move out; no clock, no I/O.
+//! All of `hex`'s items are re-exported here, so a user of the strategies needs one crate.
+
+#![warn(missing_docs)]
+
+pub mod board;
+mod bots;
+pub mod inferior;
+pub mod ladder;
+mod playout;
+pub mod solver;
+pub mod vc;
+
+pub use bots::{
+    Limits, STOP_CHECK_EVERY, STRONG_BUDGET, Tuning, playout_winner, random_move, random_playout,
+    strong_budget_for, strong_move, strong_move_tuned, strong_move_within,
+};
+pub use hex::*;

@@ -1,0 +1,538 @@
+//! Virtual connections (issue 23): two nodes (a group of a player's stones, an empty cell or
+//! one of the player's edges) are *fully* connected with carrier `C` when the player connects
+//! them against any play of the opponent using only the empty cells of `C`, moving second; a
+//! *semi* connection needs the player to move first (at its key cell).
+//!
+//! - [`bridges`]: two stones with two common empty neighbours.
+//! - [`edge_templates`]: a stone on the 2nd row with its two edge cells (template II) and on the
+//!   3rd row with the ziggurat (template IIIa), both mirror images, on all four sides.
+//! - [`h_search`]: Anshelevich's H-search over groups, empty cells and edges, seeded with the
+//!   templates. AND: `x`-`z` and `z`-`y` full with disjoint carriers give `x`-`y` full when `z`
+//!   is a group, semi (key `z`) when `z` is empty. OR: semis between the same nodes whose
+//!   carriers have no common cell give a full with their union. Bounded by [`VcLimits`].
+//!
+//! The 4th-row template IVa is left to H-search (it finds it from the ziggurat and bridges:
+//! see the tests) rather than listed as a carrier of its own.
+
+use std::collections::HashMap;
+
+use hex::EMPTY;
+
+use crate::board::{Board, CellSet, PADDED, Side};
+
+/// A node of the connection graph: a group (by its smallest stone index), an empty cell (its
+/// padded index) or an edge ([`Vcs::edge_node`]).
+pub type NodeId = u16;
+
+/// Node id of the player's first edge (top or left).
+const EDGE_A: NodeId = PADDED as NodeId;
+/// Node id of the player's second edge (bottom or right).
+const EDGE_B: NodeId = PADDED as NodeId + 1;
+
+/// Bounds of [`h_search`] (carriers kept per pair, carrier size, passes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VcLimits {
+    /// Full connections kept per pair of nodes.
+    pub fulls_per_pair: usize,
+    /// Semi connections kept per pair of nodes.
+    pub semis_per_pair: usize,
+    /// Largest carrier kept, in cells.
+    pub max_carrier: usize,
+    /// Most semis the OR rule combines at once (2 or 3).
+    pub or_depth: usize,
+    /// Passes of the AND and OR rules.
+    pub passes: usize,
+    /// Whether the listed bridges and edge templates seed the search (else H-search derives
+    /// what it can from adjacency alone).
+    pub templates: bool,
+}
+
+impl VcLimits {
+    /// The bounds the house bot uses at the root: a few ms on 11x11 in a release build.
+    pub const ROOT: VcLimits = VcLimits {
+        fulls_per_pair: 4,
+        semis_per_pair: 8,
+        max_carrier: 24,
+        or_depth: 3,
+        passes: 6,
+        templates: true,
+    };
+}
+
+/// A semi connection: its carrier (key included) and its key, the cell the player plays to
+/// make it full.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Semi {
+    /// The empty cells it uses, the key among them.
+    pub carrier: CellSet,
+    /// Padded index of the key cell.
+    pub key: usize,
+}
+
+/// The virtual connections of one player found by [`h_search`].
+#[derive(Clone, Debug)]
+pub struct Vcs {
+    player: u8,
+    /// Node of every padded index: group root, the cell itself, an edge; `None` otherwise.
+    node: Vec<Option<NodeId>>,
+    full: HashMap<(NodeId, NodeId), Vec<CellSet>>,
+    semi: HashMap<(NodeId, NodeId), Vec<Semi>>,
+}
+
+fn key(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
+    (a.min(b), a.max(b))
+}
+
+impl Vcs {
+    /// The player (1 or 2) these connections are for.
+    pub fn player(&self) -> u8 {
+        self.player
+    }
+
+    /// The node of padded index `i`: its group for the player's stone, itself for an empty
+    /// cell, the edge for padding beside one of the player's edges; `None` for the
+    /// opponent's stones and edges.
+    pub fn node_of(&self, i: usize) -> Option<NodeId> {
+        self.node.get(i).copied().flatten()
+    }
+
+    /// The node of the player's first (`0`: top or left) or second (`1`) edge.
+    pub fn edge_node(&self, which: usize) -> NodeId {
+        if which == 0 { EDGE_A } else { EDGE_B }
+    }
+
+    /// The full connections' carriers between two nodes (none when there is none known).
+    pub fn fulls(&self, a: NodeId, b: NodeId) -> &[CellSet] {
+        self.full.get(&key(a, b)).map_or(&[], Vec::as_slice)
+    }
+
+    /// The semi connections between two nodes.
+    pub fn semis(&self, a: NodeId, b: NodeId) -> &[Semi] {
+        self.semi.get(&key(a, b)).map_or(&[], Vec::as_slice)
+    }
+
+    /// A full connection between the player's two edges: the player has won whoever moves.
+    pub fn edge_to_edge_full(&self) -> Option<CellSet> {
+        self.fulls(EDGE_A, EDGE_B).first().copied()
+    }
+
+    /// The semi connections between the player's two edges: on move, the player wins at any
+    /// of their keys.
+    pub fn edge_to_edge_semis(&self) -> &[Semi] {
+        self.semis(EDGE_A, EDGE_B)
+    }
+
+    fn add_full(&mut self, a: NodeId, b: NodeId, c: CellSet, limits: &VcLimits) -> bool {
+        if a == b || c.len() > limits.max_carrier {
+            return false;
+        }
+        let list = self.full.entry(key(a, b)).or_default();
+        if list.iter().any(|old| old.is_subset(&c)) || list.len() >= limits.fulls_per_pair {
+            return false;
+        }
+        list.retain(|old| !c.is_subset(old));
+        list.push(c);
+        true
+    }
+
+    fn add_semi(&mut self, a: NodeId, b: NodeId, s: Semi, limits: &VcLimits) -> bool {
+        if a == b || s.carrier.len() > limits.max_carrier {
+            return false;
+        }
+        if self.fulls(a, b).iter().any(|f| f.is_subset(&s.carrier)) {
+            return false;
+        }
+        let list = self.semi.entry(key(a, b)).or_default();
+        if list.iter().any(|old| old.carrier.is_subset(&s.carrier))
+            || list.len() >= limits.semis_per_pair
+        {
+            return false;
+        }
+        list.retain(|old| !s.carrier.is_subset(&old.carrier));
+        list.push(s);
+        true
+    }
+}
+
+/// Every bridge of `player`'s: pairs of its stones `(a, b)` (padded indices, `a < b`) that are
+/// not adjacent and share two empty neighbours, with those two cells as carrier.
+pub fn bridges(board: &Board, player: u8) -> Vec<(usize, usize, CellSet)> {
+    let mut out = Vec::new();
+    for a in 0..board.cells.len() {
+        if board.cells[a] != player {
+            continue;
+        }
+        let ring = board.ring(a);
+        for t in 0..6 {
+            let (x, y) = (ring[t], ring[(t + 1) % 6]);
+            // the far cell across the edge x-y: the common neighbour of x and y besides a
+            let Some(b) = (x + y).checked_sub(a) else {
+                continue;
+            };
+            if b > a
+                && board.cells.get(b) == Some(&player)
+                && board.cells[x] == EMPTY
+                && board.cells[y] == EMPTY
+            {
+                out.push((a, b, CellSet::of(&[x, y])));
+            }
+        }
+    }
+    out
+}
+
+/// Template shapes for the top edge as `(row, col)` offsets from the stone: the stone's row
+/// (0-based distance from the edge) and the carrier.
+const TEMPLATES: [(isize, &[(isize, isize)]); 3] = [
+    // II: a bridge to the edge
+    (1, &[(-1, 0), (-1, 1)]),
+    // IIIa, the ziggurat, and its mirror image ((dr, dc) -> (dr, -dc - dr))
+    (
+        2,
+        &[
+            (0, 1),
+            (-1, 0),
+            (-1, 1),
+            (-1, 2),
+            (-2, 0),
+            (-2, 1),
+            (-2, 2),
+            (-2, 3),
+        ],
+    ),
+    (
+        2,
+        &[
+            (0, -1),
+            (-1, 1),
+            (-1, 0),
+            (-1, -1),
+            (-2, 2),
+            (-2, 1),
+            (-2, 0),
+            (-2, -1),
+        ],
+    ),
+];
+
+/// Maps a top-edge offset to `side` (the board's symmetries: a half turn for the bottom, the
+/// transposition `(r, c) -> (c, r)` for the left, both for the right).
+fn orient(side: Side, (dr, dc): (isize, isize)) -> (isize, isize) {
+    match side {
+        Side::Top => (dr, dc),
+        Side::Bottom => (-dr, -dc),
+        Side::Left => (dc, dr),
+        Side::Right => (-dc, -dr),
+    }
+}
+
+/// Every edge template of `player`'s stones: `(stone, side, carrier)` for a stone on the 2nd
+/// row from one of its edges with both edge cells empty (II), or on the 3rd row with a whole
+/// empty ziggurat (IIIa, either mirror image).
+pub fn edge_templates(board: &Board, player: u8) -> Vec<(usize, Side, CellSet)> {
+    let mut out = Vec::new();
+    let n = board.size as isize;
+    for side in board.sides_of(player) {
+        for s in 0..board.cells.len() {
+            if board.cells[s] != player {
+                continue;
+            }
+            let (r, c) = board.row_col(s);
+            let dist = match side {
+                Side::Top => r,
+                Side::Bottom => n - 1 - r,
+                Side::Left => c,
+                Side::Right => n - 1 - c,
+            };
+            for (row, shape) in TEMPLATES {
+                if dist != row {
+                    continue;
+                }
+                let cells: Option<Vec<usize>> = shape
+                    .iter()
+                    .map(|&off| {
+                        let (dr, dc) = orient(side, off);
+                        board
+                            .at(r + dr, c + dc)
+                            .filter(|&i| board.cells[i] == EMPTY)
+                    })
+                    .collect();
+                if let Some(cells) = cells {
+                    out.push((s, side, CellSet::of(&cells)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The virtual connections of `player` (1 or 2) on `board` by H-search (see the module doc),
+/// within `limits`. Pure; a few ms on 11x11 with [`VcLimits::ROOT`].
+pub fn h_search(board: &Board, player: u8, limits: &VcLimits) -> Vcs {
+    let [side_a, _] = board.sides_of(player);
+    let mut node = vec![None; board.cells.len()];
+    // groups by flood fill; a group is named by its smallest index (the first one met)
+    for i in 0..board.cells.len() {
+        if board.cells[i] == EMPTY {
+            node[i] = Some(i as NodeId);
+        } else if board.cells[i] == player && node[i].is_none() {
+            let mut stack = vec![i];
+            node[i] = Some(i as NodeId);
+            while let Some(x) = stack.pop() {
+                for y in board.ring(x) {
+                    if board.cells[y] == player && node[y].is_none() {
+                        node[y] = Some(i as NodeId);
+                        stack.push(y);
+                    }
+                }
+            }
+        } else if let Some(side) = board.side_of(i)
+            && board.side_owner(side) == player
+        {
+            node[i] = Some(if side == side_a { EDGE_A } else { EDGE_B });
+        }
+    }
+    let mut vcs = Vcs {
+        player,
+        node,
+        full: HashMap::new(),
+        semi: HashMap::new(),
+    };
+    // adjacency: full connections with empty carriers
+    for i in 0..board.cells.len() {
+        if !board.on_board(i) {
+            continue;
+        }
+        let Some(a) = vcs.node_of(i) else { continue };
+        for j in board.ring(i) {
+            if let Some(b) = vcs.node_of(j) {
+                vcs.add_full(a, b, CellSet::EMPTY, limits);
+            }
+        }
+    }
+    let listed = if limits.templates {
+        bridges(board, player)
+    } else {
+        Vec::new()
+    };
+    for (a, b, c) in listed {
+        if let (Some(x), Some(y)) = (vcs.node_of(a), vcs.node_of(b)) {
+            vcs.add_full(x, y, c, limits);
+        }
+    }
+    let listed = if limits.templates {
+        edge_templates(board, player)
+    } else {
+        Vec::new()
+    };
+    for (s, side, c) in listed {
+        if let Some(x) = vcs.node_of(s) {
+            let e = if side == side_a { EDGE_A } else { EDGE_B };
+            vcs.add_full(x, e, c, limits);
+        }
+    }
+    let is_cell = |x: NodeId| usize::from(x) < PADDED && board.cells[usize::from(x)] == EMPTY;
+    for _ in 0..limits.passes {
+        let mut changed = false;
+        // the AND rule around every middle node z that is an empty cell or a group (never
+        // an edge: two cells touching an edge are not joined by it)
+        let mut by_node: HashMap<NodeId, Vec<(NodeId, CellSet)>> = HashMap::new();
+        for (&(a, b), list) in &vcs.full {
+            for &c in list {
+                by_node.entry(a).or_default().push((b, c));
+                by_node.entry(b).or_default().push((a, c));
+            }
+        }
+        let mut new_full = Vec::new();
+        let mut new_semi = Vec::new();
+        for (&z, list) in &by_node {
+            if usize::from(z) >= PADDED {
+                continue;
+            }
+            let z_cell = is_cell(z);
+            for (p, &(x, cx)) in list.iter().enumerate() {
+                for &(y, cy) in &list[p + 1..] {
+                    // between two empty cells only bridges (carriers of 2 cells at most) are kept:
+                    // enough for templates from empty cells, and few
+                    let both_cells = is_cell(x) && is_cell(y);
+                    if x == y || (both_cells && cx.len() + cy.len() + usize::from(z_cell) > 2) {
+                        continue;
+                    }
+                    if cx.meets(&cy) {
+                        continue;
+                    }
+                    let ends_in = |n: NodeId, c: &CellSet| is_cell(n) && c.contains(usize::from(n));
+                    if ends_in(x, &cy) || ends_in(y, &cx) {
+                        continue;
+                    }
+                    if z_cell && (cx.contains(usize::from(z)) || cy.contains(usize::from(z))) {
+                        continue;
+                    }
+                    let mut c = cx.union(&cy);
+                    if z_cell {
+                        c.insert(usize::from(z));
+                        new_semi.push((
+                            x,
+                            y,
+                            Semi {
+                                carrier: c,
+                                key: usize::from(z),
+                            },
+                        ));
+                    } else {
+                        new_full.push((x, y, c));
+                    }
+                }
+            }
+        }
+        for (x, y, c) in new_full {
+            changed |= vcs.add_full(x, y, c, limits);
+        }
+        for (x, y, s) in new_semi {
+            changed |= vcs.add_semi(x, y, s, limits);
+        }
+        // the OR rule: semis of a pair with no common cell
+        let pairs: Vec<(NodeId, NodeId)> = vcs.semi.keys().copied().collect();
+        for (a, b) in pairs {
+            let semis = vcs.semis(a, b).to_vec();
+            let mut found = Vec::new();
+            for i in 0..semis.len() {
+                for j in i + 1..semis.len() {
+                    let (si, sj) = (semis[i].carrier, semis[j].carrier);
+                    let common = si.intersection(&sj);
+                    if common.is_empty() {
+                        found.push(si.union(&sj));
+                    } else if limits.or_depth >= 3 {
+                        for sk in &semis[j + 1..] {
+                            if !common.meets(&sk.carrier) {
+                                found.push(si.union(&sj).union(&sk.carrier));
+                            }
+                        }
+                    }
+                }
+            }
+            for c in found {
+                changed |= vcs.add_full(a, b, c, limits);
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    vcs
+}
+
+#[cfg(test)]
+mod tests {
+    // tests may unwrap (house rules): the cells they name are on their boards
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn b(rows: &[&str]) -> Board {
+        Board::parse(rows).expect("a square board")
+    }
+
+    #[test]
+    fn two_stones_with_two_common_empty_neighbours_form_a_bridge() {
+        let board = b(&[".....", ".1...", ".....", "1....", "....."]);
+        let (one, other) = (board.at(1, 1).unwrap(), board.at(3, 0).unwrap());
+        let found = bridges(&board, 1);
+        let carrier = CellSet::of(&[board.at(2, 0).unwrap(), board.at(2, 1).unwrap()]);
+        assert_eq!(found, vec![(one, other, carrier)]);
+        let vcs = h_search(&board, 1, &VcLimits::ROOT);
+        assert!(vcs.fulls(one as NodeId, other as NodeId).contains(&carrier));
+        // an opponent stone in the bridge leaves a semi connection only
+        let mut cut = board.clone();
+        cut.cells[board.at(2, 0).unwrap()] = 2;
+        assert!(bridges(&cut, 1).is_empty());
+        let vcs = h_search(&cut, 1, &VcLimits::ROOT);
+        assert!(vcs.fulls(one as NodeId, other as NodeId).is_empty());
+        let semis = vcs.semis(one as NodeId, other as NodeId);
+        assert!(
+            semis.iter().any(|s| s.key == board.at(2, 1).unwrap()),
+            "{semis:?}"
+        );
+    }
+
+    #[test]
+    fn a_stone_on_the_second_row_is_connected_to_its_edge_by_template_ii() {
+        let board = b(&[".....", "..1..", ".....", ".....", "....."]);
+        let s = board.at(1, 2).unwrap();
+        let t = edge_templates(&board, 1);
+        let carrier = CellSet::of(&[board.at(0, 2).unwrap(), board.at(0, 3).unwrap()]);
+        assert!(t.contains(&(s, Side::Top, carrier)), "{t:?}");
+        // seat 2's side templates: the same stone is no template of seat 2's
+        assert!(edge_templates(&board, 2).is_empty());
+        let vcs = h_search(&board, 1, &VcLimits::ROOT);
+        assert!(vcs.fulls(s as NodeId, vcs.edge_node(0)).contains(&carrier));
+    }
+
+    #[test]
+    fn a_stone_on_the_third_row_is_connected_by_the_ziggurat_and_h_search_finds_it_too() {
+        let board = b(&[
+            ".......", ".......", "...1...", ".......", ".......", ".......", ".......",
+        ]);
+        let s = board.at(2, 3).unwrap();
+        let cell = |r, c| board.at(r, c).unwrap();
+        let zig = CellSet::of(&[
+            cell(2, 4),
+            cell(1, 3),
+            cell(1, 4),
+            cell(1, 5),
+            cell(0, 3),
+            cell(0, 4),
+            cell(0, 5),
+            cell(0, 6),
+        ]);
+        let t = edge_templates(&board, 1);
+        assert!(t.contains(&(s, Side::Top, zig)), "{t:?}");
+        assert_eq!(
+            t.iter().filter(|(_, side, _)| *side == Side::Top).count(),
+            2
+        );
+        // H-search from bridges alone (no template listed) finds a ziggurat as well
+        let mut only_hsearch = VcLimits::ROOT;
+        only_hsearch.passes = 8;
+        only_hsearch.templates = false;
+        let vcs = h_search(&board, 1, &only_hsearch);
+        let fulls = vcs.fulls(s as NodeId, vcs.edge_node(0));
+        assert!(fulls.iter().any(|c| c.len() == 8), "{fulls:?}");
+        // an intrusion leaves a semi connection whose key restores the connection
+        let mut cut = board.clone();
+        cut.cells[cell(0, 4)] = 2;
+        let vcs = h_search(&cut, 1, &VcLimits::ROOT);
+        assert!(
+            vcs.fulls(s as NodeId, vcs.edge_node(0))
+                .iter()
+                .all(|c| !c.contains(cell(0, 4)))
+        );
+    }
+
+    #[test]
+    fn h_search_finds_the_fourth_row_template_from_a_lone_stone() {
+        let rows = vec!["........."; 9];
+        let board = b(&rows);
+        let s = board.at(3, 4).unwrap();
+        let vcs = h_search(&board, 1, &VcLimits::ROOT);
+        let fulls = vcs.fulls(s as NodeId, vcs.edge_node(0));
+        assert!(!fulls.is_empty(), "no 4th-row connection found");
+        // every carrier lies in the rows between the stone and its edge
+        for c in fulls {
+            assert!(c.iter().all(|i| board.row_col(i).0 <= 3), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn a_chain_of_bridges_to_both_edges_is_a_won_edge_to_edge_connection() {
+        let board = b(&[".....", "..1..", ".....", ".1...", "....."]);
+        let vcs = h_search(&board, 1, &VcLimits::ROOT);
+        let full = vcs.edge_to_edge_full().expect("won");
+        // the bridge between the stones and the two edge templates: 6 cells
+        assert_eq!(full.len(), 6, "{full:?}");
+        assert!(
+            h_search(&board, 2, &VcLimits::ROOT)
+                .edge_to_edge_full()
+                .is_none()
+        );
+    }
+}
