@@ -23,7 +23,7 @@ use tokio::sync::mpsc;
 
 use crate::arena::house::think;
 use crate::gtp::bridge::{Bridge, Choice};
-use hex::ladder::Rung;
+use hex_search::ladder::Rung;
 
 /// Options of `hexarena play`.
 #[derive(Debug, Clone, Args)]
@@ -81,8 +81,8 @@ pub fn parse_strategy(s: &str) -> Result<&'static Rung, String> {
         "strong" => crate::arena::house::STRONG,
         other => other,
     };
-    hex::ladder::rung(name).ok_or_else(|| {
-        let names: Vec<&str> = hex::ladder::LADDER.iter().map(|r| r.name).collect();
+    hex_search::ladder::rung(name).ok_or_else(|| {
+        let names: Vec<&str> = hex_search::ladder::LADDER.iter().map(|r| r.name).collect();
         format!(
             "unknown strategy '{s}': one of random, strong, {}",
             names.join(", ")
@@ -1391,7 +1391,7 @@ mod tests {
     fn a_strategy_is_a_rung_of_the_ladder_with_the_old_names_as_aliases() {
         assert_eq!(parse_strategy("random").map(|r| r.name), Ok("house-random"));
         assert_eq!(parse_strategy("Strong").map(|r| r.name), Ok("house-bridge"));
-        for r in hex::ladder::LADDER {
+        for r in hex_search::ladder::LADDER {
             assert_eq!(parse_strategy(r.name).map(|x| x.name), Ok(r.name));
         }
         let e = parse_strategy("house-nobody").expect_err("not a rung");

@@ -6,7 +6,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{Spawn, TestApp, spawn_with};
-use hex::ladder::LADDER;
+use hex_search::ladder::LADDER;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 

@@ -674,7 +674,7 @@ async fn house_bots_and_a_test_bot_play_a_round_robin_to_the_end() {
     // Every house bot of the ladder is online, and the test bot.
     assert_eq!(
         online["bots"].as_array().map(Vec::len),
-        Some(1 + hex::ladder::LADDER.len()),
+        Some(1 + hex_search::ladder::LADDER.len()),
         "{online}"
     );
     let r = app

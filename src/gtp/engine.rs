@@ -14,8 +14,9 @@ use std::io::{BufRead, Read, Write};
 
 use std::time::{Duration, Instant};
 
-use hex::ladder::{LADDER, Play, Rung};
-use hex::{Cell, Color, Limits, Move, Position, Seat};
+use hex::{Cell, Color, Move, Position, Seat};
+use hex_search::Limits;
+use hex_search::ladder::{LADDER, Play, Rung};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64;
 
@@ -30,7 +31,7 @@ pub enum Strategy {
     /// Monte Carlo tree search with RAVE and a playout budget (5,000 playouts on 11x11, as
     /// `house-bridge`), cut when `time_left` says time is short.
     Strong,
-    /// A rung of the house ladder ([`hex::ladder::LADDER`]), played as the house bot of that
+    /// A rung of the house ladder ([`hex_search::ladder::LADDER`]), played as the house bot of that
     /// name plays: its playout cap, and a thinking time from `time_left` (or the fixed time per
     /// move, `param move_time_ms`).
     Rung(&'static Rung),
@@ -43,7 +44,7 @@ impl Strategy {
         match text.to_ascii_lowercase().as_str() {
             "random" => Some(Strategy::Random),
             "strong" => Some(Strategy::Strong),
-            name => hex::ladder::rung(name).map(Strategy::Rung),
+            name => hex_search::ladder::rung(name).map(Strategy::Rung),
         }
     }
 
@@ -101,7 +102,7 @@ pub struct Engine {
     moves: Vec<Move>,
     pos: Position,
     strategy: Strategy,
-    /// Playouts per move of the strong strategy; `None` = [`hex::strong_budget_for`] the size.
+    /// Playouts per move of the strong strategy; `None` = [`hex_search::strong_budget_for`] the size.
     budget_playouts: Option<u32>,
     rng: Pcg64,
     /// Seconds left per colour (Black, White) as told by `time_left`.
@@ -329,7 +330,7 @@ impl Engine {
     fn budget_for(&self, color: Color) -> u32 {
         let base = self
             .budget_playouts
-            .unwrap_or_else(|| hex::strong_budget_for(self.size));
+            .unwrap_or_else(|| hex_search::strong_budget_for(self.size));
         match self.time_left_s[color_index(color)] {
             // roughly 100 000 playouts per second in a release build; spend ~1/20 of the time
             Some(t) if t.is_finite() => {
@@ -341,8 +342,8 @@ impl Engine {
     }
 
     /// How long a rung thinks on this move, in ms: the fixed time per move if one is set,
-    /// else what [`hex::ladder::think_time_ms`] affords from `time_left` (no increment: GTP
-    /// does not tell one), else [`hex::ladder::MAX_THINK_MS`] (the rung's playout cap is
+    /// else what [`hex_search::ladder::think_time_ms`] affords from `time_left` (no increment: GTP
+    /// does not tell one), else [`hex_search::ladder::MAX_THINK_MS`] (the rung's playout cap is
     /// then what usually stops it).
     fn think_time_for(&self, color: Color, rung: &Rung) -> u64 {
         if let Some(ms) = self.move_time_ms {
@@ -353,19 +354,23 @@ impl Engine {
                 let left_ms = (t.max(0.0) * 1000.0).min(u64::MAX as f64) as u64;
                 let cells = usize::from(self.size) * usize::from(self.size);
                 let empty = cells.saturating_sub(self.pos.stone_count());
-                hex::ladder::think_time_ms(left_ms, 0, u32::try_from(empty).unwrap_or(u32::MAX))
+                hex_search::ladder::think_time_ms(
+                    left_ms,
+                    0,
+                    u32::try_from(empty).unwrap_or(u32::MAX),
+                )
             }
-            _ => hex::ladder::MAX_THINK_MS,
+            _ => hex_search::ladder::MAX_THINK_MS,
         }
     }
 
     /// The tree search with at most `max_playouts` playouts, stopped after `think_ms` ms of
-    /// this process's clock (checked every [`hex::STOP_CHECK_EVERY`] playouts).
+    /// this process's clock (checked every [`hex_search::STOP_CHECK_EVERY`] playouts).
     fn think(&mut self, max_playouts: u32, think_ms: u64) -> Option<Move> {
         let start = Instant::now();
         let budget = Duration::from_millis(think_ms);
         let mut stop = |_done: u32| start.elapsed() >= budget;
-        hex::strong_move_within(
+        hex_search::strong_move_within(
             &self.pos,
             &mut self.rng,
             Limits {
@@ -390,16 +395,16 @@ impl Engine {
             Some(_) => {}
         }
         let chosen = match self.strategy {
-            Strategy::Random => hex::random_move(&self.pos, &mut self.rng),
+            Strategy::Random => hex_search::random_move(&self.pos, &mut self.rng),
             Strategy::Strong => {
                 let budget = self.budget_for(color);
                 match self.move_time_ms {
-                    None => hex::strong_move(&self.pos, &mut self.rng, budget),
+                    None => hex_search::strong_move(&self.pos, &mut self.rng, budget),
                     Some(ms) => self.think(budget, ms),
                 }
             }
             Strategy::Rung(rung) => match rung.max_playouts(self.size) {
-                None => hex::random_move(&self.pos, &mut self.rng),
+                None => hex_search::random_move(&self.pos, &mut self.rng),
                 Some(cap) => {
                     let cap = self.budget_playouts.unwrap_or(cap);
                     let ms = self.think_time_for(color, rung);
@@ -671,19 +676,19 @@ mod tests {
 
     #[test]
     fn a_rung_thinks_from_time_left_or_the_fixed_time_per_move() {
-        let master = hex::ladder::rung("house-master").expect("on the ladder");
+        let master = hex_search::ladder::rung("house-master").expect("on the ladder");
         let mut e = Engine::new(Strategy::Rung(master), None, 1);
         // nothing told: the longest a house bot thinks
         assert_eq!(
             e.think_time_for(Color::Black, master),
-            hex::ladder::MAX_THINK_MS
+            hex_search::ladder::MAX_THINK_MS
         );
         // 10 s left on an empty 11x11 board: the clock's share, as the house bots use it
         assert_eq!(answer(&mut e, "time_left b 10"), "=\n\n");
         assert_eq!(e.think_time_for(Color::Black, master), 237);
         assert_eq!(
             e.think_time_for(Color::White, master),
-            hex::ladder::MAX_THINK_MS
+            hex_search::ladder::MAX_THINK_MS
         );
         answer(&mut e, "play b f6");
         answer(&mut e, "play w e5");

@@ -359,12 +359,12 @@ async fn play_one(
     let flag_in = Duration::from_millis(u64::try_from(flag_ms - now_ms).unwrap_or(0));
     let flag_at = Instant::now() + flag_in;
     let (mv, thought_ms) = match hb.rung.play {
-        hex::ladder::Play::Random => {
+        hex_search::ladder::Play::Random => {
             let mut rng =
                 <rand_pcg::Pcg64 as rand_core::SeedableRng>::seed_from_u64(rand::random());
-            (hex::random_move(&l.game.position, &mut rng), None)
+            (hex_search::random_move(&l.game.position, &mut rng), None)
         }
-        hex::ladder::Play::Search { .. } => {
+        hex_search::ladder::Play::Search { .. } => {
             let job = Job {
                 position: l.game.position.clone(),
                 rung: hb.rung,

@@ -135,7 +135,7 @@ mod tests {
                 max_stake,
                 ..BotRow::default()
             },
-            rung: hex::ladder::rung(name).expect("on the ladder"),
+            rung: hex_search::ladder::rung(name).expect("on the ladder"),
             rung_no,
         }
     }

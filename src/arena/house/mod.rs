@@ -1,7 +1,7 @@
 //! House bots (SPEC section 9, issue 11): built-in players that live in the server process and
 //! play through the same path as any bot (the same `play_move` with `?ply`, clocks and store).
 //!
-//! - The ladder: one house bot per rung of [`hex::ladder::LADDER`], weakest first, each with
+//! - The ladder: one house bot per rung of [`hex_search::ladder::LADDER`], weakest first, each with
 //!   its own house owner (so any two may play staked sets against each other).
 //! - They think on a bounded pool of worker threads ([`pool`]), every game at once, each
 //!   move's time set from that seat's own clock and from the load ([`think`]).
@@ -23,7 +23,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex};
 
-use hex::ladder::{LADDER, Rung};
+use hex_search::ladder::{LADDER, Rung};
 use serde_json::{Value, json};
 
 use super::Arena;

@@ -4,7 +4,7 @@
 //!
 //! - Jobs wait in one queue ordered earliest due first. A move is due when its seat's clock
 //!   plan says it should be answered: queued at + the thinking time its clock affords it
-//!   alone ([`hex::ladder::think_time_ms`]), and never later than [`PRIORITY_WITHIN_MS`]
+//!   alone ([`hex_search::ladder::think_time_ms`]), and never later than [`PRIORITY_WITHIN_MS`]
 //!   before its flag. So a seat with plenty of time does not wait behind every seat with less
 //!   until its own clock runs low (plain earliest-flag-first would burn its clock in the
 //!   queue), and a seat near its flag goes ahead of everyone, earliest flag first.
@@ -30,8 +30,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use hex::ladder::Rung;
 use hex::{Move, Position};
+use hex_search::ladder::Rung;
 use rand_core::SeedableRng;
 use tokio::sync::oneshot;
 
@@ -529,7 +529,7 @@ fn record(c: &Counters, t: &Thought, on_the_clock: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hex::ladder::rung;
+    use hex_search::ladder::rung;
 
     fn job(flag_in_ms: u64, seed: u64) -> Job {
         let opening = [hex::Cell::new(5, 5), hex::Cell::new(4, 6)];

@@ -2,15 +2,16 @@
 //! so a client of the same rung thinks exactly as the house bot does at the same time.
 //!
 //! [`budget`] is pure: it turns the seat's own clock (time left, increment, empty cells, via
-//! [`hex::ladder::think_time_ms`]) and the pool's load into a thinking time and a playout cap.
+//! [`hex_search::ladder::think_time_ms`]) and the pool's load into a thinking time and a playout cap.
 //! [`choose`] runs the search within that budget; it blocks, so it belongs on a thread that
 //! may block (a worker of the house pool, or a client's `spawn_blocking`), never on the async
 //! runtime's threads.
 
 use std::time::Instant;
 
-use hex::ladder::{Play, Rung, think_time_ms};
-use hex::{Limits, Move, Position};
+use hex::{Move, Position};
+use hex_search::Limits;
+use hex_search::ladder::{Play, Rung, think_time_ms};
 use rand_core::Rng;
 
 /// Playouts of a cheap move: after the immediate win / forced block checks, this many
@@ -128,7 +129,7 @@ pub fn budget(
 }
 
 /// Chooses `rung`'s move in `pos` within `budget`: random play for a random rung, otherwise
-/// the tree search ([`hex::strong_move_within`]) that stops at its playout cap, when
+/// the tree search ([`hex_search::strong_move_within`]) that stops at its playout cap, when
 /// `budget.think_ms` have passed since `started`, or when `interrupt()` says so (the pool
 /// asks a search to end early when a more urgent move waits). Returns the move (None when the
 /// game is over) and the playouts run. Blocks for up to `budget.think_ms`.
@@ -141,7 +142,7 @@ pub fn choose(
     interrupt: &dyn Fn() -> bool,
 ) -> (Option<Move>, u32) {
     match rung.play {
-        Play::Random => (hex::random_move(pos, rng), 0),
+        Play::Random => (hex_search::random_move(pos, rng), 0),
         Play::Search { .. } => {
             let stop_at = started + std::time::Duration::from_millis(budget.think_ms);
             let mut playouts = 0;
@@ -149,7 +150,7 @@ pub fn choose(
                 playouts = done;
                 Instant::now() >= stop_at || interrupt()
             };
-            let mv = hex::strong_move_within(
+            let mv = hex_search::strong_move_within(
                 pos,
                 rng,
                 Limits {
@@ -182,7 +183,7 @@ pub fn empty_cells(pos: &Position) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hex::ladder::rung;
+    use hex_search::ladder::rung;
 
     fn master() -> &'static Rung {
         rung("house-master").expect("on the ladder")
@@ -278,6 +279,6 @@ mod tests {
         // An interrupt ends the search at its first check.
         let (mv, playouts) = choose(&pos, master(), b, Instant::now(), &mut rng, &|| true);
         assert!(mv.is_some());
-        assert_eq!(playouts, hex::STOP_CHECK_EVERY);
+        assert_eq!(playouts, hex_search::STOP_CHECK_EVERY);
     }
 }
