@@ -200,3 +200,88 @@ async fn an_instance_whose_clock_is_not_trusted_refuses_writes_and_says_why_unti
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
 }
+
+/// The time an instance refuses writes with `clock_unsynced` is not charged (SPEC 7, 12): its
+/// clock is kept untrusted for 4 s (every reading "jumps") while a seat is on move on a
+/// running clock; once trusted again the refused time is credited before writes are served,
+/// and the move is charged about what was played outside it. Needs TEST_DATABASE_URL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_time_an_untrusted_clock_refused_writes_is_credited_to_the_turn_on_regaining_trust() {
+    let Some(url) = fresh_pg_db().await else {
+        return;
+    };
+    let app = spawn_with(Spawn {
+        database_url: Some(url),
+        ..Spawn::default()
+    })
+    .await;
+    let (_, _, alpha) = app.player_with_bot("UnAlpha").await;
+    let (_, _, beta) = app.player_with_bot("UnBeta").await;
+    let set_id = app
+        .start_set(
+            &alpha,
+            &beta,
+            json!({"options": {"size": 9, "random_stones": 0},
+                   "clock": {"initial_s": 60, "increment_s": 0}, "stake": 0}),
+        )
+        .await;
+    let s = app.state(&set_id, 1).await;
+    let tokens = seat_tokens(&s, &[("UnAlpha", &alpha), ("UnBeta", &beta)]);
+    for ply in 1..=2 {
+        let r = app
+            .play(
+                tokens[(ply as usize - 1) % 2],
+                &set_id,
+                1,
+                quiet_move(ply),
+                Some(ply),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    }
+    // Seat 1 is on move on its running clock. Its instance cannot trust its clock for 4 s.
+    let untrusted = Instant::now();
+    let mut refused = None;
+    while untrusted.elapsed() < Duration::from_secs(4) {
+        app.arena.clock.fail(Unsynced::Jump { jump_ms: 900 });
+        if refused.is_none() {
+            refused = Some(
+                app.play(tokens[0], &set_id, 1, quiet_move(3), Some(3))
+                    .await,
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let r = refused.expect("a move was tried");
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::SERVICE_UNAVAILABLE, "clock_unsynced"),
+        "{:?}",
+        r.body
+    );
+    assert_eq!(
+        r.headers.get("retry-after").and_then(|v| v.to_str().ok()),
+        Some("1"),
+        "{:?}",
+        r.headers
+    );
+    let until = Instant::now() + Duration::from_secs(10);
+    while app.get("/healthz").await.status != StatusCode::OK {
+        assert!(Instant::now() < until, "the clock was never trusted again");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let on_move = untrusted.elapsed().as_millis();
+    let r = app
+        .play(tokens[0], &set_id, 1, quiet_move(3), Some(3))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let elapsed = r.body["moves"][2]["elapsed_ms"].as_i64().expect("elapsed");
+    eprintln!(
+        "untrusted clock for 4 s: move charged {elapsed} ms after {on_move} ms on move (real)"
+    );
+    // At least 4 000 ms of the time on move were refused; generous for a shared machine.
+    assert!(
+        elapsed < 2_000,
+        "charged {elapsed} ms of {on_move} ms on move"
+    );
+}

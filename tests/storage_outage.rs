@@ -307,3 +307,131 @@ async fn a_read_only_postgres_database_is_an_outage_that_is_credited_when_writes
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(r.body["moves"][2]["elapsed_ms"], 1_000, "{:?}", r.body);
 }
+
+/// A TCP relay to PostgreSQL at `127.0.0.1:5432` on `port`: dropping the returned sender
+/// closes every relayed connection and the listener (later connections are refused), as
+/// killing a proxy in front of the database does.
+async fn pg_relay(port: u16) -> tokio::sync::watch::Sender<()> {
+    use tokio::net::{TcpListener, TcpStream};
+    let (tx, rx) = tokio::sync::watch::channel(());
+    let listener = TcpListener::bind(("127.0.0.1", port))
+        .await
+        .expect("relay port");
+    tokio::spawn(async move {
+        let mut stop = rx.clone();
+        loop {
+            tokio::select! {
+                _ = stop.changed() => return,
+                accepted = listener.accept() => {
+                    let Ok((mut a, _)) = accepted else { continue };
+                    let mut stop = rx.clone();
+                    tokio::spawn(async move {
+                        let Ok(mut b) = TcpStream::connect("127.0.0.1:5432").await else {
+                            return;
+                        };
+                        tokio::select! {
+                            _ = tokio::io::copy_bidirectional(&mut a, &mut b) => {}
+                            _ = stop.changed() => {}
+                        }
+                    });
+                }
+            }
+        }
+    });
+    tx
+}
+
+/// An unreachable PostgreSQL (its relay killed: connections reset, new ones refused) is a
+/// storage outage: found by the heartbeat within seconds with no write, `/healthz` 503, writes
+/// refused at once, and the credit starts at the last heartbeat the database answered, not
+/// when a pool timeout fired (run with `TEST_DATABASE_URL`).
+#[tokio::test]
+async fn an_unreachable_postgres_is_an_outage_found_by_the_heartbeat_and_credited_from_its_last_answer()
+ {
+    let Some(url) = common::fresh_pg_db().await else {
+        return;
+    };
+    if !url.contains("127.0.0.1:5432") {
+        eprintln!("SKIPPED: the relay test needs PostgreSQL at 127.0.0.1:5432");
+        return;
+    }
+    let port = common::process::free_port();
+    let relay = pg_relay(port).await;
+    let time = Arc::new(FakeTime::new(T0));
+    let app = spawn_with(Spawn {
+        time: time.clone(),
+        database_url: Some(url.replace("127.0.0.1:5432", &format!("127.0.0.1:{port}"))),
+        ..Spawn::default()
+    })
+    .await;
+    let (_, _, alice) = app.player_with_bot("Alice").await;
+    let (_, _, bob) = app.player_with_bot("Bob").await;
+    let clock =
+        json!({"clock": {"initial_s": 60, "increment_s": 0}, "options": {"random_stones": 0}});
+    let running = app.start_set(&alice, &bob, clock).await;
+    app.play_moves(
+        [&bob, &alice],
+        &running,
+        1,
+        &[json!({"cell": [5, 5]}), json!({"cell": [3, 3]})],
+    )
+    .await;
+    time.advance(1_000);
+    let before = app.state(&running, 1).await;
+    // A heartbeat at the advanced time: the last moment the database answered.
+    tokio::time::sleep(Duration::from_millis(1_300)).await;
+
+    drop(relay);
+    // Time passes before anything notices; none of it may be charged.
+    time.advance(5_000);
+    let killed = Instant::now();
+    loop {
+        let h = app.get("/healthz").await;
+        if h.status == StatusCode::SERVICE_UNAVAILABLE && h.code() == "storage_unavailable" {
+            break;
+        }
+        assert!(
+            killed.elapsed() < Duration::from_secs(6),
+            "an unreachable database was not found to be an outage: {:?}",
+            h.body
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let found_in = killed.elapsed();
+    let asked = Instant::now();
+    let r = app
+        .play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3))
+        .await;
+    let refused_in = asked.elapsed();
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::SERVICE_UNAVAILABLE, "storage_unavailable"),
+        "{:?}",
+        r.body
+    );
+    assert!(refused_in < Duration::from_secs(1), "{refused_in:?}");
+    eprintln!(
+        "unreachable PostgreSQL: outage found {found_in:?} after the kill, a move refused in {refused_in:?}"
+    );
+    time.advance(60_000);
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+
+    let _relay = pg_relay(port).await;
+    let until = Instant::now() + Duration::from_secs(20);
+    while app.get("/healthz").await.status != StatusCode::OK {
+        assert!(Instant::now() < until, "storage never came back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let after = app.state(&running, 1).await;
+    assert_eq!(after["status"], "active", "{after}");
+    let charged = left(&before, 0) - left(&after, 0);
+    eprintln!(
+        "unreachable PostgreSQL for 65 s (injected clock): seat on move charged {charged} ms"
+    );
+    assert_eq!(charged, 0, "before {before}\nafter {after}");
+    let r = app
+        .play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(r.body["moves"][2]["elapsed_ms"], 1_000, "{:?}", r.body);
+}

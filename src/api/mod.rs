@@ -95,9 +95,11 @@ async fn healthz(st: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     }
 }
 
-/// Refuses every write (any method but GET, HEAD and OPTIONS) with 503 `clock_unsynced` while
-/// this instance's clock is not trusted: a move judged on it could be charged time that its
-/// bot never used (SPEC 7, 12).
+/// Refuses every write (any method but GET, HEAD and OPTIONS) at once, before any database
+/// wait: with 503 `storage_unavailable` while storage is down (`store::health`; a request
+/// would otherwise wait for a connection that cannot be opened), and with 503
+/// `clock_unsynced` while this instance's clock is not trusted: a move judged on it could be
+/// charged time that its bot never used (SPEC 7, 12). Both carry `Retry-After`.
 pub async fn clock_guard(
     req: actix_web::dev::ServiceRequest,
     next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
@@ -107,7 +109,7 @@ pub async fn clock_guard(
     let write = ![Method::GET, Method::HEAD, Method::OPTIONS].contains(req.method());
     if write
         && let Some(st) = req.app_data::<web::Data<AppState>>()
-        && let Err(e) = st.arena.clock_ok()
+        && let Err(e) = st.arena.writes_ok()
     {
         let resp = ApiError::from(e).error_response();
         return Ok(req.into_response(resp));

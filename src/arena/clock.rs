@@ -79,6 +79,9 @@ pub enum Unsynced {
     SlowRoundTrip { round_trip_ms: i64 },
     /// The offset moved by `jump_ms` since the last measurement, above [`OFFSET_JUMP_MAX_MS`].
     Jump { jump_ms: i64 },
+    /// Trusted again; the time writes were refused since `since_ms` (arena ms) is being
+    /// credited to the running turns (`scheduler::credit_refused`), writes wait for it.
+    Crediting { since_ms: i64 },
 }
 
 impl std::fmt::Display for Unsynced {
@@ -88,6 +91,10 @@ impl std::fmt::Display for Unsynced {
             Unsynced::SlowRoundTrip { round_trip_ms } => write!(
                 f,
                 "reading the database's clock took {round_trip_ms} ms (more than {ROUND_TRIP_MAX_MS} ms)"
+            ),
+            Unsynced::Crediting { .. } => write!(
+                f,
+                "the time writes were refused is being credited to the running turns"
             ),
             Unsynced::Jump { jump_ms } => write!(
                 f,
@@ -109,16 +116,27 @@ impl OffsetEstimator {
     /// clock (`db_ms`) and the local clock just after (`received_ms`); the database is taken
     /// to have read its clock halfway. Returns the smoothed offset, ms.
     ///
-    /// Errors: the round trip was too long or negative ([`Unsynced::SlowRoundTrip`]; the
-    /// estimate is unchanged), or the reading is more than [`OFFSET_JUMP_MAX_MS`] from the
+    /// A reading slower than [`ROUND_TRIP_MAX_MS`] still bounds the offset to within half its
+    /// round trip: it is trusted (the estimate unchanged) when the estimate lies strictly inside
+    /// that bound (on its edge the database would have read its clock at the very moment of
+    /// sending or receiving), so a slow but answering database keeps the clock trusted.
+    ///
+    /// Errors: the round trip was too long and disagrees with the estimate, or is negative
+    /// ([`Unsynced::SlowRoundTrip`]; the estimate is unchanged), or the reading is more than [`OFFSET_JUMP_MAX_MS`] from the
     /// estimate ([`Unsynced::Jump`]; the reading becomes the estimate, so the next reading that
     /// agrees with it is trusted again).
     pub fn sample(&mut self, sent_ms: i64, db_ms: i64, received_ms: i64) -> Result<i64, Unsynced> {
         let round_trip_ms = received_ms - sent_ms;
+        let raw = db_ms as f64 - (sent_ms as f64 + received_ms as f64) / 2.0;
+        if round_trip_ms > ROUND_TRIP_MAX_MS
+            && let Some(old) = self.smoothed_ms
+            && (raw - old).abs() < round_trip_ms as f64 / 2.0
+        {
+            return Ok(old.round() as i64);
+        }
         if !(0..=ROUND_TRIP_MAX_MS).contains(&round_trip_ms) {
             return Err(Unsynced::SlowRoundTrip { round_trip_ms });
         }
-        let raw = db_ms as f64 - (sent_ms as f64 + received_ms as f64) / 2.0;
         let Some(old) = self.smoothed_ms else {
             self.smoothed_ms = Some(raw);
             return Ok(raw.round() as i64);
@@ -155,15 +173,27 @@ struct SyncState {
     unsynced: Option<Unsynced>,
     /// Local ms of the last trusted reading.
     trusted_ms: Option<i64>,
+    /// Arena ms at which writes began to be refused (while `unsynced` is set).
+    refused_since_ms: Option<i64>,
+    /// Trusted again after a refusal that began then (arena ms): not credited yet.
+    credit_due_ms: Option<i64>,
 }
 
 impl SyncState {
     /// A reading failed or was too slow at local `now_ms`: the clock stays trusted within
     /// [`TRUSTED_FOR_MS`] of the last trusted reading, else not.
-    fn missed(&mut self, now_ms: i64, why: Unsynced) {
+    fn missed(&mut self, now_ms: i64, why: Unsynced, at_ms: i64) {
         if self.trusted_ms.is_none_or(|t| now_ms - t > TRUSTED_FOR_MS) {
-            self.unsynced = Some(why);
+            self.refuse(why, at_ms);
         }
+    }
+
+    /// Writes are refused from arena ms `at_ms` on (or since a refusal not yet credited).
+    fn refuse(&mut self, why: Unsynced, at_ms: i64) {
+        if self.refused_since_ms.is_none() {
+            self.refused_since_ms = Some(self.credit_due_ms.take().unwrap_or(at_ms));
+        }
+        self.unsynced = Some(why);
     }
 }
 
@@ -200,6 +230,7 @@ impl SyncedTime {
     /// within [`TRUSTED_FOR_MS`] of the last trusted reading, else refuses writes too. Returns
     /// the refusal, if any.
     pub fn record(&self, sent_ms: i64, db_ms: i64, received_ms: i64) -> Option<Unsynced> {
+        let at_ms = self.now_ms();
         let Ok(mut st) = self.state.lock() else {
             return Some(Unsynced::Unmeasured("clock state poisoned".into()));
         };
@@ -208,9 +239,16 @@ impl SyncedTime {
                 self.offset_ms.store(offset, Ordering::SeqCst);
                 st.unsynced = None;
                 st.trusted_ms = Some(received_ms);
+                // A measured clock owes the refused time to the turns (SPEC 7); a fake one is
+                // never measured, so nothing would pay it.
+                if let Some(since) = st.refused_since_ms.take()
+                    && self.measurable()
+                {
+                    st.credit_due_ms = Some(since);
+                }
             }
-            Err(why @ Unsynced::SlowRoundTrip { .. }) => st.missed(received_ms, why),
-            Err(why) => st.unsynced = Some(why),
+            Err(why @ Unsynced::SlowRoundTrip { .. }) => st.missed(received_ms, why, at_ms),
+            Err(why) => st.refuse(why, at_ms),
         }
         st.unsynced.clone()
     }
@@ -218,27 +256,51 @@ impl SyncedTime {
     /// The database's clock could not be read: as a slow reading (see [`SyncedTime::record`]).
     pub fn unreadable(&self, why: &str) -> Option<Unsynced> {
         let now = self.local_ms();
+        let at_ms = self.now_ms();
         let Ok(mut st) = self.state.lock() else {
             return Some(Unsynced::Unmeasured("clock state poisoned".into()));
         };
-        st.missed(now, Unsynced::Unmeasured(why.to_string()));
+        st.missed(now, Unsynced::Unmeasured(why.to_string()), at_ms);
         st.unsynced.clone()
     }
 
     /// Marks the clock untrusted at once until the next trusted reading.
     pub fn fail(&self, why: Unsynced) {
+        let at_ms = self.now_ms();
         if let Ok(mut st) = self.state.lock() {
-            st.unsynced = Some(why);
+            st.refuse(why, at_ms);
         }
     }
 
-    /// Why the clock is not trusted now, or None when it is.
+    /// Why the clock is not trusted now, or None when it is. Trusted again but with the
+    /// refused time not yet credited is [`Unsynced::Crediting`] (writes still wait).
     #[must_use]
     pub fn unsynced(&self) -> Option<Unsynced> {
         self.state.lock().map_or_else(
             |_| Some(Unsynced::Unmeasured("clock state poisoned".into())),
-            |st| st.unsynced.clone(),
+            |st| {
+                st.unsynced.clone().or(st
+                    .credit_due_ms
+                    .map(|since_ms| Unsynced::Crediting { since_ms }))
+            },
         )
+    }
+
+    /// When the refusal that is owed a credit began (arena ms), if the clock is trusted again.
+    #[must_use]
+    pub fn credit_due_ms(&self) -> Option<i64> {
+        self.state
+            .lock()
+            .ok()
+            .filter(|st| st.unsynced.is_none())
+            .and_then(|st| st.credit_due_ms)
+    }
+
+    /// The refused time up to now was credited: writes are served again.
+    pub fn credited(&self) {
+        if let Ok(mut st) = self.state.lock() {
+            st.credit_due_ms = None;
+        }
     }
 }
 
@@ -489,6 +551,21 @@ mod tests {
         );
         assert!(t.unsynced().is_some());
         assert!(!t.measurable(), "a fake clock is not corrected");
+    }
+
+    #[test]
+    fn a_slow_reading_that_agrees_with_the_estimate_within_half_its_round_trip_is_trusted() {
+        let mut e = OffsetEstimator::default();
+        assert_eq!(e.sample(1_000, 6_050, 1_100), Ok(5_000));
+        // 600 ms round trip: the database read its clock somewhere in it, so the offset is
+        // 5 000 +- 300; the estimate lies inside, the reading is trusted and changes nothing.
+        assert_eq!(e.sample(2_000, 2_000 + 5_000 + 500, 2_600), Ok(5_000));
+        // The same round trip with a reading that cannot be 5 000 (at least 5 400) is not.
+        assert_eq!(
+            e.sample(3_000, 3_000 + 5_000 + 700, 3_600),
+            Err(Unsynced::SlowRoundTrip { round_trip_ms: 600 })
+        );
+        assert_eq!(e.offset_ms(), Some(5_000));
     }
 
     #[test]

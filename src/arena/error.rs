@@ -62,6 +62,13 @@ impl ArenaError {
         self
     }
 
+    /// Sets `Retry-After`, seconds.
+    #[must_use]
+    pub fn retry_after(mut self, seconds: u64) -> Self {
+        self.retry_after_s = Some(seconds);
+        self
+    }
+
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::BadRequest, "bad_request", message)
     }
@@ -128,6 +135,9 @@ impl ArenaError {
         e
     }
 }
+
+/// `Retry-After` of 503 `clock_unsynced`, seconds (the clock is measured once a second).
+pub const CLOCK_RETRY_S: u64 = 1;
 
 /// `Retry-After` of 503 `storage_unavailable`, seconds (the recovery probe runs at least this often).
 pub const STORAGE_RETRY_S: u64 = 1;

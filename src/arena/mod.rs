@@ -227,7 +227,8 @@ impl Arena {
 
     /// Refuses a time-judged write while this instance's clock is not trusted (SPEC 12).
     ///
-    /// Errors: 503 `clock_unsynced`, `details.reason` saying why.
+    /// Errors: 503 `clock_unsynced` with `Retry-After: 1`, `details.reason` saying why and
+    /// `details.retry_after_s`.
     pub fn clock_ok(&self) -> ArenaResult<()> {
         match self.clock.unsynced() {
             None => Ok(()),
@@ -236,8 +237,23 @@ impl Arena {
                 "clock_unsynced",
                 format!("this instance's clock is not synchronized with the database's: {why}; retry shortly"),
             )
-            .with_details(serde_json::json!({"reason": why.to_string()}))),
+            .with_details(serde_json::json!({
+                "reason": why.to_string(),
+                "retry_after_s": error::CLOCK_RETRY_S,
+            }))
+            .retry_after(error::CLOCK_RETRY_S)),
         }
+    }
+
+    /// Refuses a write now, before it waits for the database: storage down
+    /// (`store::health`, SPEC 12) or the clock not trusted ([`Arena::clock_ok`]).
+    ///
+    /// Errors: 503 `storage_unavailable` or 503 `clock_unsynced`, each with `Retry-After`.
+    pub fn writes_ok(&self) -> ArenaResult<()> {
+        if self.store.health.is_down() {
+            return Err(ArenaError::storage_unavailable(self.store.health.cause()));
+        }
+        self.clock_ok()
     }
 
     /// Wakes waiters; nobody listening is fine.

@@ -152,20 +152,29 @@ async fn housekeeping(a: Arc<Arena>) {
             return;
         }
         if a.store.health.is_down() {
-            match recover_storage(&a).await {
-                Ok(_) => probe.succeeded(),
-                Err(e) => tokio::time::sleep(probe.failed(&e)).await,
+            // Bounded: against an unreachable database the pool would wait its full
+            // acquire timeout per probe.
+            match tokio::time::timeout(PROBE_TIMEOUT, recover_storage(&a)).await {
+                Ok(Ok(_)) => probe.succeeded(),
+                Ok(Err(e)) => tokio::time::sleep(probe.failed(&e)).await,
+                Err(_) => {
+                    tokio::time::sleep(probe.failed(&"the recovery probe timed out")).await;
+                }
             }
             continue;
         }
         n += 1;
-        // The heartbeat carries the corrected clock; while the clock is not trusted it
-        // keeps the last trusted offset.
-        sync_clock(&a).await;
         let mut failed: Option<String> = None;
-        if let Err(e) = heartbeat(&a).await {
-            failed.get_or_insert(format!("heartbeat: {}", a.store.note(e)));
+        // The heartbeat first: it is how a database that stopped answering is found (within
+        // about [`HEARTBEAT_TIMEOUT`] plus a connection attempt) even when nothing is written.
+        if let Err(e) = beat(&a).await {
+            if a.store.health.is_down() {
+                continue;
+            }
+            failed.get_or_insert(e);
         }
+        // While the clock is not trusted the heartbeat keeps the last trusted offset.
+        sync_clock(&a).await;
         if a.store.backend == Backend::Postgres {
             match others_alive(&a).await {
                 Ok(now_alive) => {
@@ -240,7 +249,11 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, sqlx::Error> {
         }
     }
     let games = if credit_ms > 0 {
-        let n = games::shift_turns_started_before(&mut tx, since, credit_ms).await?;
+        // A turn that started after the outage's start (between the last answered heartbeat
+        // and the failure) was all outage: it starts again now. First, so that the shift
+        // below does not move a turn into that range.
+        let restarted = games::restart_turns_started_between(&mut tx, since, now).await?;
+        let n = restarted + games::shift_turns_started_before(&mut tx, since, credit_ms).await?;
         // An outage, like a restart, counts toward no forfeit window and against no presence.
         crate::store::tournaments::shift_pending(&mut tx, credit_ms).await?;
         crate::store::presence::shift_seen(&mut tx, credit_ms, now).await?;
@@ -332,11 +345,87 @@ pub async fn sync_clock(arena: &Arena) -> Option<Unsynced> {
         ),
         (Some(_), None) => tracing::info!(
             offset_ms = arena.clock.offset_ms(),
-            "clock synchronized with the database again: serving writes"
+            "clock synchronized with the database again"
         ),
         _ => {}
     }
+    if now.is_none()
+        && let Some(since) = arena.clock.credit_due_ms()
+    {
+        match credit_refused(arena, since).await {
+            Ok(credit_ms) => {
+                arena.clock.credited();
+                tracing::info!(
+                    credit_ms,
+                    "time refused on an untrusted clock credited: serving writes"
+                );
+            }
+            Err(e) => {
+                // Writes keep waiting (`Unsynced::Crediting`); the next measurement retries.
+                tracing::warn!(error = %e, "crediting the time refused on an untrusted clock failed");
+                return arena.clock.unsynced();
+            }
+        }
+    }
     now
+}
+
+/// Credits the time this instance refused writes on an untrusted clock, from `since_ms` (arena
+/// ms) to now, to the running turns it judges, as [`recover_storage`] does for an outage (SPEC
+/// 7): turns that started before it move later by its length, turns started during it start
+/// again now, and forfeit windows and presence move too. Nothing is credited if another
+/// instance served writes well after it began (its `serving_ms` past the liveness window):
+/// the arena was serving, or that instance credited the same period first. Writes this
+/// instance's heartbeat and `serving_ms`. Returns the credit, ms.
+///
+/// Errors: the transaction failed.
+pub async fn credit_refused(arena: &Arena, since_ms: i64) -> Result<i64, sqlx::Error> {
+    let mut tx = arena.store.begin_write().await?;
+    if arena.store.backend == Backend::Postgres {
+        // Instances trusted again together credit one after the other: the later one sees
+        // the earlier one's serving_ms.
+        sqlx::query("LOCK TABLE instances IN EXCLUSIVE MODE")
+            .execute(&mut *tx)
+            .await?;
+    }
+    let now = arena.now_ms();
+    let (others,): (Option<i64>,) =
+        sqlx::query_as("SELECT MAX(serving_ms) FROM instances WHERE id <> $1")
+            .bind(&arena.instance_id)
+            .fetch_one(&mut *tx)
+            .await?;
+    let mut credit_ms = (now - since_ms).max(0);
+    if others.is_some_and(|s| s > since_ms + ALIVE_WITHIN_MS) {
+        credit_ms = 0;
+    }
+    if credit_ms > 0 {
+        games::restart_turns_started_between(&mut tx, since_ms, now).await?;
+        games::shift_turns_started_before(&mut tx, since_ms, credit_ms).await?;
+        crate::store::tournaments::shift_pending(&mut tx, credit_ms).await?;
+        crate::store::presence::shift_seen(&mut tx, credit_ms, now).await?;
+    }
+    sqlx::query(
+        "INSERT INTO instances (id, heartbeat_ms, serving_ms) VALUES ($1, $2, $2) \
+         ON CONFLICT (id) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms, \
+         serving_ms = excluded.serving_ms",
+    )
+    .bind(&arena.instance_id)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    if credit_ms > 0 {
+        arena.live.clear_all();
+        if let Err(e) = sweep(arena, i64::MAX).await {
+            tracing::warn!(error = %e, "deadline sweep after the credit failed");
+        }
+        arena.publish(super::Change {
+            resync: true,
+            ..super::Change::default()
+        });
+    }
+    arena.scheduler.wake_up();
+    Ok(credit_ms)
 }
 
 /// (local ms before, database ms, local ms after) of one reading of the database's clock; the
@@ -352,13 +441,52 @@ async fn read_db_clock(arena: &Arena) -> Result<(i64, i64, i64), sqlx::Error> {
     Ok((sent, db, received))
 }
 
-async fn heartbeat(arena: &Arena) -> Result<(), sqlx::Error> {
+/// A heartbeat that gets no answer within this long makes the scheduler check whether the
+/// database can be reached at all (`Store::reachable`).
+pub const HEARTBEAT_TIMEOUT: Duration = Duration::from_millis(1_000);
+/// Longest wait for one recovery probe while storage is down.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Writes the heartbeat and records that the database answered it. A heartbeat slower than
+/// [`HEARTBEAT_TIMEOUT`] is told apart: if no fresh connection opens either, the database is
+/// unreachable and an outage starts at the last answered heartbeat (`store::health`); if one
+/// opens the pool is only busy and the heartbeat is awaited. Errors: why it failed.
+async fn beat(a: &Arena) -> Result<(), String> {
+    let at = a.now_ms();
+    let hb = heartbeat(a, at);
+    tokio::pin!(hb);
+    let r = match tokio::time::timeout(HEARTBEAT_TIMEOUT, &mut hb).await {
+        Ok(r) => r,
+        Err(_) => match a.store.reachable().await {
+            Err(why) => {
+                a.store.health.unreachable(&why);
+                return Err(format!("heartbeat: the database cannot be reached: {why}"));
+            }
+            Ok(()) => hb.await,
+        },
+    };
+    match r {
+        Ok(()) => {
+            a.store.health.answered(at);
+            Ok(())
+        }
+        Err(e) => Err(format!("heartbeat: {}", a.store.classify(e).await)),
+    }
+}
+
+/// Writes the heartbeat at `at_ms`, and `serving_ms` too while this instance serves writes
+/// (clock trusted, storage up, not stopping): what [`credit_refused`] reads of the others.
+async fn heartbeat(arena: &Arena, at_ms: i64) -> Result<(), sqlx::Error> {
+    let serving = i64::from(arena.clock.unsynced().is_none() && !arena.is_stopping());
     sqlx::query(
-        "INSERT INTO instances (id, heartbeat_ms) VALUES ($1, $2) \
-         ON CONFLICT (id) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms",
+        "INSERT INTO instances (id, heartbeat_ms, serving_ms) \
+         VALUES ($1, $2, CASE WHEN $3 = 1 THEN $2 END) \
+         ON CONFLICT (id) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms, \
+         serving_ms = CASE WHEN $3 = 1 THEN excluded.heartbeat_ms ELSE instances.serving_ms END",
     )
     .bind(&arena.instance_id)
-    .bind(arena.now_ms())
+    .bind(at_ms)
+    .bind(serving)
     .execute(&arena.store.pool)
     .await?;
     Ok(())

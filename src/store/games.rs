@@ -358,6 +358,26 @@ pub async fn shift_turns_started_before(
     Ok(r.rows_affected())
 }
 
+/// Starts again at `now_ms` every running turn that started after `after_ms` and no later
+/// than `now_ms`, moving its deadline by as much (the seat keeps the time it had at the
+/// turn's start: all of the turn was an outage, SPEC 7). Returns the games changed.
+pub async fn restart_turns_started_between(
+    c: &mut AnyConnection,
+    after_ms: i64,
+    now_ms: i64,
+) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE games SET deadline_ms = deadline_ms + ($1 - turn_started_ms), \
+         turn_started_ms = $1, version = version + 1 WHERE status = 'active' \
+         AND turn_started_ms IS NOT NULL AND turn_started_ms > $2 AND turn_started_ms < $1",
+    )
+    .bind(now_ms)
+    .bind(after_ms)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected())
+}
+
 /// Stores a batch of moves on SQLite in one transaction of two round trips to the database
 /// (each statement through sqlx is a hop to its connection thread, and on a busy machine the
 /// hops, not the statements, are what a batch costs): `BEGIN IMMEDIATE` with the game rows'

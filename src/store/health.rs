@@ -29,6 +29,9 @@ pub struct Health {
     time: OnceLock<Arc<dyn TimeSource>>,
     /// Set by a graceful stop: writes are refused from the stop moment on.
     stopping: AtomicBool,
+    /// ms since epoch (injected clock) of the last heartbeat the database answered, or
+    /// [`UP`] before the first: where an outage of a lost database begins.
+    last_answer_ms: AtomicI64,
 }
 
 impl Default for Health {
@@ -38,6 +41,7 @@ impl Default for Health {
             cause: Mutex::new(String::new()),
             time: OnceLock::new(),
             stopping: AtomicBool::new(false),
+            last_answer_ms: AtomicI64::new(UP),
         }
     }
 }
@@ -85,13 +89,53 @@ impl Health {
         self.cause.lock().map(|c| c.clone()).unwrap_or_default()
     }
 
-    /// Records a failed write; an error of the storage starts an outage (logged once, here).
-    /// Returns whether `e` is such an error.
+    /// Records that the database answered a heartbeat written at `at_ms` (injected clock).
+    pub fn answered(&self, at_ms: i64) {
+        self.last_answer_ms.fetch_max(at_ms, Ordering::AcqRel);
+    }
+
+    /// Where an outage of a database that stopped answering begins: the last heartbeat it
+    /// answered (it may have gone any time after), else now. Never later than now.
+    fn last_answer_or_now(&self) -> i64 {
+        let now = self.now_ms();
+        match self.last_answer_ms.load(Ordering::Acquire) {
+            UP => now,
+            t => t.min(now),
+        }
+    }
+
+    /// Records a failed write; an error of the storage starts an outage (logged once, here)
+    /// at now. Returns whether `e` is such an error.
     pub fn failed(&self, e: &sqlx::Error) -> bool {
         if !is_storage_error(e) {
             return false;
         }
-        let now = self.now_ms();
+        self.start(e, self.now_ms());
+        true
+    }
+
+    /// Records a failure of a database reached over the network (PostgreSQL): a lost
+    /// connection ([`is_connection_loss`]) means the database stopped answering at some point
+    /// since the last answered heartbeat, so the outage starts there; other storage errors
+    /// as [`Health::failed`]. Returns whether `e` is a storage error.
+    pub fn failed_remote(&self, e: &sqlx::Error) -> bool {
+        if is_connection_loss(e) {
+            self.start(e, self.last_answer_or_now());
+            return true;
+        }
+        self.failed(e)
+    }
+
+    /// The database cannot be reached at all (a pool timeout and a fresh connection refused
+    /// or timed out, `Store::reachable`): an outage from the last answered heartbeat.
+    pub fn unreachable(&self, why: &str) {
+        let e = sqlx::Error::Io(std::io::Error::other(format!(
+            "the database cannot be reached: {why}"
+        )));
+        self.start(&e, self.last_answer_or_now());
+    }
+
+    fn start(&self, e: &sqlx::Error, now: i64) {
         if self
             .down_since_ms
             .compare_exchange(UP, now, Ordering::AcqRel, Ordering::Acquire)
@@ -102,7 +146,6 @@ impl Health {
             }
             tracing::error!(error = %e, "storage is failing: writes are refused and clocks are held until a write succeeds");
         }
-        true
     }
 
     /// Ends the outage (a probe committed); returns its length, ms, if there was one.
@@ -124,10 +167,25 @@ impl Health {
     }
 }
 
+/// Whether a failed statement shows the connection to a database server lost (I/O or TLS
+/// error, PostgreSQL class `08`, a server shutting down `57P0x`), not a refusal of the write.
+pub fn is_connection_loss(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_) | sqlx::Error::Tls(_) => true,
+        sqlx::Error::Database(db) => {
+            let code = db.code().unwrap_or_default();
+            code.starts_with("08") || code.starts_with("57P0")
+        }
+        _ => false,
+    }
+}
+
 /// Whether a failed statement shows the storage failing (the outage rule of the module docs)
 /// rather than the request: I/O errors, a full disk, a read-only or unopenable database file,
 /// a lost PostgreSQL connection or an out-of-resources server. Busy/locked and pool timeouts
-/// are load, not outages (503 `unavailable`); constraint errors are the request's.
+/// are load, not outages (503 `unavailable`): a pool timeout is an outage only when a fresh
+/// connection cannot be opened either ([`Health::unreachable`]); constraint errors are the
+/// request's.
 pub fn is_storage_error(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::WorkerCrashed => true,

@@ -32,6 +32,18 @@ pub enum Backend {
     Postgres,
 }
 
+/// Records a failed statement in `health`: on PostgreSQL a lost connection starts the outage
+/// at the last answered heartbeat ([`health::Health::failed_remote`]).
+fn health_failed(health: &health::Health, backend: Backend, e: &sqlx::Error) {
+    match backend {
+        Backend::Sqlite => health.failed(e),
+        Backend::Postgres => health.failed_remote(e),
+    };
+}
+
+/// How long a fresh connection may take to open before the database counts as unreachable.
+pub const REACH_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// The connection pool and how to write to it.
 #[derive(Clone)]
 pub struct Store {
@@ -74,9 +86,9 @@ impl WriteTx {
     /// Commits; on success everything written is durable (WAL on SQLite, fsync'd WAL on PostgreSQL).
     /// A failed commit of the storage starts an outage ([`health`]).
     pub async fn commit(self) -> Result<(), sqlx::Error> {
-        let health = self.health.clone();
+        let (health, backend) = (self.health.clone(), self.backend);
         self.tx.commit().await.inspect_err(|e| {
-            health.failed(e);
+            health_failed(&health, backend, e);
         })
     }
 
@@ -84,10 +96,14 @@ impl WriteTx {
     /// queue is let go, so effects happen in commit order. `after` does not run on failure.
     pub async fn commit_then(self, after: impl FnOnce()) -> Result<(), sqlx::Error> {
         let WriteTx {
-            tx, _queue, health, ..
+            tx,
+            _queue,
+            health,
+            backend,
+            ..
         } = self;
         tx.commit().await.inspect_err(|e| {
-            health.failed(e);
+            health_failed(&health, backend, e);
         })?;
         after();
         drop(_queue);
@@ -228,9 +244,10 @@ impl Store {
                         self.health.failed(e);
                     })?
             }
-            Backend::Postgres => self.pool.begin().await.inspect_err(|e| {
-                self.health.failed(e);
-            })?,
+            Backend::Postgres => match self.pool.begin().await {
+                Ok(tx) => tx,
+                Err(e) => return Err(self.classify(e).await),
+            },
         };
         Ok(WriteTx {
             tx,
@@ -262,8 +279,42 @@ impl Store {
     /// Records a failed write outside [`WriteTx`] (a background loop's own statement):
     /// a storage error starts an outage. Returns the error.
     pub fn note(&self, e: sqlx::Error) -> sqlx::Error {
-        self.health.failed(&e);
+        health_failed(&self.health, self.backend, &e);
         e
+    }
+
+    /// As [`Store::note`], and a pool timeout on PostgreSQL is told apart: a busy pool (a fresh
+    /// connection opens) stays load, 503 `unavailable`; a database that cannot be reached
+    /// starts an outage ([`health::Health::unreachable`]) and the refusal is returned.
+    pub async fn classify(&self, e: sqlx::Error) -> sqlx::Error {
+        if matches!(e, sqlx::Error::PoolTimedOut) && self.backend == Backend::Postgres {
+            if let Err(why) = self.reachable().await {
+                self.health.unreachable(&why);
+                return self.health.refusal();
+            }
+            return e;
+        }
+        self.note(e)
+    }
+
+    /// Whether the database answers a fresh connection (outside the pool) within
+    /// [`REACH_TIMEOUT`]: always on SQLite (a local file). Errors: why not.
+    pub async fn reachable(&self) -> Result<(), String> {
+        use sqlx::Connection;
+        if self.backend == Backend::Sqlite {
+            return Ok(());
+        }
+        match tokio::time::timeout(REACH_TIMEOUT, sqlx::AnyConnection::connect(&self.url)).await {
+            Ok(Ok(c)) => {
+                let _ = c.close().await;
+                Ok(())
+            }
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!(
+                "no connection opened within {} ms",
+                REACH_TIMEOUT.as_millis()
+            )),
+        }
     }
 
     /// SQLite's writer: the in-process write queue's lock and a connection, for a writer that
