@@ -50,6 +50,14 @@ const APPLIED: &[(&str, &str)] = &[
         "postgres/0005_set_kinds.sql",
         "c0e5370b6108bf31b951e8f7100a8b4946aeec9730578fba3cb9afea402ab46b",
     ),
+    (
+        "sqlite/0007_instances_serving.sql",
+        "ef4f06541991f6810eda62b55ae8c89b185ab5eb6fb2f85fad563bb798ec7f83",
+    ),
+    (
+        "postgres/0006_instances_serving.sql",
+        "ef4f06541991f6810eda62b55ae8c89b185ab5eb6fb2f85fad563bb798ec7f83",
+    ),
 ];
 
 /// No two migrations of one backend share a version (sqlx would refuse to start).
