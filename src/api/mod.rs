@@ -558,16 +558,13 @@ mod tests {
         let app = test::init_service(
             App::new()
                 .wrap(actix_web::middleware::from_fn(strip_forwarded))
-                .route(
-                    "/ip",
-                    web::get().to(|req: HttpRequest| async move {
-                        let ip = req
-                            .connection_info()
-                            .realip_remote_addr()
-                            .map(str::to_string);
-                        HttpResponse::Ok().body(ip.unwrap_or_default())
-                    }),
-                ),
+                .service(web::resource("/ip").to(|req: HttpRequest| async move {
+                    let ip = req
+                        .connection_info()
+                        .realip_remote_addr()
+                        .map(str::to_string);
+                    HttpResponse::Ok().body(ip.unwrap_or_default())
+                })),
         )
         .await;
         let req = test::TestRequest::get()
