@@ -120,10 +120,10 @@ mod tests {
     #[test]
     fn an_address_at_its_cap_is_refused_until_one_of_its_connections_closes() {
         let caps = ConnCaps::new(2);
-        let a: IpAddr = "127.0.0.2".parse().unwrap();
-        let b: IpAddr = "127.0.0.3".parse().unwrap();
-        let first = caps.admit(a).unwrap();
-        let _second = caps.admit(a).unwrap();
+        let a: IpAddr = "127.0.0.2".parse().expect("an address");
+        let b: IpAddr = "127.0.0.3".parse().expect("an address");
+        let first = caps.admit(a).expect("a place");
+        let _second = caps.admit(a).expect("a place");
         assert!(caps.admit(a).is_none());
         assert_eq!(caps.refused(), 1);
         assert!(caps.admit(b).is_some(), "another address is not affected");
@@ -135,8 +135,16 @@ mod tests {
     #[test]
     fn ipv6_addresses_of_one_64_share_a_cap() {
         let caps = ConnCaps::new(1);
-        let _one = caps.admit("2001:db8:1:2::10".parse().unwrap()).unwrap();
-        assert!(caps.admit("2001:db8:1:2::99".parse().unwrap()).is_none());
-        assert!(caps.admit("2001:db8:1:3::10".parse().unwrap()).is_some());
+        let _one = caps
+            .admit("2001:db8:1:2::10".parse().expect("an address"))
+            .expect("a place");
+        assert!(
+            caps.admit("2001:db8:1:2::99".parse().expect("an address"))
+                .is_none()
+        );
+        assert!(
+            caps.admit("2001:db8:1:3::10".parse().expect("an address"))
+                .is_some()
+        );
     }
 }

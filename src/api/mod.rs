@@ -569,7 +569,7 @@ mod tests {
         .await;
         let req = test::TestRequest::get()
             .uri("/ip")
-            .peer_addr("192.0.2.7:5000".parse().unwrap())
+            .peer_addr("192.0.2.7:5000".parse().expect("an address"))
             .insert_header(("X-Forwarded-For", "10.0.0.129"))
             .insert_header(("Forwarded", "for=10.0.0.130"))
             .to_request();

@@ -72,7 +72,7 @@ pub fn hidden_char(name: &str) -> Option<char> {
     let mut prev: Option<char> = None;
     first_is_mark.or_else(|| {
         name.chars().find(|&c| {
-            let after = std::mem::replace(&mut prev, Some(c));
+            let after = prev.replace(c);
             // A variation selector picks a glyph for the character before it (the emoji
             // form of a heart): it is hidden only where it has nothing to select from.
             if variation_selector(c) {
