@@ -48,6 +48,12 @@ HX_BOT_TOKEN=$(curl -fs -X POST "$URL/v1/bots" -H "Authorization: Bearer $HX_PLA
   -d '{"name":"FuzzBot","max_stake":1000}' | field token)
 OTHER_PLAYER=$(curl -fs -X POST "$URL/v1/players" -d '{"name":"rival"}' | field token)
 curl -fs -X POST "$URL/v1/bots" -H "Authorization: Bearer $OTHER_PLAYER" -d '{"name":"RivalBot"}' >/dev/null
+# A spare player and bot for the operations that rotate a token or retire a bot.
+HX_SPARE_PLAYER_TOKEN=$(curl -fs -X POST "$URL/v1/players" -d '{"name":"spare"}' | field token)
+HX_SPARE_BOT_TOKEN=$(curl -fs -X POST "$URL/v1/bots" -H "Authorization: Bearer $HX_SPARE_PLAYER_TOKEN" \
+  -d '{"name":"SpareBot"}' | field token)
+HX_RETIRED_BOT_TOKEN=$(curl -fs -X POST "$URL/v1/bots" -H "Authorization: Bearer $HX_SPARE_PLAYER_TOKEN" \
+  -d '{"name":"RetiringBot"}' | field token)
 # A practice set puts FuzzBot on move, so the turn and state routes answer real game states.
 curl -fs -X POST "$URL/v1/practice" -H "Authorization: Bearer $HX_BOT_TOKEN" -d '{}' >/dev/null
 # A tournament and a match whose ids the routes on one of them get (.ci/schemathesis.toml).
@@ -55,7 +61,10 @@ HX_TOURNAMENT_ID=$(curl -fs -X POST "$URL/v1/tournaments" -H "Authorization: Bea
   -d '{"name":"fuzz cup","format":"round_robin","participants":["FuzzBot","RivalBot"],"stake":0}' | field id)
 HX_MATCH_ID=$(curl -fs -X POST "$URL/v1/matches" -H "Authorization: Bearer $HX_PLAYER_TOKEN" \
   -d '{"bots":["FuzzBot","RivalBot"],"sets":2}' | field id)
-export HX_PLAYER_TOKEN HX_BOT_TOKEN HX_TOURNAMENT_ID HX_MATCH_ID
+# One more that DELETE may remove (the one above stays for the other routes).
+HX_DOOMED_TOURNAMENT_ID=$(curl -fs -X POST "$URL/v1/tournaments" -H "Authorization: Bearer $HX_OPERATOR_TOKEN" \
+  -d '{"name":"doomed cup","format":"swiss","rounds":1,"participants":["FuzzBot","RivalBot"]}' | field id)
+export HX_PLAYER_TOKEN HX_BOT_TOKEN HX_TOURNAMENT_ID HX_MATCH_ID HX_SPARE_PLAYER_TOKEN HX_SPARE_BOT_TOKEN HX_RETIRED_BOT_TOKEN HX_DOOMED_TOURNAMENT_ID
 
 status=0
 # Every operation, event streams included (.ci/schemathesis.toml bounds how long a stream is

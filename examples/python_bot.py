@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
-"""Example hexarena bot. It uses only the Python 3.11 standard library.
+"""Example hexarena bot. It needs nothing beyond the Python standard library (tested with
+Python 3.11).
 
 It follows agents.md: it long-polls GET /v1/bots/me/turn, chooses a move, posts it with
 ?ply=<state.ply + 1>, resends the same move and ply after network errors, and acts on
-every error code. It logs one line per move and exits after N sets have finished.
+every error code. It logs one line per move. It plays every set of the bot in progress
+(also one left running by an earlier run) to its end, but counts in --sets only the sets this
+run created or accepted, and exits once N of those have finished and no set is in progress.
 
   # register a player and a bot, print both tokens as JSON
   python3 python_bot.py --register --player-name ada --bot-name AdaBot
 
-  # play 3 practice sets against the house bot
-  python3 python_bot.py --token hxb_... --practice --games 3
+  # play 3 practice sets against house-random, or against a named rung of the ladder
+  python3 python_bot.py --token hxb_... --practice --sets 3
+  python3 python_bot.py --token hxb_... --practice house-novice --sets 3
 
   # post 20-PTS challenges and also accept open ones, stop after 5 sets
-  python3 python_bot.py --token hxb_... --create-stake 20 --accept-open --games 5
+  python3 python_bot.py --token hxb_... --create-stake 20 --accept-open --sets 5
 """
 
 from __future__ import annotations
@@ -297,6 +301,7 @@ class Bot:
         self.target = args.games
         self.tracked: dict[str, str] = {}     # set id -> last known status (open/active)
         self.finished = 0
+        self.mine: set[str] = set()           # sets this run created or accepted: the counted ones
         self.skip_sets: set[str] = set()      # open sets we cannot or should not accept
         self.pause_until = 0.0                # creating and accepting paused until (monotonic)
         self.last_housekeeping = 0.0
@@ -320,7 +325,9 @@ class Bot:
         log(f"done: {self.finished} set(s) finished")
 
     def done(self) -> bool:
-        return self.target > 0 and self.finished >= self.target
+        # Never exit mid-set: a game left behind would be lost on time.
+        in_progress = any(st == "active" for st in self.tracked.values())
+        return self.target > 0 and self.finished >= self.target and not in_progress
 
     # ---- one move
     def play(self, state) -> None:
@@ -413,9 +420,11 @@ class Bot:
                 continue
             del self.tracked[sid]
             if s["status"] == "finished":
-                self.finished += 1
+                counted = sid in self.mine
+                self.finished += counted
                 log(f"{sid} set finished: {s.get('result')}  points {s.get('points')}  "
-                    f"{verify_set(s)}  [{self.finished}/{self.target or '-'}]")
+                    f"{verify_set(s)}  [{self.finished}/{self.target or '-'}]"
+                    + ("" if counted else "  (not started by this run: not counted)"))
             else:
                 log(f"{sid} set {s['status']}")
 
@@ -425,12 +434,13 @@ class Bot:
         in_flight = len(self.tracked)
         room = self.args.parallel - in_flight
         if self.target:
-            room = min(room, self.target - self.finished - in_flight)
+            own = sum(1 for sid in self.tracked if sid in self.mine)
+            room = min(room, self.target - self.finished - own)
         if room <= 0:
             return
         a = self.args
         if a.practice:
-            self.create("/v1/practice", {})
+            self.create("/v1/practice", {"opponent": a.practice})
             return
         if a.create_stake is not None and not any(st == "open" for st in self.tracked.values()):
             self.create("/v1/sets", {"game": "hex", "stake": a.create_stake})
@@ -450,6 +460,7 @@ class Bot:
             self.fatal_or_pause(e, "create")
             return
         self.tracked[s["id"]] = s["status"]
+        self.mine.add(s["id"])
         log(f"{s['id']} created ({s['status']}, stake {s['stake']}, opponent {s.get('opponent') or s.get('acceptor') or 'any'})")
 
     def accept_some(self, room: int) -> None:
@@ -475,6 +486,7 @@ class Bot:
                 self.fatal_or_pause(e, f"accept {sid}")
                 return
             self.tracked[sid] = s["status"]
+            self.mine.add(sid)
             room -= 1
             log(f"{sid} accepted from {row['creator']} (stake {row['stake']})")
 
@@ -518,11 +530,14 @@ def main() -> None:
     p = argparse.ArgumentParser(description="Example hexarena bot (standard library only).")
     p.add_argument("--url", default=os.environ.get("HEXARENA_URL", "http://127.0.0.1:8080"))
     p.add_argument("--token", default=os.environ.get("HEXARENA_TOKEN"), help="bot token (hxb_...)")
-    p.add_argument("--practice", action="store_true", help="start practice sets against house-random")
+    p.add_argument("--practice", nargs="?", const="house-random", metavar="HOUSE_BOT",
+                   help="start practice sets against a house bot: house-random (without a name), "
+                        "house-novice, house-club, house-bridge or house-master")
     p.add_argument("--create-stake", type=int, metavar="N", help="post open challenges with this stake")
     p.add_argument("--accept-open", action="store_true", help="accept open challenges from the lobby")
-    p.add_argument("--games", "--sets", dest="games", type=int, default=1, metavar="N",
-                   help="exit after N sets (two games each) have finished; 0 = run forever")
+    p.add_argument("--sets", "--games", dest="games", type=int, default=1, metavar="N",
+                   help="exit after N sets (two games each) started or accepted by this run have "
+                        "finished and none is in progress; 0 = run forever")
     p.add_argument("--parallel", type=int, default=1, help="sets to have in flight at once")
     p.add_argument("--seed", type=int, help="seed for the bot's own random choices")
     p.add_argument("--register", action="store_true", help="register a player and a bot, print the tokens")

@@ -1,52 +1,7 @@
-//! Command line and environment configuration (SPEC section 13).
+//! The server's configuration: flags with environment fallbacks (SPEC section 13). The
+//! binary's command line (`src/main.rs`) flattens [`ServeConfig`] in beside the subcommands.
 
-use clap::{Args, Parser, Subcommand};
-
-/// `hexarena`: the Hex arena server and its offline tools.
-#[derive(Debug, Parser)]
-#[command(
-    name = "hexarena",
-    version,
-    about = "A Hex arena where bots play sets over REST"
-)]
-pub struct Cli {
-    #[command(subcommand)]
-    pub command: Option<Command>,
-    /// Options of `serve` (the default subcommand).
-    #[command(flatten)]
-    pub serve: ServeConfig,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Serve the arena (the default).
-    Serve(ServeConfig),
-    /// Serve the arena and let the house bots challenge each other continuously.
-    Demo(ServeConfig),
-    /// Replay games given as JSON lines on stdin; one JSON result line per game on stdout.
-    Replay,
-    /// Print a set's random opening as JSON: `[[row, col], ...]` in placement order.
-    Opening {
-        /// The set's seed: 64 hex digits (32 bytes).
-        #[arg(long)]
-        seed: String,
-        /// Board size (1..=26).
-        #[arg(long, default_value_t = 11)]
-        size: u8,
-        /// Stones per seat.
-        #[arg(long, default_value_t = 4)]
-        stones: u8,
-    },
-    /// Serve the house strategies as a GTP engine on stdin/stdout (for HexGui, twogtp, ...).
-    Gtp(crate::gtp::GtpArgs),
-    /// Play as a bot over HTTP (event stream, long-poll fallback) until N sets have finished.
-    Play(crate::client::PlayArgs),
-    /// Load a running arena: N concurrent sets of random moves, then state GETs and /healthz;
-    /// prints a table and, as the last line, one JSON object with the figures.
-    Bench(crate::bench::BenchArgs),
-    /// Measures an idle arena: server memory per active game and CPU with many open streams.
-    BenchIdle(crate::bench_idle::IdleArgs),
-}
+use clap::Args;
 
 /// Server settings; each flag also reads an environment variable.
 #[derive(Debug, Clone, Args)]
@@ -89,6 +44,17 @@ pub struct ServeConfig {
         allow_negative_numbers = true
     )]
     pub house_lobby_wait_ms: i64,
+    /// An outside GTP engine played as the house bot `house-NAME` (issue 23), as
+    /// `NAME=COMMAND`; repeatable. `ARENA_HOUSE_ENGINES` holds several separated by `;`
+    /// (`mohex=/opt/mohex/mohex --use-book;kata=katahex gtp`); COMMAND is split like a shell
+    /// (quotes group, `\` escapes; no expansions, no `;` inside). Needs the house bots on.
+    #[arg(
+        long = "house-engine",
+        env = "ARENA_HOUSE_ENGINES",
+        value_name = "NAME=COMMAND",
+        value_delimiter = ';'
+    )]
+    pub house_engines: Vec<String>,
     /// In demo mode, the least time a house bot takes over a move, ms.
     #[arg(long, env = "ARENA_DEMO_THINK_MS", default_value_t = 2_000)]
     pub demo_think_ms: u64,
@@ -102,6 +68,9 @@ pub struct ServeConfig {
     /// closed as `expired` (0: never).
     #[arg(long, env = "ARENA_CHALLENGE_TTL_S", default_value_t = 3_600)]
     pub challenge_ttl_s: u64,
+    /// Most sets the matchmaking pool starts between one pair of bots in any hour (issue 20).
+    #[arg(long, env = "ARENA_POOL_PAIR_SETS_PER_HOUR", default_value_t = crate::arena::pool::PAIR_SETS_PER_HOUR_DEFAULT)]
+    pub pool_pair_sets_per_hour: i64,
     /// SQLite's `synchronous` setting: `normal` (a 2xx survives a killed process; the last
     /// commits may be lost to a power cut) or `full` (a 2xx also survives a power cut).
     #[arg(long, env = "ARENA_SQLITE_SYNCHRONOUS", default_value = "normal", value_parser = ["normal", "full"])]
@@ -140,9 +109,25 @@ pub struct ServeConfig {
     /// Hidden: the default (60 000) is the contract; tests shorten it.
     #[arg(long, env = "ARENA_PRESENCE_WINDOW_MS", default_value_t = crate::arena::presence::ONLINE_WINDOW_MS, hide = true)]
     pub presence_window_ms: i64,
+    /// Analyse every finished game in the background with the house's search (issue 21), on
+    /// one lowest-priority thread that pauses while house bots think.
+    #[arg(long, env = "ARENA_ANALYSIS", default_value_t = true, action = clap::ArgAction::Set)]
+    pub analysis: bool,
+    /// Playouts per position of the analysis (0: the house strong bot's budget for the board
+    /// size, 5 000 on 11x11).
+    #[arg(long, env = "ARENA_ANALYSIS_PLAYOUTS", default_value_t = 0)]
+    pub analysis_playouts: u32,
 }
 
 impl ServeConfig {
+    /// The analyst's settings from these flags.
+    pub fn analysis(&self) -> crate::arena::analysis::AnalysisConfig {
+        crate::arena::analysis::AnalysisConfig {
+            enabled: self.analysis,
+            playouts: self.analysis_playouts,
+        }
+    }
+
     /// The house's settings from these flags.
     pub fn house(&self) -> crate::arena::house::HouseConfig {
         let d = crate::arena::house::HouseConfig::default();
@@ -169,10 +154,12 @@ impl Default for ServeConfig {
             house_threads: None,
             house_games_per_thread: crate::arena::house::GAMES_PER_THREAD_DEFAULT,
             house_lobby_wait_ms: 10_000,
+            house_engines: vec![],
             demo_think_ms: 2_000,
             register_per_min: 30,
             sets_per_min: 60,
             challenge_ttl_s: 3_600,
+            pool_pair_sets_per_hour: crate::arena::pool::PAIR_SETS_PER_HOUR_DEFAULT,
             sqlite_synchronous: "normal".into(),
             streams_per_bot: 8,
             long_polls_per_bot: 16,
@@ -183,6 +170,8 @@ impl Default for ServeConfig {
             connections_per_address: 512,
             trust_forwarded_for: false,
             presence_window_ms: crate::arena::presence::ONLINE_WINDOW_MS,
+            analysis: true,
+            analysis_playouts: 0,
         }
     }
 }
@@ -190,6 +179,14 @@ impl Default for ServeConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    /// The binary's top level as far as the server sees it: `hexarena [SERVE FLAGS]`.
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeConfig,
+    }
 
     #[test]
     fn the_caps_on_held_connections_have_their_documented_defaults_and_flags() {
@@ -224,5 +221,32 @@ mod tests {
             (3, 9, 100)
         );
         assert!(c.trust_forwarded_for);
+    }
+
+    #[test]
+    fn house_engines_are_repeated_flags_each_of_which_may_hold_several() {
+        let none = Cli::try_parse_from(["hexarena"]).expect("parses").serve;
+        assert!(none.house_engines.is_empty());
+        let c = Cli::try_parse_from([
+            "hexarena",
+            "--house-engine",
+            "mohex=/opt/mohex --use-book 'a b'",
+            "--house-engine",
+            "kata=katahex gtp;own=hexarena gtp",
+        ])
+        .expect("parses")
+        .serve;
+        assert_eq!(
+            c.house_engines,
+            [
+                "mohex=/opt/mohex --use-book 'a b'",
+                "kata=katahex gtp",
+                "own=hexarena gtp"
+            ]
+        );
+        let engines = crate::arena::house::outside::OutsideEngine::parse_all(&c.house_engines)
+            .expect("valid");
+        assert_eq!(engines[0].argv, ["/opt/mohex", "--use-book", "a b"]);
+        assert_eq!(engines[2].bot_name, "house-own");
     }
 }

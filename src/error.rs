@@ -122,6 +122,8 @@ pub type ApiResult<T> = Result<T, ApiError>;
 impl From<ArenaError> for ApiError {
     fn from(e: ArenaError) -> Self {
         use crate::arena::error::ErrorKind as K;
+        // Answered here: the cause of a fault of ours (or of a busy database) is logged here.
+        e.log();
         let status = match e.kind {
             K::BadRequest => StatusCode::BAD_REQUEST,
             K::Unauthorized => StatusCode::UNAUTHORIZED,

@@ -1,19 +1,16 @@
 //! hexarena: an arena where bots play Hex sets over REST for ranked points.
 //!
 //! Layout: [`arena`] holds the product's logic with time injected, [`store`] the SQL,
-//! [`api`] the HTTP edge, [`web`] the viewers' pages, [`cli`] the offline commands,
-//! [`bench`] the load command and [`metrics`] what `GET /metrics` serves.
-//! The rules themselves live in the pure `hex` crate (`crates/hex`).
+//! [`api`] the HTTP edge, [`web`] the viewers' pages, [`config`] the server's flags and
+//! [`metrics`] what `GET /metrics` serves. The rules live in the pure `hex` crate
+//! (`crates/hex`), the house strategies in `hex-search`. This library is the server only and
+//! depends on no HTTP client: the bot client, the GTP bridge and the load tools are
+//! `hexarena-client` and `hexarena-tools` (`crates/`), which the `hexarena` binary adds.
 
 pub mod api;
 pub mod arena;
-pub mod bench;
-pub mod bench_idle;
-pub mod cli;
-pub mod client;
 pub mod config;
 pub mod error;
-pub mod gtp;
 pub mod metrics;
 pub mod store;
 pub mod web;
@@ -40,6 +37,12 @@ pub struct Running {
 /// Connects the database, registers the house bots, starts the scheduler and binds the HTTP
 /// server (not yet awaited). `time` is injected for tests; production passes [`SystemTime`].
 pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Result<Running> {
+    // A malformed `--house-engine` stops the start before anything is touched.
+    let engines = arena::house::outside::OutsideEngine::parse_all(&cfg.house_engines)
+        .map_err(|e| anyhow::anyhow!("--house-engine / ARENA_HOUSE_ENGINES: {e}"))?;
+    if !(engines.is_empty() || cfg.house_bots || cfg.demo) {
+        tracing::warn!("outside house engines are configured but the house bots are off");
+    }
     let store =
         store::Store::connect_with(&cfg.database_url, cfg.sqlite_synchronous == "full").await?;
     let config = ArenaConfig {
@@ -53,6 +56,8 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
         challenge_ttl_ms: (cfg.challenge_ttl_s > 0)
             .then(|| i64::try_from(cfg.challenge_ttl_s.saturating_mul(1000)).unwrap_or(i64::MAX)),
         presence_window_ms: cfg.presence_window_ms.max(0),
+        analysis: cfg.analysis(),
+        pool_pair_sets_per_hour: cfg.pool_pair_sets_per_hour.max(1),
     };
     let arena = Arena::new(store, time, config);
     // One clock for every instance: the database's, measured before recovery judges downtime.
@@ -72,6 +77,19 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
         "clock offset to the database measured"
     );
     arena::scheduler::recover(&arena).await?;
+    // Once per database (issue 20): Glicko-2 figures from the rated sets stored before it.
+    if let Some(r) = arena
+        .replay_glicko_once()
+        .await
+        .map_err(|e| anyhow::anyhow!("replaying the rated sets through Glicko-2: {e}"))?
+    {
+        tracing::info!(
+            sets = r.sets,
+            bots = r.bots,
+            skipped = r.skipped,
+            "Glicko-2 figures computed from the stored rated sets"
+        );
+    }
     let held = arena
         .hold_active_games()
         .await
@@ -85,8 +103,10 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
     tokio::spawn(arena::scheduler::run(arena.clone()));
     tokio::spawn(arena::presence::run(arena.clone()));
     tokio::spawn(arena::tournaments::run(arena.clone()));
+    arena::analysis::spawn(arena.clone(), cfg.analysis())?;
+    tokio::spawn(arena::pool::run(arena.clone()));
     if cfg.house_bots || cfg.demo {
-        let bots = arena::house::ensure(&arena)
+        let bots = arena::house::ensure(&arena, &engines)
             .await
             .map_err(|e| anyhow::anyhow!("house bots: {e}"))?;
         arena::house::spawn(arena.clone(), bots, cfg.house())?;
@@ -149,6 +169,7 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
             // Outermost: the access log must not record a client-supplied address.
             .wrap(actix_web::middleware::from_fn(api::strip_forwarded))
             .configure(api::configure)
+            .configure(web::configure)
             .default_service(aweb::to(api::not_found))
     })
     // Bots reuse connections between moves: keep idle ones longer than a client's usual

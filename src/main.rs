@@ -1,7 +1,56 @@
-//! The `hexarena` binary: parse the command line, set up logging, run the chosen command.
+//! The `hexarena` binary: parse the command line, set up logging, run the chosen command. The
+//! server is the `hexarena` library; every other command comes from `hexarena-tools`, built
+//! on the client library (the `cli` feature, on by default).
 
-use clap::Parser;
-use hexarena::config::{Cli, Command};
+use clap::{Parser, Subcommand};
+use hexarena::config::ServeConfig;
+use hexarena_tools::{bench, bench_idle, gtp, offline, play};
+
+/// `hexarena`: the Hex arena server and its offline tools.
+#[derive(Debug, Parser)]
+#[command(
+    name = "hexarena",
+    version,
+    about = "A Hex arena where bots play sets over REST"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Options of `serve` (the default subcommand).
+    #[command(flatten)]
+    serve: ServeConfig,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the arena (the default).
+    Serve(ServeConfig),
+    /// Serve the arena and let the house bots challenge each other continuously.
+    Demo(ServeConfig),
+    /// Replay games given as JSON lines on stdin; one JSON result line per game on stdout.
+    Replay,
+    /// Print a set's random opening as JSON: `[[row, col], ...]` in placement order.
+    Opening {
+        /// The set's seed: 64 hex digits (32 bytes).
+        #[arg(long)]
+        seed: String,
+        /// Board size (1..=26).
+        #[arg(long, default_value_t = 11)]
+        size: u8,
+        /// Stones per seat.
+        #[arg(long, default_value_t = 4)]
+        stones: u8,
+    },
+    /// Serve the house strategies as a GTP engine on stdin/stdout (for HexGui, twogtp, ...).
+    Gtp(gtp::GtpArgs),
+    /// Play as a bot over HTTP (event stream, long-poll fallback) until N sets have finished.
+    Play(play::PlayArgs),
+    /// Load a running arena: N concurrent sets of random moves, then state GETs and /healthz;
+    /// prints a table and, as the last line, one JSON object with the figures.
+    Bench(bench::BenchArgs),
+    /// Measures an idle arena: server memory per active game and CPU with many open streams.
+    BenchIdle(bench_idle::IdleArgs),
+}
 
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
@@ -20,22 +69,43 @@ async fn main() -> std::process::ExitCode {
             cfg.demo = true;
             hexarena::serve(cfg).await
         }
-        Some(Command::Replay) => {
-            hexarena::cli::replay(std::io::stdin().lock(), std::io::stdout().lock())
-        }
-        Some(Command::Opening { seed, size, stones }) => {
-            hexarena::cli::opening(&seed, size, stones)
-        }
-        Some(Command::Gtp(args)) => hexarena::gtp::serve(&args),
-        Some(Command::Play(args)) => hexarena::client::play(args).await,
-        Some(Command::Bench(args)) => hexarena::bench::command(args).await,
-        Some(Command::BenchIdle(args)) => hexarena::bench_idle::command(args).await,
+        Some(Command::Replay) => offline::replay(std::io::stdin().lock(), std::io::stdout().lock()),
+        Some(Command::Opening { seed, size, stones }) => offline::opening(&seed, size, stones),
+        Some(Command::Gtp(args)) => gtp::serve(&args),
+        Some(Command::Play(args)) => play::command(args).await,
+        Some(Command::Bench(args)) => bench::command(args).await,
+        Some(Command::BenchIdle(args)) => bench_idle::command(args).await,
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("hexarena: {e:#}");
             std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_subcommand_parses_and_serve_is_the_default() {
+        let cli = Cli::try_parse_from(["hexarena", "--bind", "127.0.0.1:9"]).expect("parses");
+        assert!(cli.command.is_none());
+        assert_eq!(cli.serve.bind, "127.0.0.1:9");
+        for argv in [
+            vec!["hexarena", "serve"],
+            vec!["hexarena", "demo"],
+            vec!["hexarena", "replay"],
+            vec!["hexarena", "opening", "--seed", "00"],
+            vec!["hexarena", "gtp"],
+            vec!["hexarena", "play", "--token", "hxb_x"],
+            vec!["hexarena", "bench"],
+            vec!["hexarena", "bench-idle"],
+        ] {
+            let cli = Cli::try_parse_from(&argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+            assert!(cli.command.is_some(), "{argv:?}");
         }
     }
 }

@@ -80,6 +80,7 @@ struct HouseGauges {
     overhead_ms: Gauge,
     max_overhead_ms: Gauge,
     time_losses: Counter,
+    engine_failures: Counter,
 }
 
 impl HouseGauges {
@@ -155,6 +156,11 @@ impl HouseGauges {
             g.time_losses.clone(),
         );
         registry.register(
+            "hexarena_house_engine_failures",
+            "Outside house engine processes that died, hung or answered no legal move (their games resigned) since start",
+            g.engine_failures.clone(),
+        );
+        registry.register(
             "hexarena_house_load",
             "House games in play weighted by their clocks, in games at 10+0",
             g.load.clone(),
@@ -166,6 +172,40 @@ impl HouseGauges {
         );
         g
     }
+}
+
+/// Figures of the house's thinking pool since it started (`arena::house::pool::Pool::stats`),
+/// which [`Metrics::set_house`] exports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Worker threads.
+    pub threads: usize,
+    /// Jobs answered.
+    pub jobs: u64,
+    /// Jobs answered with a cheap move.
+    pub cheap: u64,
+    /// Longest wait in the queue, ms.
+    pub max_wait_ms: u64,
+    /// Longest wait in the queue of a move on the clock (not a free first move), ms.
+    pub max_wait_clock_ms: u64,
+    /// Sum of the waits, ms.
+    pub total_wait_ms: u64,
+    /// Longest thinking time of one job, ms.
+    pub max_think_ms: u64,
+    /// Sum of the thinking times, ms.
+    pub total_think_ms: u64,
+    /// Smallest time left before a flag when an answer was ready, ms (`i64::MAX` before
+    /// the first job).
+    pub min_margin_ms: i64,
+    /// Smallest time left on a house clock when its move was stored, ms (negative: past
+    /// the flag; `i64::MAX` before the first).
+    pub min_stored_margin_ms: i64,
+    /// The moving average of a move's cost besides thinking, ms (`Pool::overhead_ms`).
+    pub overhead_ms: u64,
+    /// Largest cost besides thinking of one move on the clock, ms.
+    pub max_overhead_ms: u64,
+    /// Jobs waiting now.
+    pub queued: usize,
 }
 
 /// The registry and every metric family of the arena. Cheap to record into from any thread.
@@ -287,6 +327,12 @@ impl Metrics {
         }
     }
 
+    /// Counts an outside engine's game resigned because the engine gave no legal move in time
+    /// (`hexarena_house_engine_failures_total`, issue 23).
+    pub fn house_engine_failure(&self) {
+        self.house.engine_failures.inc();
+    }
+
     /// Counts a house game lost on time (`hexarena_house_time_losses_total`).
     pub fn house_time_loss(&self) {
         self.house.time_losses.inc();
@@ -294,13 +340,7 @@ impl Metrics {
 
     /// The house's figures as of now (set at scrape time, issue 11): the pool's `stats`,
     /// `in_play` games, their `load` and its `limit` (in games at 10+0 on 11x11).
-    pub fn set_house(
-        &self,
-        stats: &crate::arena::house::pool::PoolStats,
-        in_play: usize,
-        load: f64,
-        limit: f64,
-    ) {
+    pub fn set_house(&self, stats: &PoolStats, in_play: usize, load: f64, limit: f64) {
         let g = &self.house;
         let int = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         g.threads.set(int(stats.threads as u64));

@@ -2,6 +2,7 @@
 //! paths. Each test keeps one kind of fault found by trying to break the server.
 
 mod common;
+use common::paths;
 
 use std::time::Duration;
 
@@ -35,7 +36,7 @@ async fn game(app: &TestApp) -> (String, [String; 2]) {
 async fn a_game_stream_resumed_from_an_id_beyond_the_newest_event_still_gets_live_states() {
     let app = spawn_app().await;
     let (set, seats) = game(&app).await;
-    let path = format!("/v1/sets/{set}/games/1/events");
+    let path = paths::game_events(&set, 1);
     // An id from another server's life (the database was reset), or simply made up.
     let mut s = EventStream::open(&app, &path, None, Some("999999999")).await;
     let r = app.play(&seats[0], &set, 1, cell(4, 4), Some(1)).await;
@@ -55,7 +56,7 @@ async fn a_bot_stream_resumed_from_an_id_beyond_the_newest_event_still_gets_its_
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     let mut s = EventStream::open(
         &app,
-        "/v1/bots/me/events",
+        &paths::bot_events(),
         Some(&seats[0]),
         Some("999999999"),
     )
@@ -78,7 +79,7 @@ async fn a_negative_or_garbage_last_event_id_is_harmless() {
     let (set, seats) = game(&app).await;
     app.play(&seats[0], &set, 1, cell(4, 4), Some(1)).await;
     app.play(&seats[1], &set, 1, cell(0, 0), Some(2)).await;
-    let path = format!("/v1/sets/{set}/games/1/events");
+    let path = paths::game_events(&set, 1);
     // Negative: every stored state of the game, in order, once.
     let mut s = EventStream::open(&app, &path, None, Some("-5")).await;
     let mut plies = vec![];
@@ -108,7 +109,7 @@ async fn malformed_long_poll_queries_and_paths_are_json_errors() {
         "after_ply=x",
         "after_ply=1&after_ply=2",
     ] {
-        let r = app.get(&format!("/v1/sets/{set}/games/1?{q}")).await;
+        let r = app.poll_game(&set, 1, q).await;
         assert_eq!(
             (r.status, r.code()),
             (StatusCode::BAD_REQUEST, "bad_request"),
@@ -118,23 +119,21 @@ async fn malformed_long_poll_queries_and_paths_are_json_errors() {
     // An integer beyond 64 bits is still an integer: `wait_s` is clamped (issue 10, as
     // openapi.yaml says), and without `after_ply` the state comes at once.
     let r = app
-        .get(&format!(
-            "/v1/sets/{set}/games/1?wait_s=99999999999999999999999"
-        ))
+        .poll_game(&set, 1, "wait_s=99999999999999999999999")
         .await;
     assert_eq!(
         (r.status, r.body["ply"].as_i64()),
         (StatusCode::OK, Some(0))
     );
     for n in ["0", "3", "-1", "99999999999999999999", "abc", "1.0"] {
-        let r = app.get(&format!("/v1/sets/{set}/games/{n}")).await;
+        let r = app.get_game(&set, &n).await;
         assert_eq!(
             (r.status, r.code()),
             (StatusCode::NOT_FOUND, "not_found"),
             "game {n}"
         );
     }
-    let r = app.get_auth("/v1/bots/me/turn?wait_s=-3", &seats[0]).await;
+    let r = app.get_turn(Some(&seats[0]), "wait_s=-3").await;
     assert_eq!(
         (r.status, r.code()),
         (StatusCode::BAD_REQUEST, "bad_request")
@@ -142,13 +141,7 @@ async fn malformed_long_poll_queries_and_paths_are_json_errors() {
     // Moves with a bad ply query (one beyond 64 bits is a ply far ahead: 409 `stale_ply`,
     // checked in tests/hardening.rs).
     for q in ["ply=abc", "ply=1.5", "ply="] {
-        let r = app
-            .post(
-                &format!("/v1/sets/{set}/games/1/moves?{q}"),
-                Some(&seats[0]),
-                cell(4, 4),
-            )
-            .await;
+        let r = app.post_move(Some(&seats[0]), &set, 1, q, cell(4, 4)).await;
         assert_eq!(
             (r.status, r.code()),
             (StatusCode::BAD_REQUEST, "bad_request"),
@@ -165,7 +158,11 @@ async fn concurrent_identical_moves_store_one_move_and_all_succeed() {
     let mut hs = vec![];
     for _ in 0..16 {
         let http = app.http.clone();
-        let url = format!("{}/v1/sets/{set}/games/1/moves?ply=1", app.url);
+        let url = format!(
+            "{}{}",
+            app.url,
+            paths::with_query(paths::moves(&set, 1), "ply=1")
+        );
         let t = seats[0].clone();
         hs.push(tokio::spawn(async move {
             http.post(url)
@@ -192,7 +189,11 @@ async fn concurrent_different_moves_at_one_ply_store_exactly_one() {
     let mut hs = vec![];
     for i in 0..9u8 {
         let http = app.http.clone();
-        let url = format!("{}/v1/sets/{set}/games/1/moves?ply=1", app.url);
+        let url = format!(
+            "{}{}",
+            app.url,
+            paths::with_query(paths::moves(&set, 1), "ply=1")
+        );
         let t = seats[0].clone();
         hs.push(tokio::spawn(async move {
             http.post(url)
@@ -223,7 +224,11 @@ async fn a_move_racing_a_resignation_leaves_one_consistent_ending() {
     let (set, seats) = game(&app).await;
     let mv = {
         let http = app.http.clone();
-        let url = format!("{}/v1/sets/{set}/games/1/moves?ply=1", app.url);
+        let url = format!(
+            "{}{}",
+            app.url,
+            paths::with_query(paths::moves(&set, 1), "ply=1")
+        );
         let t = seats[0].clone();
         tokio::spawn(async move {
             http.post(url)
@@ -237,7 +242,7 @@ async fn a_move_racing_a_resignation_leaves_one_consistent_ending() {
     };
     let rs = {
         let http = app.http.clone();
-        let url = format!("{}/v1/sets/{set}/games/1/resign", app.url);
+        let url = format!("{}{}", app.url, paths::resign(&set, 1));
         let t = seats[1].clone();
         tokio::spawn(async move {
             http.post(url)
@@ -269,40 +274,6 @@ async fn drain(s: &mut EventStream, quiet: Duration) -> Vec<(i64, String, Value)
     out
 }
 
-/// A whole set: game 1 with a swap, won by connection; game 2 resigned. Returns the set id and
-/// the two bots' tokens (Alpha created, Bravo accepted).
-async fn play_whole_set(app: &TestApp, alpha: &str, bravo: &str) -> String {
-    let set = app
-        .start_set(
-            alpha,
-            bravo,
-            json!({"options": {"size": 9, "random_stones": 0}}),
-        )
-        .await;
-    let st = app.state(&set, 1).await;
-    let seats = seat_tokens(&st, &[("Alpha", alpha), ("Bravo", bravo)]);
-    let mut moves = vec![cell(4, 4), json!({"swap": true})];
-    for c in 0..9u8 {
-        moves.push(cell(0, c)); // seat 1, now left-right after the swap
-        if c < 8 {
-            moves.push(cell(8, c)); // seat 2
-        }
-    }
-    let last = app.play_moves(seats, &set, 1, &moves).await;
-    assert_eq!(last.body["result"]["reason"], "connection");
-    let st = app.state(&set, 2).await;
-    assert_eq!(st["status"], "active");
-    let r = app
-        .post(
-            &format!("/v1/sets/{set}/games/2/resign"),
-            Some(alpha),
-            json!({}),
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
-    set
-}
-
 #[tokio::test]
 async fn a_game_stream_resumed_at_every_event_id_gets_exactly_the_events_after_it() {
     let app = spawn_app().await;
@@ -317,7 +288,7 @@ async fn a_game_stream_resumed_at_every_event_id_gets_exactly_the_events_after_i
             json!({"options": {"size": 9, "random_stones": 0}}),
         )
         .await;
-    let path = format!("/v1/sets/{set}/games/1/events");
+    let path = paths::game_events(&set, 1);
     let mut live = EventStream::open(&app, &path, None, None).await;
     let (first, _, s0) = live.next_event().await;
     assert_eq!(s0["ply"], 0);
@@ -361,8 +332,8 @@ async fn a_bot_stream_resumed_at_every_event_id_gets_exactly_the_events_after_it
     let app = spawn_app().await;
     let (_, _, alpha) = app.player_with_bot("Alpha").await;
     let (_, _, bravo) = app.player_with_bot("Bravo").await;
-    let mut live = EventStream::open(&app, "/v1/bots/me/events", Some(&alpha), None).await;
-    play_whole_set(&app, &alpha, &bravo).await;
+    let mut live = EventStream::open(&app, &paths::bot_events(), Some(&alpha), None).await;
+    app.play_whole_set(&alpha, &bravo).await;
     let recorded = drain(&mut live, Duration::from_millis(800)).await;
     drop(live);
     let kinds: Vec<&str> = recorded.iter().map(|e| e.1.as_str()).collect();
@@ -371,7 +342,7 @@ async fn a_bot_stream_resumed_at_every_event_id_gets_exactly_the_events_after_it
     for (i, (id, ..)) in recorded.iter().enumerate() {
         let mut s = EventStream::open(
             &app,
-            "/v1/bots/me/events",
+            &paths::bot_events(),
             Some(&alpha),
             Some(&id.to_string()),
         )
@@ -398,20 +369,15 @@ async fn a_staked_tournament_whose_pairings_could_never_start_is_refused_at_crea
     let (_, _, _) = app.player_with_bot("Other").await;
     let (_, small) = app.player("Cautious owner").await;
     let r = app
-        .post(
-            "/v1/bots",
-            Some(&small),
-            json!({"name": "Cautious", "max_stake": 20}),
-        )
+        .create_bot(Some(&small), json!({"name": "Cautious", "max_stake": 20}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
-    let before = app.get("/v1/tournaments").await.body["tournaments"]
+    let before = app.list_tournaments("").await.body["tournaments"]
         .as_array()
         .map(Vec::len);
     // Two bots of one owner would meet in a staked set: same_owner, for ever.
     let r = app
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some("op-secret"),
             json!({"name": "T", "format": "round_robin", "stake": 10,
                    "participants": ["Twin1", "Other", "Twin2"]}),
@@ -425,8 +391,7 @@ async fn a_staked_tournament_whose_pairings_could_never_start_is_refused_at_crea
     );
     // A stake above a participant's max_stake: refused by every pairing of that bot.
     let r = app
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some("op-secret"),
             json!({"name": "T", "format": "round_robin", "stake": 50,
                    "participants": ["Cautious", "Other"]}),
@@ -439,132 +404,19 @@ async fn a_staked_tournament_whose_pairings_could_never_start_is_refused_at_crea
         r.body
     );
     assert_eq!(r.body["error"]["details"]["field"], "stake");
-    let after = app.get("/v1/tournaments").await.body["tournaments"]
+    let after = app.list_tournaments("").await.body["tournaments"]
         .as_array()
         .map(Vec::len);
     assert_eq!(before, after, "nothing was created");
     // Unstaked, the same bots are fine.
     let r = app
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some("op-secret"),
             json!({"name": "T", "format": "round_robin", "stake": 0,
                    "participants": ["Twin1", "Other", "Twin2", "Cautious"]}),
         )
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
-}
-
-#[tokio::test]
-async fn reading_finished_sets_does_not_keep_them_in_memory() {
-    let app = spawn_app().await;
-    let (_, _, alpha) = app.player_with_bot("Alpha").await;
-    let (_, _, bravo) = app.player_with_bot("Bravo").await;
-    let mut sets = vec![];
-    for _ in 0..3 {
-        sets.push(play_whole_set(&app, &alpha, &bravo).await);
-    }
-    let held = app.arena.live.sets_held();
-    // Anyone may read every finished game (their ids are listed); each read must not pin a
-    // rendering of the whole game in memory, or walking the archive exhausts it.
-    for round in 0..2 {
-        for set in &sets {
-            for g in [1, 2] {
-                let st = app.state(set, g).await;
-                assert_eq!(st["status"], "finished", "round {round}");
-                let r = app.get(&format!("/v1/sets/{set}/games/{g}/sgf")).await;
-                assert_eq!(r.status, StatusCode::OK);
-            }
-        }
-    }
-    assert_eq!(app.arena.live.sets_held(), held);
-    let st = app.state(&sets[0], 1).await;
-    assert_eq!(st["result"]["reason"], "connection");
-    assert_eq!(st["ply"], 19);
-}
-
-/// The sum of every player's balance plus every escrow account.
-async fn money_in_play(app: &TestApp) -> i64 {
-    let pool = &app.arena.store.pool;
-    let (b,): (Option<i64>,) = sqlx::query_as("SELECT CAST(SUM(balance) AS BIGINT) FROM players")
-        .fetch_one(pool)
-        .await
-        .expect("balances");
-    let (e,): (Option<i64>,) = sqlx::query_as(
-        "SELECT CAST(SUM(amount) AS BIGINT) FROM ledger WHERE account LIKE 'escrow:%'",
-    )
-    .fetch_one(pool)
-    .await
-    .expect("escrow");
-    b.unwrap_or(0) + e.unwrap_or(0)
-}
-
-#[tokio::test]
-async fn many_bots_racing_to_accept_one_challenge_escrow_it_once() {
-    let app = spawn_app().await;
-    let (_, creator_owner, creator) = app.player_with_bot("Creator").await;
-    let mut takers = vec![];
-    for i in 0..8 {
-        let (_, _, t) = app.player_with_bot(&format!("Taker{i}")).await;
-        takers.push(t);
-    }
-    let total = money_in_play(&app).await;
-    let r = app
-        .post(
-            "/v1/sets",
-            Some(&creator),
-            json!({"game": "hex", "stake": 100}),
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
-    let set = r.body["id"].as_str().expect("id").to_string();
-    let mut hs = vec![];
-    for (i, t) in takers.iter().enumerate() {
-        let http = app.http.clone();
-        // The creator cancels in the middle of the rush.
-        let (url, tok) = if i == 4 {
-            (format!("{}/v1/sets/{set}/cancel", app.url), creator.clone())
-        } else {
-            (format!("{}/v1/sets/{set}/accept", app.url), t.clone())
-        };
-        hs.push(tokio::spawn(async move {
-            let r = http
-                .post(url)
-                .bearer_auth(tok)
-                .json(&json!({}))
-                .send()
-                .await
-                .expect("sent");
-            (i, r.status())
-        }));
-    }
-    let mut ok = vec![];
-    for h in hs {
-        let (i, s) = h.await.expect("joined");
-        match s {
-            StatusCode::OK => ok.push(i),
-            StatusCode::CONFLICT => {}
-            s => panic!("request {i}: unexpected {s}"),
-        }
-    }
-    assert_eq!(ok.len(), 1, "exactly one of accept/cancel won: {ok:?}");
-    let view = app.get(&format!("/v1/sets/{set}")).await.body;
-    let escrow = if ok[0] == 4 {
-        assert_eq!(view["status"], "cancelled");
-        0
-    } else {
-        assert_eq!(view["status"], "active");
-        200
-    };
-    assert_eq!(money_in_play(&app).await, total);
-    let (e,): (Option<i64>,) =
-        sqlx::query_as("SELECT CAST(SUM(amount) AS BIGINT) FROM ledger WHERE account = $1")
-            .bind(format!("escrow:{set}"))
-            .fetch_one(&app.arena.store.pool)
-            .await
-            .expect("escrow");
-    assert_eq!(e.unwrap_or(0), escrow);
-    assert_eq!(app.balance(&creator_owner).await, 1000 - escrow / 2);
 }
 
 #[tokio::test]
@@ -576,11 +428,10 @@ async fn a_tournament_cancelled_mid_round_starts_nothing_more_and_still_reads() 
         toks.push(t);
     }
     for t in &toks {
-        app.get_auth("/v1/bots/me/turn?wait_s=0", t).await; // online
+        app.get_turn(Some(t), "wait_s=0").await; // online
     }
     let r = app
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some("op-secret"),
             json!({"name": "Cut short", "format": "round_robin", "max_concurrent": 1,
                    "participants": ["Tea", "Teb", "Tec", "Ted"],
@@ -590,18 +441,14 @@ async fn a_tournament_cancelled_mid_round_starts_nothing_more_and_still_reads() 
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let id = r.body["id"].as_str().expect("id").to_string();
     let r = app
-        .post(
-            &format!("/v1/tournaments/{id}/start"),
-            Some("op-secret"),
-            json!({}),
-        )
+        .start_tournament(Some("op-secret"), &id, json!({}))
         .await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     // Wait for the first set to start.
     let mut playing = None;
     for _ in 0..50 {
         for t in &toks {
-            let r = app.get_auth("/v1/bots/me/turn?wait_s=0", t).await;
+            let r = app.get_turn(Some(t), "wait_s=0").await;
             if r.status == StatusCode::OK {
                 playing = Some((t.clone(), r.body));
             }
@@ -614,11 +461,7 @@ async fn a_tournament_cancelled_mid_round_starts_nothing_more_and_still_reads() 
     let (tok, st) = playing.expect("a pairing started");
     let set = st["set_id"].as_str().expect("set").to_string();
     let r = app
-        .post(
-            &format!("/v1/tournaments/{id}/cancel"),
-            Some("op-secret"),
-            json!({}),
-        )
+        .cancel_tournament(Some("op-secret"), &id, json!({}))
         .await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(r.body["status"], "cancelled");
@@ -627,30 +470,24 @@ async fn a_tournament_cancelled_mid_round_starts_nothing_more_and_still_reads() 
         let st = app.state(&set, g).await;
         let on_move = st["to_move"].as_u64().expect("on move") as usize;
         let name = st["seats"][on_move - 1]["bot"].as_str().expect("bot");
-        let me = app.get_auth("/v1/bots/me", &tok).await.body["name"].clone();
+        let me = app.get_current_bot(Some(&tok)).await.body["name"].clone();
         let resigner = if me == name {
             tok.clone()
         } else {
             // the other seat's token
             let mut other = None;
             for t in &toks {
-                if app.get_auth("/v1/bots/me", t).await.body["name"] == name {
+                if app.get_current_bot(Some(t)).await.body["name"] == name {
                     other = Some(t.clone());
                 }
             }
             other.expect("seat token")
         };
-        let r = app
-            .post(
-                &format!("/v1/sets/{set}/games/{g}/resign"),
-                Some(&resigner),
-                json!({}),
-            )
-            .await;
+        let r = app.resign(Some(&resigner), &set, &g, json!({})).await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     }
     tokio::time::sleep(Duration::from_millis(2500)).await;
-    let active = app.get("/v1/sets?status=active").await;
+    let active = app.list_sets("status=active").await;
     assert_eq!(active.status, StatusCode::OK);
     assert_eq!(
         active.body["sets"].as_array().map(Vec::len),
@@ -658,21 +495,24 @@ async fn a_tournament_cancelled_mid_round_starts_nothing_more_and_still_reads() 
         "{:?}",
         active.body
     );
-    let t = app.get(&format!("/v1/tournaments/{id}")).await;
+    let t = app.get_tournament(&id).await;
     assert_eq!(t.status, StatusCode::OK);
     assert_eq!(t.body["status"], "cancelled");
-    for suffix in ["standings.csv", "crosstable.csv", "games.sgf"] {
-        let r = app.get(&format!("/v1/tournaments/{id}/{suffix}")).await;
+    for (suffix, path) in [
+        ("standings.csv", paths::standings_csv(&id)),
+        ("crosstable.csv", paths::crosstable_csv(&id)),
+        ("games.sgf", paths::tournament_games_sgf(&id)),
+    ] {
+        let r = app.get(&path).await;
         assert_eq!(r.status, StatusCode::OK, "{suffix}");
     }
-    for action in ["start", "pause", "resume", "cancel"] {
-        let r = app
-            .post(
-                &format!("/v1/tournaments/{id}/{action}"),
-                Some("op-secret"),
-                json!({}),
-            )
-            .await;
+    for (action, path) in [
+        ("start", paths::start_tournament(&id)),
+        ("pause", paths::pause_tournament(&id)),
+        ("resume", paths::resume_tournament(&id)),
+        ("cancel", paths::cancel_tournament(&id)),
+    ] {
+        let r = app.post(&path, Some("op-secret"), json!({})).await;
         assert_eq!(
             (r.status, r.code()),
             (StatusCode::CONFLICT, "tournament_state"),
@@ -688,59 +528,29 @@ async fn a_retried_match_accept_or_cancel_is_the_same_success() {
     let (_, theirs, _) = app.player_with_bot("Theirs").await;
     let (_, stranger, _) = app.player_with_bot("Stranger").await;
     let r = app
-        .post(
-            "/v1/matches",
-            Some(&mine),
-            json!({"bots": ["Mine", "Theirs"], "sets": 2}),
-        )
+        .create_match(Some(&mine), json!({"bots": ["Mine", "Theirs"], "sets": 2}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     assert_eq!(r.body["status"], "proposed");
     let id = r.body["id"].as_str().expect("id").to_string();
     // Accepted, and the answer lost: the retry is the same success.
     for _ in 0..2 {
-        let r = app
-            .post(
-                &format!("/v1/matches/{id}/accept"),
-                Some(&theirs),
-                json!({}),
-            )
-            .await;
+        let r = app.accept_match(Some(&theirs), &id, json!({})).await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
         assert_eq!(r.body["status"], "running");
     }
     // Nobody else may accept it, retry or not.
-    let r = app
-        .post(
-            &format!("/v1/matches/{id}/accept"),
-            Some(&stranger),
-            json!({}),
-        )
-        .await;
+    let r = app.accept_match(Some(&stranger), &id, json!({})).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{:?}", r.body);
     for _ in 0..2 {
-        let r = app
-            .post(&format!("/v1/matches/{id}/cancel"), Some(&mine), json!({}))
-            .await;
+        let r = app.cancel_match(Some(&mine), &id, json!({})).await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
         assert_eq!(r.body["status"], "cancelled");
     }
-    let r = app
-        .post(
-            &format!("/v1/matches/{id}/cancel"),
-            Some(&stranger),
-            json!({}),
-        )
-        .await;
+    let r = app.cancel_match(Some(&stranger), &id, json!({})).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{:?}", r.body);
     // A cancelled match cannot be accepted any more.
-    let r = app
-        .post(
-            &format!("/v1/matches/{id}/accept"),
-            Some(&theirs),
-            json!({}),
-        )
-        .await;
+    let r = app.accept_match(Some(&theirs), &id, json!({})).await;
     assert_eq!(
         (r.status, r.code()),
         (StatusCode::CONFLICT, "tournament_state")
@@ -753,120 +563,23 @@ async fn a_match_cannot_be_driven_through_the_tournament_routes() {
     let (_, mine, _) = app.player_with_bot("Mine").await;
     app.bot(&mine, "Mine2").await;
     let r = app
-        .post(
-            "/v1/matches",
-            Some(&mine),
-            json!({"bots": ["Mine", "Mine2"], "sets": 2}),
-        )
+        .create_match(Some(&mine), json!({"bots": ["Mine", "Mine2"], "sets": 2}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let id = r.body["id"].as_str().expect("id").to_string();
-    for action in ["pause", "cancel"] {
-        let r = app
-            .post(
-                &format!("/v1/tournaments/{id}/{action}"),
-                Some("op-secret"),
-                json!({}),
-            )
-            .await;
+    for (action, path) in [
+        ("pause", paths::pause_tournament(&id)),
+        ("cancel", paths::cancel_tournament(&id)),
+    ] {
+        let r = app.post(&path, Some("op-secret"), json!({})).await;
         assert_eq!(
             (r.status, r.code()),
             (StatusCode::NOT_FOUND, "not_found"),
             "{action}"
         );
     }
-    let m = app.get(&format!("/v1/matches/{id}")).await;
+    let m = app.get_match(&id).await;
     assert_eq!(m.body["status"], "running", "nothing happened to the match");
-}
-
-#[tokio::test]
-async fn a_late_move_a_resignation_and_the_timer_racing_end_the_game_once() {
-    use hexarena::arena::clock::FakeTime;
-    use std::sync::Arc;
-    const T0: i64 = 1_800_000_000_000;
-    for round in 0..4 {
-        let time = Arc::new(FakeTime::new(T0));
-        let app = common::spawn_with(common::Spawn {
-            time: time.clone(),
-            ..common::Spawn::default()
-        })
-        .await;
-        let (_, alice_owner, alice) = app.player_with_bot("Alice").await;
-        let (_, bob_owner, bob) = app.player_with_bot("Bob").await;
-        let set = app
-            .start_set(
-                &alice,
-                &bob,
-                json!({"stake": 50, "options": {"size": 9, "random_stones": 0}}),
-            )
-            .await;
-        // Bob is seat 1 of game 1 and lets the first-move deadline pass.
-        time.advance(30_001);
-        let url = app.url.clone();
-        let http = app.http.clone();
-        let mv = {
-            let (http, url, set, bob) = (http.clone(), url.clone(), set.clone(), bob.clone());
-            tokio::spawn(async move {
-                http.post(format!("{url}/v1/sets/{set}/games/1/moves?ply=1"))
-                    .bearer_auth(bob)
-                    .json(&json!({"cell": [4, 4]}))
-                    .send()
-                    .await
-                    .expect("sent")
-                    .status()
-            })
-        };
-        let rs = {
-            let (http, url, set, alice) = (http.clone(), url.clone(), set.clone(), alice.clone());
-            tokio::spawn(async move {
-                http.post(format!("{url}/v1/sets/{set}/games/1/resign"))
-                    .bearer_auth(alice)
-                    .send()
-                    .await
-                    .expect("sent")
-                    .status()
-            })
-        };
-        let ex = {
-            let arena = app.arena.clone();
-            let set = set.clone();
-            tokio::spawn(async move { arena.expire(&set, 1).await.is_ok() })
-        };
-        let (m, r, e) = (
-            mv.await.expect("joined"),
-            rs.await.expect("joined"),
-            ex.await.expect("joined"),
-        );
-        assert!(e, "round {round}: expire ran");
-        // Whatever came first, the seat that was out of time lost it on time.
-        assert_eq!(m, StatusCode::CONFLICT, "round {round}: late move");
-        assert!(
-            r == StatusCode::OK || r == StatusCode::CONFLICT,
-            "round {round}: resign answered {r}"
-        );
-        let st = app.state(&set, 1).await;
-        assert_eq!(
-            st["result"]["reason"], "first_move_timeout",
-            "round {round}"
-        );
-        assert_eq!(st["ply"], 0);
-        let g2 = app.state(&set, 2).await;
-        assert_eq!(
-            (g2["status"].as_str(), g2["ply"].as_i64()),
-            (Some("active"), Some(0))
-        );
-        let bob_view = app.get("/v1/bots/Bob").await.body;
-        let strikes = bob_view["strikes"]
-            .as_array()
-            .map(Vec::len)
-            .or_else(|| bob_view["strikes"].as_u64().map(|n| n as usize));
-        assert_eq!(strikes, Some(1), "round {round}: {bob_view}");
-        assert_eq!(
-            app.balance(&alice_owner).await + app.balance(&bob_owner).await,
-            1900,
-            "round {round}: 100 in escrow"
-        );
-    }
 }
 
 #[tokio::test]
@@ -876,7 +589,7 @@ async fn concurrent_resignations_by_both_seats_end_the_game_once() {
     let mut hs = vec![];
     for i in 0..10 {
         let http = app.http.clone();
-        let url = format!("{}/v1/sets/{set}/games/1/resign", app.url);
+        let url = format!("{}{}", app.url, paths::resign(&set, 1));
         let t = seats[i % 2].clone();
         hs.push(tokio::spawn(async move {
             let r = http.post(url).bearer_auth(t).send().await.expect("sent");

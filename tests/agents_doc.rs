@@ -194,16 +194,10 @@ async fn a_finished_sets_revealed_seed_gives_its_opening_by_engine_and_command()
         )
         .await;
     for game in [1, 2] {
-        let r = app
-            .post(
-                &format!("/v1/sets/{id}/games/{game}/resign"),
-                Some(&alpha),
-                json!({}),
-            )
-            .await;
+        let r = app.resign(Some(&alpha), &id, &game, json!({})).await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     }
-    let set = app.get(&format!("/v1/sets/{id}")).await.body;
+    let set = app.get_set(&id).await.body;
     assert_eq!(set["status"], "finished");
     let seed_hex = set["seed"].as_str().expect("seed revealed once finished");
     let seed = hex::parse_seed_hex(seed_hex).expect("64 hex digits");

@@ -2,6 +2,7 @@
 //! request changed nothing: the set, both games (all but the running clock), balances and counts.
 
 mod common;
+use common::paths;
 
 use common::{Resp, Spawn, TestApp, spawn_app, spawn_with};
 use reqwest::{Method, StatusCode};
@@ -42,7 +43,7 @@ impl Fixture {
     /// Everything a refused request must leave alone (clocks excluded: they run).
     async fn snapshot(&self) -> Value {
         let app = &self.app;
-        let set = app.get(&format!("/v1/sets/{}", self.set_id)).await.body;
+        let set = app.get_set(&self.set_id).await.body;
         let mut games = vec![];
         for n in 1..=2 {
             let mut s = app.state(&self.set_id, n).await;
@@ -58,7 +59,7 @@ impl Fixture {
     }
 
     fn moves_url(&self, game_no: i64) -> String {
-        format!("/v1/sets/{}/games/{game_no}/moves", self.set_id)
+        paths::moves(&self.set_id, game_no)
     }
 
     /// A move by Bravo (seat 1 of game 1) in game 1.
@@ -68,7 +69,7 @@ impl Fixture {
 }
 
 async fn set_count(app: &TestApp) -> usize {
-    let r = app.get("/v1/sets?limit=100").await;
+    let r = app.list_sets("limit=100").await;
     r.body["sets"].as_array().map_or(0, Vec::len)
 }
 
@@ -119,13 +120,10 @@ async fn malformed_json_is_a_bad_request_and_changes_nothing() {
     assert_eq!(r.body["error"]["details"]["instance_path"], "");
     let r = f
         .app
-        .post_raw("/v1/sets", Some(&f.alpha), b"{game: hex}".to_vec())
+        .create_set_raw(Some(&f.alpha), b"{game: hex}".to_vec())
         .await;
     assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
-    let r = f
-        .app
-        .post_raw("/v1/players", None, b"{\"name\": \"x\"".to_vec())
-        .await;
+    let r = f.app.create_player_raw(b"{\"name\": \"x\"".to_vec()).await;
     assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
     assert_eq!(f.snapshot().await, before);
     assert_eq!(count_rows(&f.app, "players").await, 2);
@@ -148,7 +146,7 @@ async fn out_of_range_stakes_clocks_and_queries_are_bad_requests_naming_the_fiel
             "clock.increment_s",
         ),
     ] {
-        let r = f.app.post("/v1/sets", Some(&f.alpha), body.clone()).await;
+        let r = f.app.create_set(Some(&f.alpha), body.clone()).await;
         assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
         assert_eq!(
             r.body["error"]["details"]["field"], field,
@@ -158,11 +156,7 @@ async fn out_of_range_stakes_clocks_and_queries_are_bad_requests_naming_the_fiel
     }
     let r = f
         .app
-        .post(
-            "/v1/sets",
-            Some(&f.alpha),
-            json!({"game": "hex", "stakes": 10}),
-        )
+        .create_set(Some(&f.alpha), json!({"game": "hex", "stakes": 10}))
         .await;
     assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
     let url = format!("{}?ply=one", f.moves_url(1));
@@ -222,8 +216,7 @@ async fn set_options_against_options_schema_are_invalid_options_with_the_instanc
     ] {
         let r = f
             .app
-            .post(
-                "/v1/sets",
+            .create_set(
                 Some(&f.alpha),
                 json!({"game": "hex", "options": options.clone()}),
             )
@@ -237,11 +230,7 @@ async fn set_options_against_options_schema_are_invalid_options_with_the_instanc
     }
     let r = f
         .app
-        .post(
-            "/v1/practice",
-            Some(&f.alpha),
-            json!({"options": {"size": 7}}),
-        )
+        .create_practice_set(Some(&f.alpha), json!({"options": {"size": 7}}))
         .await;
     assert_error(&r, StatusCode::BAD_REQUEST, "invalid_options");
     assert_eq!(f.snapshot().await, before);
@@ -260,31 +249,20 @@ async fn requests_without_a_valid_token_are_unauthorized_and_change_nothing() {
             .await;
         assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
     }
+    let r = f.app.resign(None, &f.set_id, 1, json!({})).await;
+    assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
+    let r = f.app.create_set(None, json!({"game": "hex"})).await;
+    assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
     let r = f
         .app
-        .post(
-            &format!("/v1/sets/{}/games/1/resign", f.set_id),
-            None,
-            json!({}),
-        )
+        .create_bot(Some(&f.bravo), json!({"name": "Charlie"}))
         .await;
     assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
-    let r = f.app.post("/v1/sets", None, json!({"game": "hex"})).await;
+    let r = f.app.get_player(Some(&f.alpha)).await;
     assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
     let r = f
         .app
-        .post("/v1/bots", Some(&f.bravo), json!({"name": "Charlie"}))
-        .await;
-    assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
-    let r = f.app.get_auth("/v1/players/me", &f.alpha).await;
-    assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
-    let r = f
-        .app
-        .post(
-            "/v1/operator/grants",
-            Some(&f.alpha_pt),
-            json!({"player": "x", "amount": 5}),
-        )
+        .create_grant(Some(&f.alpha_pt), json!({"player": "x", "amount": 5}))
         .await;
     assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
     assert_eq!(f.snapshot().await, before);
@@ -298,7 +276,7 @@ async fn acting_on_a_set_that_is_not_yours_to_touch_is_forbidden() {
     // An open lobby set of Alpha and a private challenge from Alpha to Bravo.
     let lobby = f
         .app
-        .post("/v1/sets", Some(&f.alpha), json!({"game": "hex"}))
+        .create_set(Some(&f.alpha), json!({"game": "hex"}))
         .await
         .body["id"]
         .as_str()
@@ -306,63 +284,31 @@ async fn acting_on_a_set_that_is_not_yours_to_touch_is_forbidden() {
         .to_string();
     let private = f
         .app
-        .post(
-            "/v1/sets",
-            Some(&f.alpha),
-            json!({"game": "hex", "opponent": "Bravo"}),
-        )
+        .create_set(Some(&f.alpha), json!({"game": "hex", "opponent": "Bravo"}))
         .await
         .body["id"]
         .as_str()
         .expect("id")
         .to_string();
     let open_before = [
-        f.app.get(&format!("/v1/sets/{lobby}")).await.body,
-        f.app.get(&format!("/v1/sets/{private}")).await.body,
+        f.app.get_set(&lobby).await.body,
+        f.app.get_set(&private).await.body,
     ];
     let before = f.snapshot().await;
 
-    let r = f
-        .app
-        .post(
-            &format!("/v1/sets/{lobby}/accept"),
-            Some(&f.alpha),
-            json!({}),
-        )
-        .await;
+    let r = f.app.accept_set(Some(&f.alpha), &lobby, json!({})).await;
     assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
-    let r = f
-        .app
-        .post(
-            &format!("/v1/sets/{private}/accept"),
-            Some(&charlie),
-            json!({}),
-        )
-        .await;
+    let r = f.app.accept_set(Some(&charlie), &private, json!({})).await;
     assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
-    let r = f
-        .app
-        .post(
-            &format!("/v1/sets/{lobby}/cancel"),
-            Some(&f.bravo),
-            json!({}),
-        )
-        .await;
+    let r = f.app.cancel_set(Some(&f.bravo), &lobby, json!({})).await;
     assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
-    let r = f
-        .app
-        .post(
-            &format!("/v1/sets/{private}/decline"),
-            Some(&charlie),
-            json!({}),
-        )
-        .await;
+    let r = f.app.decline_set(Some(&charlie), &private, json!({})).await;
     assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
 
     assert_eq!(f.snapshot().await, before);
     let open_after = [
-        f.app.get(&format!("/v1/sets/{lobby}")).await.body,
-        f.app.get(&format!("/v1/sets/{private}")).await.body,
+        f.app.get_set(&lobby).await.body,
+        f.app.get_set(&private).await.body,
     ];
     assert_eq!(open_after, open_before);
     assert_eq!(open_after[0]["status"], "open");
@@ -377,14 +323,7 @@ async fn a_bot_without_a_seat_in_the_game_gets_not_your_seat() {
     let before = f.snapshot().await;
     let r = f.app.play(&charlie, &f.set_id, 1, mv, Some(1)).await;
     assert_error(&r, StatusCode::FORBIDDEN, "not_your_seat");
-    let r = f
-        .app
-        .post(
-            &format!("/v1/sets/{}/games/1/resign", f.set_id),
-            Some(&charlie),
-            json!({}),
-        )
-        .await;
+    let r = f.app.resign(Some(&charlie), &f.set_id, 1, json!({})).await;
     assert_error(&r, StatusCode::FORBIDDEN, "not_your_seat");
     assert_eq!(f.snapshot().await, before);
 }
@@ -395,13 +334,13 @@ async fn a_bot_with_three_strikes_in_a_day_is_suspended_from_staked_sets() {
     let (_, _, charlie) = f.app.player_with_bot("Charlie").await;
     let lobby = f
         .app
-        .post("/v1/sets", Some(&f.alpha), json!({"game": "hex"}))
+        .create_set(Some(&f.alpha), json!({"game": "hex"}))
         .await
         .body["id"]
         .as_str()
         .expect("id")
         .to_string();
-    let charlie_id = f.app.get("/v1/bots/Charlie").await.body["id"]
+    let charlie_id = f.app.get_bot("Charlie").await.body["id"]
         .as_str()
         .expect("bot id")
         .to_string();
@@ -416,38 +355,24 @@ async fn a_bot_with_three_strikes_in_a_day_is_suspended_from_staked_sets() {
             .await
             .expect("strike inserted");
     }
-    let profile = f.app.get("/v1/bots/Charlie").await.body;
+    let profile = f.app.get_bot("Charlie").await.body;
     assert_eq!(profile["strikes"].as_array().map(Vec::len), Some(3));
     assert!(profile["suspended_until"].is_string(), "{profile}");
     let before = f.snapshot().await;
-    let lobby_before = f.app.get(&format!("/v1/sets/{lobby}")).await.body;
+    let lobby_before = f.app.get_set(&lobby).await.body;
 
     let r = f
         .app
-        .post(
-            "/v1/sets",
-            Some(&charlie),
-            json!({"game": "hex", "stake": 10}),
-        )
+        .create_set(Some(&charlie), json!({"game": "hex", "stake": 10}))
         .await;
     assert_error(&r, StatusCode::FORBIDDEN, "suspended");
-    let r = f
-        .app
-        .post(
-            &format!("/v1/sets/{lobby}/accept"),
-            Some(&charlie),
-            json!({}),
-        )
-        .await;
+    let r = f.app.accept_set(Some(&charlie), &lobby, json!({})).await;
     assert_error(&r, StatusCode::FORBIDDEN, "suspended");
 
     assert_eq!(f.snapshot().await, before);
-    assert_eq!(
-        f.app.get(&format!("/v1/sets/{lobby}")).await.body,
-        lobby_before
-    );
+    assert_eq!(f.app.get_set(&lobby).await.body, lobby_before);
     // Two strikes are not enough: Bravo with two may still accept.
-    let bravo_id = f.app.get("/v1/bots/Bravo").await.body["id"]
+    let bravo_id = f.app.get_bot("Bravo").await.body["id"]
         .as_str()
         .expect("bot id")
         .to_string();
@@ -461,14 +386,7 @@ async fn a_bot_with_three_strikes_in_a_day_is_suspended_from_staked_sets() {
             .await
             .expect("strike inserted");
     }
-    let r = f
-        .app
-        .post(
-            &format!("/v1/sets/{lobby}/accept"),
-            Some(&f.bravo),
-            json!({}),
-        )
-        .await;
+    let r = f.app.accept_set(Some(&f.bravo), &lobby, json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
 }
 
@@ -478,40 +396,25 @@ async fn bots_of_one_owner_may_not_play_a_staked_set_against_each_other() {
     let sibling = f.app.bot(&f.alpha_pt, "AlphaTwo").await;
     let lobby = f
         .app
-        .post(
-            "/v1/sets",
-            Some(&f.alpha),
-            json!({"game": "hex", "stake": 30}),
-        )
+        .create_set(Some(&f.alpha), json!({"game": "hex", "stake": 30}))
         .await
         .body["id"]
         .as_str()
         .expect("id")
         .to_string();
     let before = f.snapshot().await;
-    let lobby_before = f.app.get(&format!("/v1/sets/{lobby}")).await.body;
+    let lobby_before = f.app.get_set(&lobby).await.body;
 
     let r = f
         .app
-        .post(
-            "/v1/sets",
-            Some(&sibling),
-            json!({"game": "hex", "opponent": "Alpha"}),
-        )
+        .create_set(Some(&sibling), json!({"game": "hex", "opponent": "Alpha"}))
         .await;
     assert_error(&r, StatusCode::FORBIDDEN, "same_owner");
-    let r = f
-        .app
-        .post(
-            &format!("/v1/sets/{lobby}/accept"),
-            Some(&sibling),
-            json!({}),
-        )
-        .await;
+    let r = f.app.accept_set(Some(&sibling), &lobby, json!({})).await;
     assert_error(&r, StatusCode::FORBIDDEN, "same_owner");
 
     assert_eq!(f.snapshot().await, before);
-    let lobby_after = f.app.get(&format!("/v1/sets/{lobby}")).await.body;
+    let lobby_after = f.app.get_set(&lobby).await.body;
     assert_eq!(lobby_after, lobby_before);
     assert_eq!(lobby_after["status"], "open");
 }
@@ -523,14 +426,14 @@ async fn unknown_sets_games_bots_and_routes_are_not_found() {
     let before = f.snapshot().await;
     let missing = "set_01J000000000000000000000";
     for path in [
-        format!("/v1/sets/{missing}"),
-        format!("/v1/sets/{missing}/games/1"),
-        format!("/v1/sets/{}/games/3", f.set_id),
-        format!("/v1/sets/{}/games/0", f.set_id),
-        format!("/v1/sets/{}/games/x", f.set_id),
-        "/v1/bots/NoSuchBot".to_string(),
-        "/v1/no/such/route".to_string(),
-        "/v1/games/chess".to_string(),
+        paths::set(missing),
+        paths::game(missing, 1),
+        paths::game(&f.set_id, 3),
+        paths::game(&f.set_id, 0),
+        paths::game(&f.set_id, "x"),
+        paths::bot("NoSuchBot"),
+        paths::not_a_route(),
+        paths::game_contract("chess"),
     ] {
         let r = f.app.get(&path).await;
         assert_error(&r, StatusCode::NOT_FOUND, "not_found");
@@ -539,27 +442,16 @@ async fn unknown_sets_games_bots_and_routes_are_not_found() {
     assert_error(&r, StatusCode::NOT_FOUND, "not_found");
     let r = f.app.play(&f.bravo, &f.set_id, 3, mv, None).await;
     assert_error(&r, StatusCode::NOT_FOUND, "not_found");
+    let r = f.app.accept_set(Some(&f.bravo), &missing, json!({})).await;
+    assert_error(&r, StatusCode::NOT_FOUND, "not_found");
     let r = f
         .app
-        .post(
-            &format!("/v1/sets/{missing}/accept"),
-            Some(&f.bravo),
-            json!({}),
-        )
+        .create_set(Some(&f.alpha), json!({"game": "hex", "opponent": "Nobody"}))
         .await;
     assert_error(&r, StatusCode::NOT_FOUND, "not_found");
     let r = f
         .app
-        .post(
-            "/v1/sets",
-            Some(&f.alpha),
-            json!({"game": "hex", "opponent": "Nobody"}),
-        )
-        .await;
-    assert_error(&r, StatusCode::NOT_FOUND, "not_found");
-    let r = f
-        .app
-        .post("/v1/sets", Some(&f.alpha), json!({"game": "chess"}))
+        .create_set(Some(&f.alpha), json!({"game": "chess"}))
         .await;
     assert_error(&r, StatusCode::NOT_FOUND, "not_found");
     assert_eq!(f.snapshot().await, before);
@@ -581,14 +473,7 @@ async fn moving_out_of_turn_is_not_your_turn() {
     assert_error(&r, StatusCode::CONFLICT, "not_your_turn");
     let r = f.app.play(&f.alpha, &f.set_id, 2, mv.clone(), None).await;
     assert_error(&r, StatusCode::CONFLICT, "not_your_turn");
-    let r = f
-        .app
-        .post(
-            &format!("/v1/sets/{}/games/2/resign", f.set_id),
-            Some(&f.alpha),
-            json!({}),
-        )
-        .await;
+    let r = f.app.resign(Some(&f.alpha), &f.set_id, 2, json!({})).await;
     assert_error(&r, StatusCode::CONFLICT, "not_your_turn");
     assert_eq!(f.snapshot().await, before);
 }
@@ -615,14 +500,7 @@ async fn a_move_for_another_ply_is_stale_ply() {
 #[tokio::test]
 async fn a_move_or_resignation_after_the_game_ended_is_game_over_with_the_result() {
     let f = fixture().await;
-    let r = f
-        .app
-        .post(
-            &format!("/v1/sets/{}/games/1/resign", f.set_id),
-            Some(&f.bravo),
-            json!({}),
-        )
-        .await;
+    let r = f.app.resign(Some(&f.bravo), &f.set_id, 1, json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     let mv = r.body["board"]["cells"]
         .as_array()
@@ -645,14 +523,7 @@ async fn a_move_or_resignation_after_the_game_ended_is_game_over_with_the_result
             "resignation"
         );
     }
-    let r = f
-        .app
-        .post(
-            &format!("/v1/sets/{}/games/1/resign", f.set_id),
-            Some(&f.alpha),
-            json!({}),
-        )
-        .await;
+    let r = f.app.resign(Some(&f.alpha), &f.set_id, 1, json!({})).await;
     assert_error(&r, StatusCode::CONFLICT, "game_over");
     assert_eq!(r.body["error"]["details"]["result"]["winner_bot"], "Alpha");
     assert_eq!(f.snapshot().await, before);
@@ -664,7 +535,7 @@ async fn accepting_or_closing_a_set_that_is_not_open_is_set_not_open() {
     let (_, _, charlie) = f.app.player_with_bot("Charlie").await;
     let cancelled = f
         .app
-        .post("/v1/sets", Some(&f.alpha), json!({"game": "hex"}))
+        .create_set(Some(&f.alpha), json!({"game": "hex"}))
         .await
         .body["id"]
         .as_str()
@@ -672,61 +543,32 @@ async fn accepting_or_closing_a_set_that_is_not_open_is_set_not_open() {
         .to_string();
     let r = f
         .app
-        .post(
-            &format!("/v1/sets/{cancelled}/cancel"),
-            Some(&f.alpha),
-            json!({}),
-        )
+        .cancel_set(Some(&f.alpha), &cancelled, json!({}))
         .await;
     assert_eq!(r.body["status"], "cancelled");
     let before = f.snapshot().await;
-    let cancelled_before = f.app.get(&format!("/v1/sets/{cancelled}")).await.body;
+    let cancelled_before = f.app.get_set(&cancelled).await.body;
 
-    let r = f
-        .app
-        .post(
-            &format!("/v1/sets/{}/accept", f.set_id),
-            Some(&charlie),
-            json!({}),
-        )
-        .await;
+    let r = f.app.accept_set(Some(&charlie), &f.set_id, json!({})).await;
     assert_error(&r, StatusCode::CONFLICT, "set_not_open");
     assert_eq!(r.body["error"]["details"]["status"], "active");
-    let r = f
-        .app
-        .post(
-            &format!("/v1/sets/{}/cancel", f.set_id),
-            Some(&f.alpha),
-            json!({}),
-        )
-        .await;
+    let r = f.app.cancel_set(Some(&f.alpha), &f.set_id, json!({})).await;
     assert_error(&r, StatusCode::CONFLICT, "set_not_open");
     let r = f
         .app
-        .post(
-            &format!("/v1/sets/{cancelled}/accept"),
-            Some(&charlie),
-            json!({}),
-        )
+        .accept_set(Some(&charlie), &cancelled, json!({}))
         .await;
     assert_error(&r, StatusCode::CONFLICT, "set_not_open");
     // The creator repeating its cancel is a retry (SPEC 14): the same success, nothing changes.
     let r = f
         .app
-        .post(
-            &format!("/v1/sets/{cancelled}/cancel"),
-            Some(&f.alpha),
-            json!({}),
-        )
+        .cancel_set(Some(&f.alpha), &cancelled, json!({}))
         .await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(r.body["status"], "cancelled");
 
     assert_eq!(f.snapshot().await, before);
-    assert_eq!(
-        f.app.get(&format!("/v1/sets/{cancelled}")).await.body,
-        cancelled_before
-    );
+    assert_eq!(f.app.get_set(&cancelled).await.body, cancelled_before);
 }
 
 #[tokio::test]
@@ -741,54 +583,32 @@ async fn a_stake_above_an_owners_balance_is_insufficient_balance() {
     let (rich_id, rich_pt, rich) = f.app.player_with_bot("Rich").await;
     let r = f
         .app
-        .post(
-            "/v1/operator/grants",
-            Some("op-secret"),
-            json!({"player": rich_id, "amount": 900}),
-        )
+        .create_grant(Some("op-secret"), json!({"player": rich_id, "amount": 900}))
         .await;
     assert_eq!(r.body["balance"], 1000, "{:?}", r.body);
     let open = f
         .app
-        .post(
-            "/v1/sets",
-            Some(&rich),
-            json!({"game": "hex", "stake": 300}),
-        )
+        .create_set(Some(&rich), json!({"game": "hex", "stake": 300}))
         .await
         .body["id"]
         .as_str()
         .expect("id")
         .to_string();
     let before = f.snapshot().await;
-    let open_before = f.app.get(&format!("/v1/sets/{open}")).await.body;
+    let open_before = f.app.get_set(&open).await.body;
 
     // At creation: the creator's owner has 75.
     let r = f
         .app
-        .post(
-            "/v1/sets",
-            Some(&f.alpha),
-            json!({"game": "hex", "stake": 80}),
-        )
+        .create_set(Some(&f.alpha), json!({"game": "hex", "stake": 80}))
         .await;
     assert_error(&r, StatusCode::CONFLICT, "insufficient_balance");
     // At acceptance: the acceptor's owner has 75 < 300.
-    let r = f
-        .app
-        .post(
-            &format!("/v1/sets/{open}/accept"),
-            Some(&f.bravo),
-            json!({}),
-        )
-        .await;
+    let r = f.app.accept_set(Some(&f.bravo), &open, json!({})).await;
     assert_error(&r, StatusCode::CONFLICT, "insufficient_balance");
 
     assert_eq!(f.snapshot().await, before);
-    assert_eq!(
-        f.app.get(&format!("/v1/sets/{open}")).await.body,
-        open_before
-    );
+    assert_eq!(f.app.get_set(&open).await.body, open_before);
     assert_eq!(
         f.app.balance(&rich_pt).await,
         1000,
@@ -807,10 +627,7 @@ async fn a_body_over_sixteen_kib_is_payload_too_large() {
     let r = f.app.post_raw(&url, Some(&f.bravo), big).await;
     assert_error(&r, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
     let name = "n".repeat(20_000);
-    let r = f
-        .app
-        .post("/v1/players", None, json!({ "name": name }))
-        .await;
+    let r = f.app.create_player(json!({ "name": name })).await;
     assert_error(&r, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
     assert_eq!(f.snapshot().await, before);
     assert_eq!(count_rows(&f.app, "players").await, 2);
@@ -884,9 +701,7 @@ async fn registering_too_often_is_rate_limited_with_retry_after() {
     .await;
     app.player("one").await;
     app.player("two").await;
-    let r = app
-        .post("/v1/players", None, json!({"name": "three"}))
-        .await;
+    let r = app.create_player(json!({"name": "three"})).await;
     assert_error(&r, StatusCode::TOO_MANY_REQUESTS, "rate_limited");
     assert_eq!(r.body["error"]["details"]["limit"], "register");
     let retry = r
@@ -916,16 +731,14 @@ async fn creating_sets_too_often_is_rate_limited_per_bot() {
     let (_, pt, alpha) = app.player_with_bot("Alpha").await;
     for _ in 0..2 {
         assert_eq!(
-            app.post("/v1/sets", Some(&alpha), json!({"game": "hex"}))
+            app.create_set(Some(&alpha), json!({"game": "hex"}))
                 .await
                 .status,
             StatusCode::CREATED
         );
     }
     let balance = app.balance(&pt).await;
-    let r = app
-        .post("/v1/sets", Some(&alpha), json!({"game": "hex"}))
-        .await;
+    let r = app.create_set(Some(&alpha), json!({"game": "hex"})).await;
     assert_error(&r, StatusCode::TOO_MANY_REQUESTS, "rate_limited");
     assert_eq!(r.body["error"]["details"]["limit"], "create_set");
     assert!(r.headers.get("retry-after").is_some());
@@ -934,9 +747,102 @@ async fn creating_sets_too_often_is_rate_limited_per_bot() {
     // The limit is per bot: another bot still creates sets.
     let (_, _, bravo) = app.player_with_bot("Bravo").await;
     assert_eq!(
-        app.post("/v1/sets", Some(&bravo), json!({"game": "hex"}))
+        app.create_set(Some(&bravo), json!({"game": "hex"}))
             .await
             .status,
         StatusCode::CREATED
     );
+}
+
+#[tokio::test]
+async fn each_bad_query_parameter_is_a_400_naming_that_parameter_and_what_it_takes() {
+    let f = fixture().await;
+    let mv = empty_cell(&f).await;
+    let before = f.snapshot().await;
+    let moves = f.moves_url(1);
+    for (q, field, expected) in [
+        ("ply=4.0", "ply", "an integer"),
+        ("ply=two", "ply", "an integer"),
+        ("ply=", "ply", "an integer"),
+    ] {
+        let r = f
+            .app
+            .post(&format!("{moves}?{q}"), Some(&f.bravo), mv.clone())
+            .await;
+        assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
+        assert_eq!(r.body["error"]["details"]["field"], field, "{q}");
+        assert_eq!(r.body["error"]["details"]["expected"], expected, "{q}");
+        let msg = r.body["error"]["message"].as_str().expect("message");
+        assert!(msg.contains(&format!("'{field}'")), "{q}: {msg}");
+        assert!(!msg.contains("wait_s"), "{q}: {msg}");
+    }
+    let game = paths::game(&f.set_id, 1);
+    for (path, field, expected) in [
+        (
+            paths::with_query(paths::leaderboard(), "provisional=yes"),
+            "provisional",
+            "true or false",
+        ),
+        (
+            paths::with_query(paths::bots(), "online=1"),
+            "online",
+            "true or false",
+        ),
+        (
+            format!("{game}?wait_s=-1"),
+            "wait_s",
+            "a non-negative integer",
+        ),
+        (format!("{game}?after_ply=x"), "after_ply", "an integer"),
+        (
+            paths::with_query(paths::sets(), "limit=ten"),
+            "limit",
+            "an integer",
+        ),
+    ] {
+        let r = f.app.get(&path).await;
+        assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
+        assert_eq!(r.body["error"]["details"]["field"], field, "{path}");
+        assert_eq!(r.body["error"]["details"]["expected"], expected, "{path}");
+        let msg = r.body["error"]["message"].as_str().expect("message");
+        assert!(msg.contains(&format!("'{field}'")), "{path}: {msg}");
+    }
+    assert_eq!(f.snapshot().await, before);
+}
+
+#[tokio::test]
+async fn a_different_move_for_a_ply_already_played_says_that_ply_was_played_and_by_what() {
+    let f = fixture().await;
+    let first = empty_cell(&f).await;
+    let r = f
+        .app
+        .play(&f.bravo, &f.set_id, 1, first.clone(), Some(1))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let second = empty_cell(&f).await;
+    let r = f
+        .app
+        .play(&f.alpha, &f.set_id, 1, second.clone(), Some(2))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let before = f.snapshot().await;
+    // Bravo (seat 1, on move at ply 3) resends ply 1 with another cell.
+    let third = empty_cell(&f).await;
+    let r = f.app.play(&f.bravo, &f.set_id, 1, third, Some(1)).await;
+    assert_error(&r, StatusCode::CONFLICT, "stale_ply");
+    let d = &r.body["error"]["details"];
+    assert_eq!(
+        (d["expected_ply"].as_i64(), d["ply"].as_i64()),
+        (Some(3), Some(2))
+    );
+    assert_eq!(d["played"]["ply"], 1);
+    assert_eq!(d["played"]["seat"], 1);
+    assert_eq!(d["played"]["move"], first);
+    let msg = r.body["error"]["message"].as_str().expect("message");
+    assert!(
+        msg.starts_with("ply 1 was already played (seat 1 played "),
+        "{msg}"
+    );
+    assert!(msg.ends_with("the next move is ply 3"), "{msg}");
+    assert_eq!(f.snapshot().await, before);
 }

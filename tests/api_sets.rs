@@ -58,18 +58,13 @@ fn cells_of(state: &Value) -> Value {
 }
 
 async fn get_set(app: &TestApp, id: &str) -> Value {
-    let r = app.get(&format!("/v1/sets/{id}")).await;
+    let r = app.get_set(&id).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     r.body
 }
 
 async fn resign(app: &TestApp, token: &str, set_id: &str, game_no: i64) -> Resp {
-    app.post(
-        &format!("/v1/sets/{set_id}/games/{game_no}/resign"),
-        Some(token),
-        json!({}),
-    )
-    .await
+    app.resign(Some(token), &set_id, &game_no, json!({})).await
 }
 
 #[tokio::test]
@@ -194,10 +189,10 @@ async fn a_set_played_to_the_end_by_connection_swaps_seats_for_game_two_and_pays
         "the winner took the pot"
     );
 
-    let row = app.get("/v1/sets?status=finished").await;
+    let row = app.list_sets("status=finished").await;
     assert_eq!(row.body["sets"][0]["id"], id.as_str());
     assert_eq!(row.body["sets"][0]["result"], "Bravo wins");
-    let bravo_profile = app.get("/v1/bots/Bravo").await.body;
+    let bravo_profile = app.get_bot("Bravo").await.body;
     assert_eq!(
         (
             bravo_profile["w"].as_i64(),
@@ -207,7 +202,7 @@ async fn a_set_played_to_the_end_by_connection_swaps_seats_for_game_two_and_pays
         (Some(1), Some(50), Some(50))
     );
     assert!(bravo_profile["rating"].as_i64().expect("rating") > 1200);
-    let alpha_profile = app.get("/v1/bots/Alpha").await.body;
+    let alpha_profile = app.get_bot("Alpha").await.body;
     assert_eq!(
         (alpha_profile["l"].as_i64(), alpha_profile["net"].as_i64()),
         (Some(1), Some(-50))
@@ -524,8 +519,7 @@ async fn the_seed_stays_hidden_until_the_set_ends_then_matches_its_hash_and_the_
     let (_, _, alpha) = app.player_with_bot("Alpha").await;
     let (_, _, bravo) = app.player_with_bot("Bravo").await;
     let r = app
-        .post(
-            "/v1/sets",
+        .create_set(
             Some(&alpha),
             json!({"game": "hex", "options": {"size": 11, "random_stones": 4}}),
         )
@@ -545,9 +539,7 @@ async fn the_seed_stays_hidden_until_the_set_ends_then_matches_its_hash_and_the_
         "no opening before the set starts"
     );
 
-    let r = app
-        .post(&format!("/v1/sets/{id}/accept"), Some(&bravo), json!({}))
-        .await;
+    let r = app.accept_set(Some(&bravo), &id, json!({})).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.body["seed"], Value::Null);
     assert_eq!(r.body["seed_sha256"], sha.as_str());
@@ -695,80 +687,5 @@ async fn two_copies_of_a_move_sent_at_once_are_played_once() {
         taken.iter().filter(|v| ***v == 2).count(),
         1,
         "one of the two stones is on the board"
-    );
-}
-
-#[tokio::test]
-async fn a_challenge_nobody_accepts_within_the_ttl_expires_and_tells_its_bots() {
-    use hexarena::arena::clock::FakeTime;
-    let time = std::sync::Arc::new(FakeTime::new(1_800_000_000_000));
-    let app = common::spawn_with(common::Spawn {
-        time: time.clone(),
-        ..common::Spawn::default()
-    })
-    .await;
-    let (_, _, alpha) = app.player_with_bot("Alpha").await;
-    let (_, _, bravo) = app.player_with_bot("Bravo").await;
-    let lobby = app
-        .post("/v1/sets", Some(&alpha), json!({"game": "hex"}))
-        .await;
-    let private = app
-        .post(
-            "/v1/sets",
-            Some(&alpha),
-            json!({"game": "hex", "opponent": "Bravo", "stake": 10}),
-        )
-        .await;
-    let (lobby, private) = (
-        lobby.body["id"].as_str().expect("id").to_string(),
-        private.body["id"].as_str().expect("id").to_string(),
-    );
-    // Half an hour on: nothing expires (the default TTL is an hour).
-    time.advance(1_800_000);
-    assert_eq!(app.arena.expire_challenges().await.expect("sweep"), 0);
-    let fresh = app
-        .post("/v1/sets", Some(&bravo), json!({"game": "hex"}))
-        .await;
-    let fresh = fresh.body["id"].as_str().expect("id").to_string();
-    // Past the hour for the first two, not for the fresh one. (The arena's own sweep may
-    // run at the same moment: what counts is the sets' status.)
-    time.advance(1_800_001);
-    app.arena.expire_challenges().await.expect("sweep");
-    for (id, status) in [(&lobby, "expired"), (&private, "expired"), (&fresh, "open")] {
-        let r = app.get(&format!("/v1/sets/{id}")).await;
-        assert_eq!(r.body["status"], status, "{id}: {:?}", r.body);
-    }
-    let listed = app.get("/v1/sets?status=expired").await;
-    assert_eq!(listed.status, StatusCode::OK, "{:?}", listed.body);
-    assert_eq!(listed.body["sets"].as_array().map(Vec::len), Some(2));
-    // Accepting an expired challenge is the usual 409 with the status.
-    let r = app
-        .call(
-            reqwest::Method::POST,
-            &format!("/v1/sets/{private}/accept"),
-            Some(&bravo),
-            None,
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::CONFLICT);
-    assert_eq!(r.code(), "set_not_open");
-    assert_eq!(r.body["error"]["details"]["status"], "expired");
-    // The named opponent's stream, replayed from its start, tells of the expiry.
-    let mut s =
-        common::sse::EventStream::open(&app, "/v1/bots/me/events", Some(&bravo), Some("0")).await;
-    let mut closed = None;
-    while let Some((_, kind, data)) = s
-        .next_event_within(std::time::Duration::from_secs(10))
-        .await
-    {
-        if kind == "set_closed" {
-            closed = Some(data);
-            break;
-        }
-    }
-    let closed = closed.expect("a set_closed event for the private challenge");
-    assert_eq!(
-        (&closed["set"]["id"], &closed["set"]["status"]),
-        (&json!(private), &json!("expired"))
     );
 }

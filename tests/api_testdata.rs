@@ -134,7 +134,7 @@ impl Replay {
             Some((line, rec)) => {
                 self.replay(&set_id, 2, rec, &format!("{file} line {}", line + 1))
                     .await;
-                let set = self.app.get(&format!("/v1/sets/{set_id}")).await.body;
+                let set = self.app.get_set(&set_id).await.body;
                 assert_eq!(
                     set["status"],
                     "finished",
@@ -149,14 +149,7 @@ impl Replay {
             None => {
                 let g2 = self.app.state(&set_id, 2).await;
                 let token = seat_tokens(&g2, &self.bots())[0];
-                let r = self
-                    .app
-                    .post(
-                        &format!("/v1/sets/{set_id}/games/2/resign"),
-                        Some(token),
-                        json!({}),
-                    )
-                    .await;
+                let r = self.app.resign(Some(token), &set_id, 2, json!({})).await;
                 assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
             }
         }

@@ -1,7 +1,8 @@
 //! The viewers' pages in a real browser (issue 14): starts the `hexarena` binary on a fresh
 //! SQLite database and runs `node tests/browser/run.mjs` against it, which plays sets over
 //! HTTP and checks every page in headless Chromium (leaderboard owners, bot chart, replay,
-//! live game, tournament standings, the phone layout, console errors, axe-core).
+//! live game, tournament standings, the phone layout, console errors, axe-core), and (issue 21)
+//! that every page is complete without JavaScript, goes idle, and scrolls nothing sideways.
 //! Screenshots are kept in `target/browser-artifacts/`.
 //!
 //! Needs `/usr/bin/chromium` (Debian's `chromium`), `node`, and `tests/browser/node_modules`
@@ -78,6 +79,9 @@ fn the_viewers_pages_work_in_a_real_browser() {
             ])
             .args(["--house-bots", "false"])
             .env("ARENA_OPERATOR_TOKEN", OP)
+            // A small analysis budget, so the finished games' analyses are ready (and drawn on
+            // every page) before the browser looks, on a fast machine or a loaded one.
+            .env("ARENA_ANALYSIS_PLAYOUTS", "200")
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
@@ -94,17 +98,26 @@ fn the_viewers_pages_work_in_a_real_browser() {
     }
     let artifacts = root.join("target/browser-artifacts");
     let started = Instant::now();
-    let status = Command::new("node")
+    let out = Command::new("node")
         .arg(root.join("tests/browser/run.mjs"))
         .arg(&url)
         .arg(&artifacts)
         .env("ARENA_OPERATOR_TOKEN", OP)
-        .status()
+        .stderr(Stdio::inherit())
+        .output()
         .expect("node runs");
+    let log = String::from_utf8_lossy(&out.stdout);
+    println!("{log}");
     eprintln!(
         "browser tests took {:.1} s; screenshots in {}",
         started.elapsed().as_secs_f64(),
         artifacts.display()
     );
-    assert!(status.success(), "the browser checks failed (see above)");
+    // The failed checks in the panic message itself, which a truncated CI log keeps.
+    let failed: Vec<&str> = log.lines().filter(|l| l.starts_with("FAIL")).collect();
+    assert!(
+        out.status.success(),
+        "the browser checks failed:\n{}",
+        failed.join("\n")
+    );
 }

@@ -87,7 +87,7 @@ impl Arena {
     }
 
     async fn strikes(&self, bot: &str) -> Value {
-        let r = self.app.get(&format!("/v1/bots/{bot}")).await;
+        let r = self.app.get_bot(&bot).await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
         r.body
     }
@@ -95,11 +95,7 @@ impl Arena {
     async fn resign(&self, token: &str, set_id: &str, game_no: i64) {
         let r = self
             .app
-            .post(
-                &format!("/v1/sets/{set_id}/games/{game_no}/resign"),
-                Some(token),
-                json!({}),
-            )
+            .resign(Some(token), &set_id, &game_no, json!({}))
             .await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     }
@@ -228,7 +224,7 @@ async fn a_move_with_zero_ms_left_is_accepted_and_one_ms_later_the_game_is_lost_
         json!({"remaining_ms": [10_000, 10_000], "increment_ms": 0, "turn_started_at": at(end),
                "deadline": at(end + 30_000), "first_move": true, "server_time": at(end)})
     );
-    let view = a.app.get(&format!("/v1/sets/{set}")).await.body;
+    let view = a.app.get_set(&set).await.body;
     assert_eq!(view["games"][0]["reason"], "timeout");
     assert_eq!(view["points"], json!([0, 1]));
 
@@ -254,7 +250,7 @@ async fn a_move_with_zero_ms_left_is_accepted_and_one_ms_later_the_game_is_lost_
     assert_eq!(s["clock"]["remaining_ms"], json!([6_000, 0]));
 
     // 1-1, and both winners made 2 moves in the game they won: a drawn set, stakes returned.
-    let view = a.app.get(&format!("/v1/sets/{set}")).await.body;
+    let view = a.app.get_set(&set).await.body;
     assert_eq!(view["status"], "finished");
     assert_eq!(view["points"], json!([1, 1]));
     assert_eq!(view["result"], "draw");
@@ -313,7 +309,7 @@ async fn a_silent_first_move_loses_after_thirty_seconds_in_both_games_and_strike
         json!({"winner": 1, "winner_bot": "Alice", "reason": "first_move_timeout"})
     );
 
-    let view = a.app.get(&format!("/v1/sets/{set}")).await.body;
+    let view = a.app.get_set(&set).await.body;
     assert_eq!(view["status"], "finished");
     assert_eq!(view["points"], json!([2, 0]));
     assert_eq!(view["result"], "Alice wins");
@@ -338,20 +334,12 @@ async fn a_first_move_timeout_in_a_practice_set_records_no_strike() {
     let a = arena(true).await;
     let r = a
         .app
-        .post(
-            "/v1/practice",
-            Some(&a.bob),
-            json!({"options": {"random_stones": 0}}),
-        )
+        .create_practice_set(Some(&a.bob), json!({"options": {"random_stones": 0}}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let set = r.body["id"].as_str().expect("set id").to_string();
     // The house bot is seat 1 of game 1 and moves at once; Bob (seat 2) stays silent.
-    let s = a
-        .app
-        .get(&format!("/v1/sets/{set}/games/1?after_ply=0&wait_s=10"))
-        .await
-        .body;
+    let s = a.app.poll_game(&set, 1, "after_ply=0&wait_s=10").await.body;
     assert_eq!(s["ply"], 1, "the house bot moved");
     assert_eq!(s["clock"]["deadline"], at(a.now() + 30_000));
     a.time.advance(30_001);
@@ -368,7 +356,7 @@ async fn a_first_move_timeout_in_a_practice_set_records_no_strike() {
         s["result"],
         json!({"winner": 2, "winner_bot": "house-random", "reason": "first_move_timeout"})
     );
-    let view = a.app.get(&format!("/v1/sets/{set}")).await.body;
+    let view = a.app.get_set(&set).await.body;
     assert_eq!(view["status"], "finished");
     assert_eq!(view["result"], "house-random wins");
     let bob = a.strikes("Bob").await;
@@ -404,27 +392,18 @@ async fn three_strikes_in_a_day_suspend_a_bot_from_staked_sets_until_the_oldest_
     assert_eq!(bob["suspended_until"], at(until));
 
     // No creating, accepting or being paired into staked sets.
-    let r = a
-        .app
-        .post("/v1/sets", Some(&a.bob), json!({"game": "hex"}))
-        .await;
+    let r = a.app.create_set(Some(&a.bob), json!({"game": "hex"})).await;
     assert_eq!((r.status, r.code()), (StatusCode::FORBIDDEN, "suspended"));
     assert_eq!(r.body["error"]["details"]["until"], at(until));
     let r = a
         .app
-        .post("/v1/sets", Some(&a.alice), json!({"game": "hex"}))
+        .create_set(Some(&a.alice), json!({"game": "hex"}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED);
     let open = r.body["id"].as_str().expect("set id").to_string();
-    let r = a
-        .app
-        .post(&format!("/v1/sets/{open}/accept"), Some(&a.bob), json!({}))
-        .await;
+    let r = a.app.accept_set(Some(&a.bob), &open, json!({})).await;
     assert_eq!((r.status, r.code()), (StatusCode::FORBIDDEN, "suspended"));
-    assert_eq!(
-        a.app.get(&format!("/v1/sets/{open}")).await.body["status"],
-        "open"
-    );
+    assert_eq!(a.app.get_set(&open).await.body["status"], "open");
     assert_eq!(
         a.app.balance(&a.bob_owner).await,
         980,
@@ -432,15 +411,11 @@ async fn three_strikes_in_a_day_suspend_a_bot_from_staked_sets_until_the_oldest_
     );
     let r = a
         .app
-        .post(
-            "/v1/operator/sets",
-            Some("op-secret"),
-            json!({"bots": ["Alice", "Bob"]}),
-        )
+        .create_operator_set(Some("op-secret"), json!({"bots": ["Alice", "Bob"]}))
         .await;
     assert_eq!((r.status, r.code()), (StatusCode::FORBIDDEN, "suspended"));
     // Practice stays open to a suspended bot.
-    let r = a.app.post("/v1/practice", Some(&a.bob), json!({})).await;
+    let r = a.app.create_practice_set(Some(&a.bob), json!({})).await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let practice = r.body["id"].as_str().expect("set id").to_string();
 
@@ -448,16 +423,10 @@ async fn three_strikes_in_a_day_suspend_a_bot_from_staked_sets_until_the_oldest_
     a.resign(&a.alice, &s2, 2).await;
     a.resign(&a.bob, &practice, 1).await;
     a.resign(&a.bob, &practice, 2).await;
-    assert_eq!(
-        a.app.get(&format!("/v1/sets/{practice}")).await.body["status"],
-        "finished"
-    );
+    assert_eq!(a.app.get_set(&practice).await.body["status"], "finished");
 
     a.time.set(until - 1);
-    let r = a
-        .app
-        .post("/v1/sets", Some(&a.bob), json!({"game": "hex"}))
-        .await;
+    let r = a.app.create_set(Some(&a.bob), json!({"game": "hex"})).await;
     assert_eq!((r.status, r.code()), (StatusCode::FORBIDDEN, "suspended"));
     a.time.set(until);
     let bob = a.strikes("Bob").await;
@@ -467,15 +436,9 @@ async fn three_strikes_in_a_day_suspend_a_bot_from_staked_sets_until_the_oldest_
         "the oldest strike expired"
     );
     assert_eq!(bob["suspended_until"], Value::Null);
-    let r = a
-        .app
-        .post("/v1/sets", Some(&a.bob), json!({"game": "hex"}))
-        .await;
+    let r = a.app.create_set(Some(&a.bob), json!({"game": "hex"})).await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
-    let r = a
-        .app
-        .post(&format!("/v1/sets/{open}/accept"), Some(&a.bob), json!({}))
-        .await;
+    let r = a.app.accept_set(Some(&a.bob), &open, json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
 }
 
@@ -485,10 +448,7 @@ async fn the_scheduler_ends_a_game_past_its_deadline_with_no_request_from_anyone
     let set = a.set(60, 2).await;
     a.time.advance(30_001);
     // Only a long-poll: no move, no expire call. The scheduler runs on the same fake time.
-    let r = a
-        .app
-        .get(&format!("/v1/sets/{set}/games/1?after_ply=0&wait_s=10"))
-        .await;
+    let r = a.app.poll_game(&set, 1, "after_ply=0&wait_s=10").await;
     assert_eq!(r.body["status"], "finished", "{:?}", r.body);
     assert_eq!(r.body["result"]["reason"], "first_move_timeout");
     assert_eq!(a.app.state(&set, 2).await["status"], "active");

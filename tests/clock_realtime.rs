@@ -19,9 +19,7 @@ fn ms(v: &Value) -> i64 {
 /// `deadline_ms` and that game 2 started at that moment.
 async fn wait_for_the_end(app: &TestApp, set_id: &str, k: i64, deadline_ms: i64) -> Value {
     let r = app
-        .get(&format!(
-            "/v1/sets/{set_id}/games/1?after_ply={k}&wait_s=60"
-        ))
+        .poll_game(&set_id, 1, &format!("after_ply={k}&wait_s=60"))
         .await;
     let s = r.body;
     assert_eq!(s["status"], "finished", "{s}");

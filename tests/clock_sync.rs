@@ -184,20 +184,16 @@ async fn an_instance_whose_clock_is_not_trusted_refuses_writes_and_says_why_unti
         .as_str()
         .expect("reason");
     assert!(reason.contains("900 ms"), "{reason}");
-    let r = app
-        .post("/v1/players", None, json!({"name": "while unsynced"}))
-        .await;
+    let r = app.create_player(json!({"name": "while unsynced"})).await;
     assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{:?}", r.body);
     assert_eq!(r.code(), "clock_unsynced");
     // Reads still work; nothing was written.
-    let l = app.get("/v1/leaderboard").await;
+    let l = app.leaderboard("").await;
     assert_eq!(l.status, StatusCode::OK, "{:?}", l.body);
     // A trusted reading (offset 0) lets writes through again.
     assert_eq!(app.arena.clock.record(t0, t0, t0), None);
     assert_eq!(app.get("/healthz").await.status, StatusCode::OK);
-    let r = app
-        .post("/v1/players", None, json!({"name": "after resync"}))
-        .await;
+    let r = app.create_player(json!({"name": "after resync"})).await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
 }
 

@@ -5,15 +5,15 @@
 //! re-opened without losing a wake-up. Needs TEST_DATABASE_URL (skipped, saying so, without).
 
 mod common;
+use common::paths;
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::sse::EventStream;
+use common::sse::{EventStream, SseEvent, SseItem, SseParser};
 use common::{Spawn, TestApp, fresh_pg_db, seat_tokens, spawn_with};
-use hexarena::client::{SseEvent, SseItem, SseParser};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::Connection;
@@ -103,8 +103,12 @@ impl Stream {
 /// Long-polls `app` for game 1 of `set_id` past `after_ply`; returns the state and when it came.
 fn poll(app: &TestApp, set_id: &str, after_ply: i64) -> tokio::task::JoinHandle<(Instant, Value)> {
     let url = format!(
-        "{}/v1/sets/{set_id}/games/1?after_ply={after_ply}&wait_s=30",
-        app.url
+        "{}{}",
+        app.url,
+        paths::with_query(
+            paths::game(set_id, 1),
+            &format!("after_ply={after_ply}&wait_s=30")
+        )
     );
     let http = app.http.clone();
     tokio::spawn(async move {
@@ -132,14 +136,13 @@ async fn a_move_on_one_instance_wakes_long_polls_and_streams_on_the_others_withi
     let s = apps[0].state(&set_id, 1).await;
     let tokens = seat_tokens(&s, &[("ClAlpha", &alpha), ("ClBeta", &beta)]);
     // Both streams live on instance 2; moves are made on 0 and 1 (and 2 now and then).
-    let mut game_stream =
-        Stream::open(&apps[2], &format!("/v1/sets/{set_id}/games/1/events"), None).await;
+    let mut game_stream = Stream::open(&apps[2], &paths::game_events(&set_id, 1), None).await;
     let (_, kind, first) = game_stream
         .next(Duration::from_secs(5))
         .await
         .expect("state on connect");
     assert_eq!((kind.as_str(), first["ply"].as_i64()), ("state", Some(0)));
-    let mut seat2_stream = Stream::open(&apps[2], "/v1/bots/me/events", Some(tokens[1])).await;
+    let mut seat2_stream = Stream::open(&apps[2], &paths::bot_events(), Some(tokens[1])).await;
 
     let mut lags = Vec::new();
     let mut last_id = 0;
@@ -317,7 +320,7 @@ async fn a_game_times_out_once_with_three_instances_and_also_when_its_instance_i
             .json(&body)
             .send()
     };
-    let r = post("/v1/sets".into(), &gamma, {
+    let r = post(paths::sets(), &gamma, {
         let mut b = body.clone();
         b["game"] = json!("hex");
         b
@@ -329,7 +332,7 @@ async fn a_game_times_out_once_with_three_instances_and_also_when_its_instance_i
         .as_str()
         .expect("id")
         .to_string();
-    let r = post(format!("/v1/sets/{set_b}/accept"), &delta, json!({}))
+    let r = post(paths::accept(&set_b), &delta, json!({}))
         .await
         .expect("accept");
     assert_eq!(r.status(), StatusCode::OK);
@@ -338,7 +341,7 @@ async fn a_game_times_out_once_with_three_instances_and_also_when_its_instance_i
     for ply in 1..=2i64 {
         let seat = usize::from(ply % 2 == 0);
         let r = post(
-            format!("/v1/sets/{set_b}/games/1/moves?ply={ply}"),
+            paths::with_query(paths::moves(&set_b, 1), &format!("ply={ply}")),
             tokens_b[seat],
             quiet_move(ply),
         )
@@ -382,14 +385,10 @@ async fn a_game_times_out_once_with_three_instances_and_also_when_its_instance_i
         let s = apps[2].state(set_id, 2).await;
         assert_eq!(s["status"], "active");
         let r = apps[2]
-            .post(
-                &format!("/v1/sets/{set_id}/games/2/resign"),
-                Some(bots[0].as_str()),
-                json!({}),
-            )
+            .resign(Some(bots[0].as_str()), &set_id, 2, json!({}))
             .await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
-        let set = apps[0].get(&format!("/v1/sets/{set_id}")).await.body;
+        let set = apps[0].get_set(&set_id).await.body;
         assert_eq!(set["status"], "finished");
         let mut c = db(&url).await;
         assert_eq!(
@@ -513,7 +512,7 @@ async fn the_public_stream_of_one_instance_hears_sets_made_and_ended_on_another(
     let apps = instances(&url, 2).await;
     let (_, _, alpha) = apps[0].player_with_bot("PubAlpha").await;
     let (_, _, beta) = apps[0].player_with_bot("PubBeta").await;
-    let mut public = EventStream::open(&apps[1], "/v1/events", None, None).await;
+    let mut public = EventStream::open(&apps[1], &paths::public_events(), None, None).await;
     // The public stream's events carry no ids: (kind, data) of the next one.
     async fn next(s: &mut EventStream, within: Duration) -> Option<(String, Value)> {
         let deadline = tokio::time::Instant::now() + within;
@@ -549,13 +548,7 @@ async fn the_public_stream_of_one_instance_hears_sets_made_and_ended_on_another(
         .await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(next(&mut public, Duration::from_millis(700)).await, None);
-    let r = apps[0]
-        .post(
-            &format!("/v1/sets/{set_id}/games/1/resign"),
-            Some(tokens[1]),
-            json!({}),
-        )
-        .await;
+    let r = apps[0].resign(Some(tokens[1]), &set_id, 1, json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     let (kind, data) = next(&mut public, WAKE_BOUND * 4)
         .await

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 #[tokio::test]
 async fn the_contract_serves_the_schema_files_and_the_defaults() {
     let app = spawn_app().await;
-    let r = app.get("/v1/games/hex").await;
+    let r = app.get_contract("hex").await;
     assert_eq!(r.status, StatusCode::OK);
     let move_file: Value =
         serde_json::from_str(include_str!("../schemas/move.json")).expect("move.json");
@@ -37,7 +37,7 @@ async fn the_contract_serves_the_schema_files_and_the_defaults() {
     assert_eq!(r.body["chance"], "none");
     assert_eq!(r.body["information"], "perfect");
     assert_eq!(r.body["seats"], 2);
-    let games = app.get("/v1/games").await;
+    let games = app.list_games().await;
     assert_eq!(games.body["games"][0]["id"], "hex");
 }
 

@@ -7,6 +7,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod common;
+use common::paths;
 
 use common::process::{Proc, Server};
 use reqwest::StatusCode;
@@ -129,10 +130,10 @@ async fn the_python_bot_and_the_rust_client_play_a_staked_set_against_the_real_s
 
     // Two owners, one bot each, registered over HTTP.
     let py_owner = http
-        .post("/v1/players", None, json!({"name": "py-owner"}))
+        .post(&paths::players(), None, json!({"name": "py-owner"}))
         .await;
     let rs_owner = http
-        .post("/v1/players", None, json!({"name": "rs-owner"}))
+        .post(&paths::players(), None, json!({"name": "rs-owner"}))
         .await;
     assert_eq!(
         (py_owner["balance"].as_i64(), rs_owner["balance"].as_i64()),
@@ -141,10 +142,10 @@ async fn the_python_bot_and_the_rust_client_play_a_staked_set_against_the_real_s
     let py_token = py_owner["token"].as_str().expect("player token");
     let rs_token = rs_owner["token"].as_str().expect("player token");
     let py_bot = http
-        .post("/v1/bots", Some(py_token), json!({"name": "PyBot"}))
+        .post(&paths::bots(), Some(py_token), json!({"name": "PyBot"}))
         .await;
     let rs_bot = http
-        .post("/v1/bots", Some(rs_token), json!({"name": "RustBot"}))
+        .post(&paths::bots(), Some(rs_token), json!({"name": "RustBot"}))
         .await;
 
     // The Python bot posts an open 50-PTS challenge; the Rust client accepts it from its stream.
@@ -208,11 +209,16 @@ async fn the_python_bot_and_the_rust_client_play_a_staked_set_against_the_real_s
     );
 
     // The set: finished, both games decided, the result as the rules compute it.
-    let list = http.get("/v1/sets?bot=PyBot&status=finished", None).await;
+    let list = http
+        .get(
+            &paths::with_query(paths::sets(), "bot=PyBot&status=finished"),
+            None,
+        )
+        .await;
     let rows = list["sets"].as_array().expect("sets");
     assert_eq!(rows.len(), 1, "{list}");
     let id = rows[0]["id"].as_str().expect("set id");
-    let set = http.get(&format!("/v1/sets/{id}"), None).await;
+    let set = http.get(&paths::set(id), None).await;
     assert_eq!(set["status"], "finished");
     assert_eq!(
         (set["creator"].as_str(), set["acceptor"].as_str()),
@@ -257,8 +263,8 @@ async fn the_python_bot_and_the_rust_client_play_a_staked_set_against_the_real_s
     );
 
     // Money: the winner's owner takes the pot (fee 0), a draw returns both stakes.
-    let py_me = http.get("/v1/players/me", Some(py_token)).await;
-    let rs_me = http.get("/v1/players/me", Some(rs_token)).await;
+    let py_me = http.get(&paths::player_me(), Some(py_token)).await;
+    let rs_me = http.get(&paths::player_me(), Some(rs_token)).await;
     let (py_id, rs_id) = (
         py_owner["id"].as_str().expect("id"),
         rs_owner["id"].as_str().expect("id"),
@@ -302,7 +308,7 @@ async fn the_python_bot_and_the_rust_client_play_a_staked_set_against_the_real_s
 
     // Ledgers, newest first: the grant, the escrow, and the payout or refund if any.
     for (token, bot, me) in [(py_token, "PyBot", &py_me), (rs_token, "RustBot", &rs_me)] {
-        let ledger = http.get("/v1/players/me/ledger", Some(token)).await;
+        let ledger = http.get(&paths::ledger(), Some(token)).await;
         let postings: Vec<(String, i64, Value)> = ledger["postings"]
             .as_array()
             .expect("postings")
@@ -332,7 +338,12 @@ async fn the_python_bot_and_the_rust_client_play_a_staked_set_against_the_real_s
     }
 
     // Leaderboard: one rated set each, Elo (K = 32) from 1200.
-    let board = http.get("/v1/leaderboard?game=hex&limit=10", None).await;
+    let board = http
+        .get(
+            &paths::with_query(paths::leaderboard(), "game=hex&limit=10"),
+            None,
+        )
+        .await;
     let rows = board["rows"].as_array().expect("rows");
     let row = |bot: &str| {
         rows.iter()

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 mod common;
+use common::paths;
 
 use common::process::{Server, free_port};
 use reqwest::StatusCode;
@@ -49,13 +50,13 @@ async fn ok(url: &str, path: &str, token: Option<&str>, body: Option<Value>) -> 
 async fn bot(url: &str, name: &str) -> String {
     let p = ok(
         url,
-        "/v1/players",
+        &paths::players(),
         None,
         Some(json!({"name": format!("owner of {name}")})),
     )
     .await;
     let pt = p["token"].as_str().expect("player token");
-    let b = ok(url, "/v1/bots", Some(pt), Some(json!({"name": name}))).await;
+    let b = ok(url, &paths::bots(), Some(pt), Some(json!({"name": name}))).await;
     b["token"].as_str().expect("bot token").to_string()
 }
 
@@ -76,28 +77,22 @@ async fn a_seat_with_four_seconds_left_at_sigterm_survives_a_five_second_stop_an
     let bob = bot(&url, "Bob").await;
     // 10 s clocks, no increment: both first moves are free, then Bob's clock runs.
     let body = json!({"game": "hex", "clock": {"initial_s": 10, "increment_s": 0}, "options": {"random_stones": 0}});
-    let set = ok(&url, "/v1/sets", Some(&alice), Some(body)).await;
+    let set = ok(&url, &paths::sets(), Some(&alice), Some(body)).await;
     let set = set["id"].as_str().expect("set id").to_string();
-    ok(
-        &url,
-        &format!("/v1/sets/{set}/accept"),
-        Some(&bob),
-        Some(json!({})),
-    )
-    .await;
-    let moves = format!("/v1/sets/{set}/games/1/moves");
+    ok(&url, &paths::accept(&set), Some(&bob), Some(json!({}))).await;
+    let moves = paths::moves(&set, 1);
     ok(&url, &moves, Some(&bob), Some(json!({"cell": [5, 5]}))).await;
     ok(&url, &moves, Some(&alice), Some(json!({"cell": [3, 3]}))).await;
     // Bob's own stream stays open through the stop (it used to hold the drain for 5 s).
     let stream = reqwest::Client::new()
-        .get(format!("{url}/v1/bots/me/events"))
+        .get(format!("{}{}", url, paths::bot_events()))
         .bearer_auth(&bob)
         .send()
         .await
         .expect("stream opens");
     assert_eq!(stream.status(), StatusCode::OK);
     tokio::time::sleep(Duration::from_millis(5_800)).await;
-    let game = format!("/v1/sets/{set}/games/1");
+    let game = paths::game(&set, 1);
     let before = ok(&url, &game, None, None).await;
     assert_eq!(before["to_move"], 1);
     assert_eq!(before["clock"]["first_move"], false);

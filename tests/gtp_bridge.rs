@@ -8,6 +8,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod common;
+use common::paths;
 
 use common::process::{Proc, Server};
 use reqwest::StatusCode;
@@ -78,14 +79,14 @@ async fn two_gtp_engines_play_a_staked_set_with_a_swap_and_an_engine_killed_mid_
     for (owner, bot) in [("strong-owner", "GtpStrong"), ("random-owner", "GtpRandom")] {
         let p = post(
             &client,
-            &format!("{url}/v1/players"),
+            &format!("{}{}", url, paths::players()),
             None,
             json!({"name": owner}),
         )
         .await;
         let b = post(
             &client,
-            &format!("{url}/v1/bots"),
+            &format!("{}{}", url, paths::bots()),
             p["token"].as_str(),
             json!({"name": bot}),
         )
@@ -132,7 +133,15 @@ async fn two_gtp_engines_play_a_staked_set_with_a_swap_and_an_engine_killed_mid_
             started.elapsed() < Duration::from_secs(60),
             "no set created"
         );
-        let list = get(&client, &format!("{url}/v1/sets?bot=GtpStrong")).await;
+        let list = get(
+            &client,
+            &format!(
+                "{}{}",
+                url,
+                paths::with_query(paths::sets(), "bot=GtpStrong")
+            ),
+        )
+        .await;
         if let Some(id) = list["sets"][0]["id"].as_str() {
             break id.to_string();
         }
@@ -144,7 +153,7 @@ async fn two_gtp_engines_play_a_staked_set_with_a_swap_and_an_engine_killed_mid_
             "game 2 never reached ply 1"
         );
         // the games exist once the challenge is accepted
-        let Some(g2) = get_if_there(&client, &format!("{url}/v1/sets/{set_id}/games/2")).await
+        let Some(g2) = get_if_there(&client, &format!("{}{}", url, paths::game(&set_id, 2))).await
         else {
             tokio::time::sleep(Duration::from_millis(30)).await;
             continue;
@@ -199,20 +208,49 @@ async fn two_gtp_engines_play_a_staked_set_with_a_swap_and_an_engine_killed_mid_
         "strong log:\n{strong_log}"
     );
 
-    let set = get(&client, &format!("{url}/v1/sets/{set_id}")).await;
+    let set = get(&client, &format!("{}{}", url, paths::set(&set_id))).await;
     assert_eq!(set["status"], "finished", "{set}");
     assert_eq!(set["stake"], STAKE);
     assert_eq!(set["options"], json!({"size": 9, "random_stones": 0}));
 
     // Game 1: the random bot (acceptor, seat 1) opened c2, the strong bot swapped, the game
     // was played out to a connection.
-    let g1 = get(&client, &format!("{url}/v1/sets/{set_id}/games/1")).await;
+    let g1 = get(&client, &format!("{}{}", url, paths::game(&set_id, 1))).await;
     assert_eq!(g1["seats"][0]["bot"], "GtpRandom");
     assert_eq!(g1["moves"][0]["cell"], json!([1, 2]), "{}", g1["moves"]);
     assert_eq!(g1["moves"][1]["swap"], true, "{}", g1["moves"]);
     assert_eq!(g1["result"]["reason"], "connection", "{}", g1["result"]);
+    // Issue 21: the strong engine (it offers kata-genmove_analyze) reported its searched
+    // moves, which went with them as their info; the random engine's moves carry none.
+    let moves = g1["moves"].as_array().expect("moves");
+    let reported: Vec<&Value> = moves
+        .iter()
+        .filter(|m| m["seat"] == 2 && m["info"].is_object())
+        .collect();
+    assert!(
+        reported.iter().any(|m| m["info"]["nodes"] == 200),
+        "no searched move was reported: {moves:?}"
+    );
+    for m in &reported {
+        let info = &m["info"];
+        let eval = info["eval"].as_f64().expect("an eval");
+        assert!((0.0..=1.0).contains(&eval), "{m}");
+        // the search's 200 playouts, or none for a move that wins at once (win rate 1)
+        assert!(
+            info["nodes"] == 200 || (info["nodes"] == 0 && eval == 1.0),
+            "{m}"
+        );
+        assert_eq!(
+            info["pv"][0], m["name"],
+            "the line starts with the move: {m}"
+        );
+    }
+    assert!(
+        moves.iter().all(|m| m["seat"] == 2 || m["info"].is_null()),
+        "{moves:?}"
+    );
     let sgf = client
-        .get(format!("{url}/v1/sets/{set_id}/games/1/sgf"))
+        .get(format!("{}{}", url, paths::game_sgf(&set_id, 1)))
         .send()
         .await
         .expect("sgf")
@@ -226,7 +264,7 @@ async fn two_gtp_engines_play_a_staked_set_with_a_swap_and_an_engine_killed_mid_
     assert_eq!(json!(winner), g1["result"]["winner"]);
 
     // Game 2: the strong bot (creator, seat 1) lost its engine and resigned.
-    let g2 = get(&client, &format!("{url}/v1/sets/{set_id}/games/2")).await;
+    let g2 = get(&client, &format!("{}{}", url, paths::game(&set_id, 2))).await;
     assert_eq!(g2["seats"][0]["bot"], "GtpStrong");
     assert_eq!(g2["result"]["reason"], "resignation", "{}", g2["result"]);
     assert_eq!(g2["result"]["winner_bot"], "GtpRandom");
@@ -258,14 +296,14 @@ async fn a_bridge_whose_engine_refuses_the_board_size_declines_the_private_chall
     for (owner, bot) in [("c-owner", "Challenger"), ("s-owner", "SmallBoards")] {
         let p = post(
             &client,
-            &format!("{url}/v1/players"),
+            &format!("{}{}", url, paths::players()),
             None,
             json!({"name": owner}),
         )
         .await;
         let b = post(
             &client,
-            &format!("{url}/v1/bots"),
+            &format!("{}{}", url, paths::bots()),
             p["token"].as_str(),
             json!({"name": bot}),
         )
@@ -293,14 +331,14 @@ async fn a_bridge_whose_engine_refuses_the_board_size_declines_the_private_chall
     );
     let set = post(
         &client,
-        &format!("{url}/v1/sets"),
+        &format!("{}{}", url, paths::sets()),
         Some(&tokens[0]),
         json!({"game": "hex", "opponent": "SmallBoards", "options": {"size": 13}}),
     )
     .await;
     let id = set["id"].as_str().expect("set id");
     loop {
-        let s = get(&client, &format!("{url}/v1/sets/{id}")).await;
+        let s = get(&client, &format!("{}{}", url, paths::set(id))).await;
         if s["status"] == "declined" {
             break;
         }

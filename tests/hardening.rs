@@ -2,6 +2,7 @@
 //! right code and changes nothing; each accepted oddity is really accepted.
 
 mod common;
+use common::paths;
 
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
@@ -45,7 +46,7 @@ async fn the_bearer_scheme_is_case_insensitive() {
     for scheme in ["Bearer", "bearer", "BEARER", "bEaReR"] {
         let r = app
             .http
-            .get(format!("{}/v1/players/me", app.url))
+            .get(format!("{}{}", app.url, paths::player_me()))
             .header("Authorization", format!("{scheme} {player}"))
             .send()
             .await
@@ -54,7 +55,7 @@ async fn the_bearer_scheme_is_case_insensitive() {
     }
     let r = app
         .http
-        .get(format!("{}/v1/players/me", app.url))
+        .get(format!("{}{}", app.url, paths::player_me()))
         .header("Authorization", format!("Basic {player}"))
         .send()
         .await
@@ -63,42 +64,23 @@ async fn the_bearer_scheme_is_case_insensitive() {
 }
 
 #[tokio::test]
-async fn blank_and_disguised_player_names_are_refused_and_register_nobody() {
-    let app = spawn_app().await;
-    for name in ["   ", "", "ad\u{202e}a", "a\u{200b}b", "tab\there"] {
-        let r = app.post("/v1/players", None, json!({"name": name})).await;
-        assert_eq!(r.status, StatusCode::BAD_REQUEST, "name {name:?}");
-        assert_eq!(r.code(), "bad_request");
-    }
-    let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM players")
-        .fetch_one(&app.arena.store.pool)
-        .await
-        .expect("count");
-    assert_eq!(n, 0);
-    let r = app
-        .post("/v1/players", None, json!({"name": "Ada Lovelace ♥"}))
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED);
-}
-
-#[tokio::test]
 async fn list_parameters_out_of_range_are_bad_requests() {
     let app = spawn_app().await;
     let (_, player) = app.player("lister").await;
     for path in [
-        "/v1/sets?limit=0",
-        "/v1/sets?limit=-5",
-        "/v1/leaderboard?limit=0",
-        "/v1/sets?before=garbage",
+        &paths::with_query(paths::sets(), "limit=0"),
+        &paths::with_query(paths::sets(), "limit=-5"),
+        &paths::with_query(paths::leaderboard(), "limit=0"),
+        &paths::with_query(paths::sets(), "before=garbage"),
     ] {
         let r = app.get(path).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{path}: {:?}", r.body);
         assert_eq!(r.code(), "bad_request");
     }
-    let r = app.get_auth("/v1/players/me/ledger?limit=0", &player).await;
+    let r = app.ledger(Some(&player), "limit=0").await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     // Large limits are capped, not refused.
-    let r = app.get("/v1/leaderboard?limit=1000000").await;
+    let r = app.leaderboard("limit=1000000").await;
     assert_eq!(r.status, StatusCode::OK);
 }
 
@@ -106,9 +88,7 @@ async fn list_parameters_out_of_range_are_bad_requests() {
 async fn a_non_object_body_is_a_bad_request_where_an_object_is_expected() {
     let app = spawn_app().await;
     for body in ["[1, 2]", "\"ada\"", "5", "null"] {
-        let r = app
-            .post_raw("/v1/players", None, body.as_bytes().to_vec())
-            .await;
+        let r = app.create_player_raw(body.as_bytes().to_vec()).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{body}");
         assert_eq!(r.code(), "bad_request");
     }
@@ -122,7 +102,11 @@ async fn a_body_that_stalls_is_cut_off_with_a_timeout_error() {
     let answer = tokio::task::spawn_blocking(move || {
         let mut s = std::net::TcpStream::connect(addr).expect("connect");
         s.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
-        s.write_all(b"POST /v1/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":")
+        let head = format!(
+            "POST {} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"name\":",
+            paths::players()
+        );
+        s.write_all(head.as_bytes())
             .expect("write");
         let mut buf = vec![0u8; 4096];
         let n = s.read(&mut buf).unwrap_or(0);
@@ -148,10 +132,8 @@ async fn a_retried_accept_by_the_acceptor_is_the_same_success_and_changes_nothin
         app.balance(&bravo_owner).await,
     );
     assert_eq!(before, (970, 970));
-    let first = app.get(&format!("/v1/sets/{set}")).await.body;
-    let r = app
-        .post(&format!("/v1/sets/{set}/accept"), Some(&bravo), json!({}))
-        .await;
+    let first = app.get_set(&set).await.body;
+    let r = app.accept_set(Some(&bravo), &set, json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(r.body["id"], set.as_str());
     assert_eq!(r.body["status"], "active");
@@ -167,9 +149,7 @@ async fn a_retried_accept_by_the_acceptor_is_the_same_success_and_changes_nothin
     // Anyone else still gets set_not_open, the creator included.
     let (_, _, charlie) = app.player_with_bot("RetryCharlie").await;
     for token in [&charlie, &alpha] {
-        let r = app
-            .post(&format!("/v1/sets/{set}/accept"), Some(token), json!({}))
-            .await;
+        let r = app.accept_set(Some(token), &set, json!({})).await;
         assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
         assert_eq!(r.code(), "set_not_open");
     }
@@ -185,8 +165,7 @@ async fn a_retried_cancel_or_decline_is_the_same_success() {
     let mut ids = Vec::new();
     for _ in 0..2 {
         let r = app
-            .post(
-                "/v1/sets",
+            .create_set(
                 Some(&alpha),
                 json!({"game": "hex", "opponent": "CloseBravo"}),
             )
@@ -198,7 +177,11 @@ async fn a_retried_cancel_or_decline_is_the_same_success() {
         (&ids[0], "cancel", &alpha, "cancelled"),
         (&ids[1], "decline", &bravo, "declined"),
     ] {
-        let path = format!("/v1/sets/{id}/{verb}");
+        let path = if verb == "cancel" {
+            paths::cancel(id)
+        } else {
+            paths::decline(id)
+        };
         let first = app.post(&path, Some(token), json!({})).await;
         assert_eq!(first.status, StatusCode::OK, "{:?}", first.body);
         assert_eq!(first.body["status"], status);
@@ -212,22 +195,10 @@ async fn a_retried_cancel_or_decline_is_the_same_success() {
         assert_eq!(again.body, first.body, "{verb} retried");
     }
     // The other way of closing is not a retry: it stays a conflict.
-    let r = app
-        .post(
-            &format!("/v1/sets/{}/decline", ids[0]),
-            Some(&bravo),
-            json!({}),
-        )
-        .await;
+    let r = app.decline_set(Some(&bravo), &ids[0], json!({})).await;
     assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
     assert_eq!(r.code(), "set_not_open");
-    let r = app
-        .post(
-            &format!("/v1/sets/{}/cancel", ids[1]),
-            Some(&alpha),
-            json!({}),
-        )
-        .await;
+    let r = app.cancel_set(Some(&alpha), &ids[1], json!({})).await;
     assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
     assert_eq!(r.code(), "set_not_open");
 }
@@ -240,7 +211,7 @@ async fn a_retried_resignation_by_the_resigning_seat_is_the_same_success() {
     let (_, _, alpha) = app.player_with_bot("ResignAlpha").await;
     let (_, _, bravo) = app.player_with_bot("ResignBravo").await;
     let set = app.start_set(&alpha, &bravo, json!({})).await;
-    let path = format!("/v1/sets/{set}/games/1/resign");
+    let path = paths::resign(&set, 1);
     // game 1 seats the acceptor (bravo) as seat 1
     let first = app.post(&path, Some(&bravo), json!({})).await;
     assert_eq!(first.status, StatusCode::OK, "{:?}", first.body);
@@ -266,13 +237,13 @@ async fn head_works_wherever_get_does() {
     let set = app.start_set(&alpha, &bravo, json!({})).await;
     for (path, token) in [
         ("/healthz".to_string(), None),
-        ("/v1/games/hex".to_string(), None),
-        ("/v1/sets".to_string(), None),
-        (format!("/v1/sets/{set}"), None),
-        (format!("/v1/sets/{set}/games/1"), None),
-        (format!("/v1/sets/{set}/games/1/sgf"), None),
-        ("/v1/players/me".to_string(), Some(player.as_str())),
-        ("/v1/bots/me".to_string(), Some(alpha.as_str())),
+        (paths::game_contract("hex"), None),
+        (paths::sets(), None),
+        (paths::set(&set), None),
+        (paths::game(&set, 1), None),
+        (paths::game_sgf(&set, 1), None),
+        (paths::player_me(), Some(player.as_str())),
+        (paths::bot_me(), Some(alpha.as_str())),
         ("/".to_string(), None),
     ] {
         let send = |method: reqwest::Method| {
@@ -305,7 +276,7 @@ async fn head_works_wherever_get_does() {
     let t0 = Instant::now();
     let r = app
         .http
-        .head(format!("{}/v1/sets/{set}/games/1/events", app.url))
+        .head(format!("{}{}", app.url, paths::game_events(&set, 1)))
         .timeout(Duration::from_secs(5))
         .send()
         .await
@@ -328,15 +299,15 @@ async fn head_works_wherever_get_does() {
 async fn an_unknown_method_on_a_known_path_is_405_with_allow() {
     let app = spawn_app().await;
     for (method, path, allow) in [
-        (reqwest::Method::DELETE, "/v1/games/hex", "GET, HEAD"),
-        (reqwest::Method::PUT, "/v1/sets", "POST, GET, HEAD"),
-        (reqwest::Method::POST, "/healthz", "GET, HEAD"),
-        (reqwest::Method::GET, "/v1/sets/set_X/accept", "POST"),
         (
-            reqwest::Method::PATCH,
-            "/v1/sets/set_X/games/1/moves",
-            "POST",
+            reqwest::Method::DELETE,
+            paths::game_contract("hex"),
+            "GET, HEAD",
         ),
+        (reqwest::Method::PUT, paths::sets(), "POST, GET, HEAD"),
+        (reqwest::Method::POST, "/healthz".to_string(), "GET, HEAD"),
+        (reqwest::Method::GET, paths::accept("set_X"), "POST"),
+        (reqwest::Method::PATCH, paths::moves("set_X", 1), "POST"),
     ] {
         let r = app
             .http
@@ -359,7 +330,7 @@ async fn an_unknown_method_on_a_known_path_is_405_with_allow() {
     }
     let r = app
         .http
-        .delete(format!("{}/v1/no/such/thing", app.url))
+        .delete(format!("{}{}", app.url, paths::not_a_route()))
         .send()
         .await
         .expect("request");
@@ -381,18 +352,16 @@ async fn names_made_only_of_invisible_characters_are_refused() {
         "\u{E0041}\u{E0042}",
         "\u{3000}",
     ] {
-        let r = app.post("/v1/players", None, json!({"name": name})).await;
+        let r = app.create_player(json!({"name": name})).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "name {name:?}");
         assert_eq!(r.body["error"]["details"]["field"], "name");
     }
     // Issue 17: next to a visible character a filler is still refused (a tester's
     // "ada\u{3164}" showed as "ada"); without them the name is welcome.
-    let r = app
-        .post("/v1/players", None, json!({"name": "\u{3164}x"}))
-        .await;
+    let r = app.create_player(json!({"name": "\u{3164}x"})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
     assert_eq!(r.body["error"]["details"]["code_point"], "U+3164");
-    let r = app.post("/v1/players", None, json!({"name": "x"})).await;
+    let r = app.create_player(json!({"name": "x"})).await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
 }
 
@@ -408,20 +377,13 @@ async fn a_player_cannot_name_a_bot_like_a_house_bot() {
         "HOUSE-grandmaster",
         "house-x",
     ] {
-        let r = app
-            .post("/v1/bots", Some(&player), json!({"name": name}))
-            .await;
+        let r = app.create_bot(Some(&player), json!({"name": name})).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{name}: {:?}", r.body);
         assert_eq!(r.body["error"]["details"]["field"], "name");
-        assert_eq!(
-            app.get(&format!("/v1/bots/{name}")).await.status,
-            StatusCode::NOT_FOUND
-        );
+        assert_eq!(app.get_bot(&name).await.status, StatusCode::NOT_FOUND);
     }
     for name in ["my-house-bot", "housemaster", "house"] {
-        let r = app
-            .post("/v1/bots", Some(&player), json!({"name": name}))
-            .await;
+        let r = app.create_bot(Some(&player), json!({"name": name})).await;
         assert_eq!(r.status, StatusCode::CREATED, "{name}: {:?}", r.body);
     }
 }
@@ -435,16 +397,14 @@ async fn refused_registrations_do_not_use_up_the_rate_limit() {
     })
     .await;
     for _ in 0..5 {
-        let r = app.post("/v1/players", None, json!({"name": "   "})).await;
+        let r = app.create_player(json!({"name": "   "})).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
     }
     for name in ["one", "two"] {
-        let r = app.post("/v1/players", None, json!({"name": name})).await;
+        let r = app.create_player(json!({"name": name})).await;
         assert_eq!(r.status, StatusCode::CREATED, "{name}: {:?}", r.body);
     }
-    let r = app
-        .post("/v1/players", None, json!({"name": "three"}))
-        .await;
+    let r = app.create_player(json!({"name": "three"})).await;
     assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{:?}", r.body);
     assert_eq!(r.code(), "rate_limited");
 }
@@ -466,19 +426,14 @@ async fn non_string_entries_in_an_operator_bots_list_are_refused() {
         json!([["OpAlpha"], "OpBravo"]),
     ] {
         let r = app
-            .post(
-                "/v1/operator/sets",
-                Some("op-secret"),
-                json!({"bots": bots, "stake": 10}),
-            )
+            .create_operator_set(Some("op-secret"), json!({"bots": bots, "stake": 10}))
             .await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bots}: {:?}", r.body);
         assert_eq!(r.code(), "bad_request");
     }
-    assert_eq!(app.get("/v1/sets").await.body["sets"], json!([]));
+    assert_eq!(app.list_sets("").await.body["sets"], json!([]));
     let r = app
-        .post(
-            "/v1/operator/sets",
+        .create_operator_set(
             Some("op-secret"),
             json!({"bots": ["OpAlpha", "OpBravo"], "stake": 10}),
         )
@@ -491,13 +446,13 @@ async fn non_string_entries_in_an_operator_bots_list_are_refused() {
 async fn a_missing_required_field_is_named_in_the_details() {
     let app = spawn_app().await;
     let (_, player, bot) = app.player_with_bot("FieldBot").await;
-    let r = app.post("/v1/sets", Some(&bot), json!({"stake": 10})).await;
+    let r = app.create_set(Some(&bot), json!({"stake": 10})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
     assert_eq!(r.body["error"]["details"]["field"], "game");
-    let r = app.post("/v1/bots", Some(&player), json!({})).await;
+    let r = app.create_bot(Some(&player), json!({})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
     assert_eq!(r.body["error"]["details"]["field"], "name");
-    let r = app.get_auth("/v1/bots/me/turn?wait_s=-1", &bot).await;
+    let r = app.get_turn(Some(&bot), "wait_s=-1").await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
     assert!(
         r.body["error"]["message"]
@@ -525,36 +480,29 @@ async fn query_integers_beyond_64_bits_saturate_instead_of_being_refused() {
     let ply = s["ply"].as_i64().expect("ply");
 
     for path in [
-        format!("/v1/leaderboard?limit={HUGE}"),
-        format!("/v1/sets?limit={HUGE}"),
-        format!("/v1/matches?limit={HUGE}"),
-        format!("/v1/tournaments?limit={HUGE}"),
+        paths::with_query(paths::leaderboard(), &format!("limit={HUGE}")),
+        paths::with_query(paths::sets(), &format!("limit={HUGE}")),
+        paths::with_query(paths::matches(), &format!("limit={HUGE}")),
+        paths::with_query(paths::tournaments(), &format!("limit={HUGE}")),
     ] {
         let r = app.get(&path).await;
         assert_eq!(r.status, StatusCode::OK, "{path}: {:?}", r.body);
     }
-    let r = app.get("/v1/sets?limit=99999999999999999999999").await;
+    let r = app.list_sets("limit=99999999999999999999999").await;
     assert_eq!(r.body["sets"][0]["id"], set.as_str());
     let r = app
-        .get_auth(
-            &format!("/v1/players/me/ledger?limit={HUGE}&before={HUGE}"),
-            &player,
-        )
+        .ledger(Some(&player), &format!("limit={HUGE}&before={HUGE}"))
         .await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert!(r.body["postings"].is_array(), "{:?}", r.body);
 
     // A bot on move is answered at once, whatever the (clamped) wait.
     let started = Instant::now();
-    let r = app
-        .get_auth(&format!("/v1/bots/me/turn?wait_s={HUGE}"), on_move)
-        .await;
+    let r = app.get_turn(Some(on_move), &format!("wait_s={HUGE}")).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(r.body["set_id"], set.as_str());
     let r = app
-        .get(&format!(
-            "/v1/sets/{set}/games/1?after_ply=-{HUGE}&wait_s={HUGE}"
-        ))
+        .poll_game(&set, 1, &format!("after_ply=-{HUGE}&wait_s={HUGE}"))
         .await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(r.body["ply"], ply);
@@ -562,9 +510,11 @@ async fn query_integers_beyond_64_bits_saturate_instead_of_being_refused() {
 
     // A ply beyond 64 bits is a stale ply like any other wrong ply, and plays nothing.
     let r = app
-        .post(
-            &format!("/v1/sets/{set}/games/1/moves?ply={HUGE}"),
+        .post_move(
             Some(on_move),
+            &set,
+            1,
+            &format!("ply={HUGE}"),
             json!({"cell": [4, 4]}),
         )
         .await;
@@ -574,10 +524,10 @@ async fn query_integers_beyond_64_bits_saturate_instead_of_being_refused() {
 
     // Still refused: below the minimum, a sign on an unsigned value, a fraction.
     for path in [
-        format!("/v1/leaderboard?limit=-{HUGE}"),
-        format!("/v1/sets/{set}/games/1?after_ply=1.5"),
-        format!("/v1/sets/{set}/games/1?wait_s=-{HUGE}"),
-        "/v1/sets?limit=".to_string(),
+        paths::with_query(paths::leaderboard(), &format!("limit=-{HUGE}")),
+        paths::with_query(paths::game(&set, 1), "after_ply=1.5"),
+        paths::with_query(paths::game(&set, 1), &format!("wait_s=-{HUGE}")),
+        paths::with_query(paths::sets(), "limit="),
     ] {
         let r = app.get(&path).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{path}: {:?}", r.body);
@@ -599,20 +549,15 @@ async fn non_string_entries_in_a_match_bots_list_are_refused() {
         json!([["MatchA"], "MatchB"]),
     ] {
         let r = app
-            .post(
-                "/v1/matches",
-                Some(&player),
-                json!({"bots": bots, "sets": 2}),
-            )
+            .create_match(Some(&player), json!({"bots": bots, "sets": 2}))
             .await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bots}: {:?}", r.body);
         assert_eq!(r.code(), "bad_request");
         assert_eq!(r.body["error"]["details"]["field"], "bots");
     }
-    assert_eq!(app.get("/v1/matches").await.body["matches"], json!([]));
+    assert_eq!(app.list_matches("").await.body["matches"], json!([]));
     let r = app
-        .post(
-            "/v1/matches",
+        .create_match(
             Some(&player),
             json!({"bots": ["MatchA", "MatchB"], "sets": 2}),
         )

@@ -2,6 +2,7 @@
 //! rung, busy refusals, lobby challenges taken after the wait, and the demo's pairings.
 
 mod common;
+use common::paths;
 
 use std::time::{Duration, Instant};
 
@@ -14,7 +15,7 @@ use serde_json::{Value, json};
 async fn wait_set(app: &TestApp, id: &str, secs: u64, done: impl Fn(&Value) -> bool) -> Value {
     let until = Instant::now() + Duration::from_secs(secs);
     loop {
-        let s = app.get(&format!("/v1/sets/{id}")).await.body;
+        let s = app.get_set(&id).await.body;
         if done(&s) {
             return s;
         }
@@ -24,7 +25,7 @@ async fn wait_set(app: &TestApp, id: &str, secs: u64, done: impl Fn(&Value) -> b
 }
 
 async fn sets_of(app: &TestApp, bot: &str) -> usize {
-    let r = app.get(&format!("/v1/sets?bot={bot}&limit=100")).await;
+    let r = app.list_sets(&format!("bot={bot}&limit=100")).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     r.body["sets"].as_array().map_or(0, Vec::len)
 }
@@ -38,7 +39,7 @@ async fn every_rung_of_the_ladder_is_a_house_bot_that_says_what_it_is_and_can_be
     })
     .await;
     let (_, _, token) = app.player_with_bot("Climber").await;
-    let listed = app.get("/v1/bots").await.body;
+    let listed = app.list_bots("").await.body;
     let house: Vec<&str> = listed["bots"]
         .as_array()
         .expect("bots")
@@ -52,7 +53,7 @@ async fn every_rung_of_the_ladder_is_a_house_bot_that_says_what_it_is_and_can_be
             "{} not listed: {house:?}",
             rung.name
         );
-        let p = app.get(&format!("/v1/bots/{}", rung.name)).await;
+        let p = app.get_bot(&rung.name).await;
         assert_eq!(p.status, StatusCode::OK);
         assert_eq!(p.body["house"], true);
         assert_eq!(
@@ -63,28 +64,21 @@ async fn every_rung_of_the_ladder_is_a_house_bot_that_says_what_it_is_and_can_be
         );
         // Practice against any rung by name (case does not matter).
         let r = app
-            .post(
-                "/v1/practice",
-                Some(&token),
-                json!({"opponent": rung.name.to_uppercase()}),
-            )
+            .create_practice_set(Some(&token), json!({"opponent": rung.name.to_uppercase()}))
             .await;
         assert_eq!(r.status, StatusCode::CREATED, "{}: {:?}", rung.name, r.body);
         assert_eq!(r.body["acceptor"], rung.name);
     }
     assert_eq!(house.len(), LADDER.len());
     // A bot of ours is not on the ladder.
-    assert_eq!(
-        app.get("/v1/bots/Climber").await.body["ladder"],
-        Value::Null
-    );
+    assert_eq!(app.get_bot("Climber").await.body["ladder"], Value::Null);
     // The default practice opponent is still the weakest.
-    let r = app.post("/v1/practice", Some(&token), json!({})).await;
+    let r = app.create_practice_set(Some(&token), json!({})).await;
     assert_eq!(r.body["acceptor"], "house-random", "{:?}", r.body);
     // A bot that is not a house bot cannot be practised against, and nothing is created.
     let before = sets_of(&app, "Climber").await;
     let r = app
-        .post("/v1/practice", Some(&token), json!({"opponent": "Climber"}))
+        .create_practice_set(Some(&token), json!({"opponent": "Climber"}))
         .await;
     assert_eq!((r.status, r.code()), (StatusCode::NOT_FOUND, "not_found"));
     assert_eq!(sets_of(&app, "Climber").await, before);
@@ -127,7 +121,7 @@ async fn a_database_with_only_the_first_two_house_bots_gets_the_rest_of_the_ladd
     })
     .await;
     for (i, rung) in LADDER.iter().enumerate() {
-        let p = app.get(&format!("/v1/bots/{}", rung.name)).await.body;
+        let p = app.get_bot(&rung.name).await.body;
         if rung.name == "house-novice" {
             // Still the player's bot: the house does not play for it.
             assert_eq!((&p["house"], &p["ladder"]), (&json!(false), &Value::Null));
@@ -136,8 +130,8 @@ async fn a_database_with_only_the_first_two_house_bots_gets_the_rest_of_the_ladd
         assert_eq!(p["ladder"]["rung"], i + 1, "{p}");
     }
     // The old two kept their ids (and so their history).
-    assert_eq!(app.get("/v1/bots/house-random").await.body["id"], ids[0]);
-    assert_eq!(app.get("/v1/bots/house-bridge").await.body["id"], ids[1]);
+    assert_eq!(app.get_bot("house-random").await.body["id"], ids[0]);
+    assert_eq!(app.get_bot("house-bridge").await.body["id"], ids[1]);
 }
 
 #[tokio::test]
@@ -154,18 +148,14 @@ async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_c
     let (_, owner, token) = app.player_with_bot("Eager").await;
     let fast = json!({"initial_s": 10, "increment_s": 0});
     let first = app
-        .post("/v1/practice", Some(&token), json!({"clock": fast}))
+        .create_practice_set(Some(&token), json!({"clock": fast}))
         .await;
     assert_eq!(first.status, StatusCode::CREATED, "{:?}", first.body);
     let before = sets_of(&app, "Eager").await;
     let balance = app.balance(&owner).await;
 
     let r = app
-        .post(
-            "/v1/practice",
-            Some(&token),
-            json!({"opponent": "house-master"}),
-        )
+        .create_practice_set(Some(&token), json!({"opponent": "house-master"}))
         .await;
     assert_eq!(
         (r.status, r.code()),
@@ -184,8 +174,7 @@ async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_c
     );
     for stake in [0, 50] {
         let r = app
-            .post(
-                "/v1/sets",
+            .create_set(
                 Some(&token),
                 json!({"game": "hex", "opponent": "house-club", "stake": stake}),
             )
@@ -212,33 +201,24 @@ async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_c
 
     // A lobby challenge may still be made, but no house bot takes it while the house is busy.
     let r = app
-        .post("/v1/sets", Some(&token), json!({"game": "hex", "stake": 0}))
+        .create_set(Some(&token), json!({"game": "hex", "stake": 0}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let lobby = r.body["id"].as_str().expect("id").to_string();
     tokio::time::sleep(Duration::from_millis(1_500)).await;
-    assert_eq!(
-        app.get(&format!("/v1/sets/{lobby}")).await.body["status"],
-        "open"
-    );
+    assert_eq!(app.get_set(&lobby).await.body["status"], "open");
 
     // Once the house game ends, there is room again: the lobby challenge (60+2, about a
     // eighteenth of a 10+0 game) is taken; then a practice set at 10+0 no longer fits.
     let set = first.body["id"].as_str().expect("id");
     for game_no in [1, 2] {
-        let r = app
-            .post(
-                &format!("/v1/sets/{set}/games/{game_no}/resign"),
-                Some(&token),
-                json!({}),
-            )
-            .await;
+        let r = app.resign(Some(&token), &set, &game_no, json!({})).await;
         assert_eq!(r.status, StatusCode::OK, "game {game_no}: {:?}", r.body);
     }
     let s = wait_set(&app, &lobby, 10, |s| s["status"] != "open").await;
     assert_eq!(s["status"], "active", "{s}");
     let r = app
-        .post("/v1/practice", Some(&token), json!({"clock": fast}))
+        .create_practice_set(Some(&token), json!({"clock": fast}))
         .await;
     assert_eq!(
         (r.status, r.code()),
@@ -248,8 +228,7 @@ async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_c
     );
     // A slow clock still fits beside the lobby set.
     let r = app
-        .post(
-            "/v1/practice",
+        .create_practice_set(
             Some(&token),
             json!({"clock": {"initial_s": 600, "increment_s": 10}}),
         )
@@ -288,16 +267,14 @@ async fn concurrent_requests_for_the_last_house_rooms_admit_exactly_the_limit() 
             tokio::spawn(async move {
                 barrier.wait().await;
                 if private {
-                    app.post(
-                        "/v1/sets",
+                    app.create_set(
                         Some(&token),
                         json!({"game": "hex", "opponent": "house-random", "stake": 50,
                                "clock": clock}),
                     )
                     .await
                 } else {
-                    app.post(
-                        "/v1/practice",
+                    app.create_practice_set(
                         Some(&token),
                         json!({"opponent": "house-random", "clock": clock}),
                     )
@@ -337,7 +314,7 @@ async fn concurrent_requests_for_the_last_house_rooms_admit_exactly_the_limit() 
     // A fifth, asked alone, is refused too, and counts the 4 (played or about to be).
     let (_, _, token) = app.player_with_bot("Late").await;
     let r = app
-        .post("/v1/practice", Some(&token), json!({"clock": clock}))
+        .create_practice_set(Some(&token), json!({"clock": clock}))
         .await;
     assert_eq!(r.code(), "house_busy", "{:?}", r.body);
     let d = &r.body["error"]["details"];
@@ -361,15 +338,13 @@ async fn a_clock_too_fast_for_the_board_is_refused_for_a_house_bot_and_creates_n
     let fast = json!({"initial_s": 10, "increment_s": 0});
     // 10+0 on 19x19: up to 181 house moves at 80 ms each is 14.5 s, more than the clock.
     let practice = app
-        .post(
-            "/v1/practice",
+        .create_practice_set(
             Some(&token),
             json!({"opponent": "house-master", "clock": fast, "options": {"size": 19}}),
         )
         .await;
     let private = app
-        .post(
-            "/v1/sets",
+        .create_set(
             Some(&token),
             json!({"game": "hex", "opponent": "house-club", "stake": 50, "clock": fast,
                    "options": {"size": 19}}),
@@ -399,8 +374,7 @@ async fn a_clock_too_fast_for_the_board_is_refused_for_a_house_bot_and_creates_n
         (19, json!({"initial_s": 10, "increment_s": 1})),
     ] {
         let r = app
-            .post(
-                "/v1/practice",
+            .create_practice_set(
                 Some(&token),
                 json!({"opponent": "house-random", "clock": clock, "options": {"size": size}}),
             )
@@ -410,8 +384,7 @@ async fn a_clock_too_fast_for_the_board_is_refused_for_a_house_bot_and_creates_n
     // A bot that is not the house's plays any clock on any board.
     app.player_with_bot("Patient").await;
     let r = app
-        .post(
-            "/v1/sets",
+        .create_set(
             Some(&token),
             json!({"game": "hex", "opponent": "Patient", "clock": fast, "options": {"size": 19}}),
         )
@@ -432,22 +405,18 @@ async fn lobby_challenges_nobody_takes_are_accepted_by_the_nearest_rated_house_b
     let balance = app.balance(&owner).await;
     let t0 = Instant::now();
     let unstaked = app
-        .post("/v1/sets", Some(&token), json!({"game": "hex", "stake": 0}))
+        .create_set(Some(&token), json!({"game": "hex", "stake": 0}))
         .await;
     assert_eq!(unstaked.status, StatusCode::CREATED, "{:?}", unstaked.body);
     let staked = app
-        .post(
-            "/v1/sets",
-            Some(&token),
-            json!({"game": "hex", "stake": 100}),
-        )
+        .create_set(Some(&token), json!({"game": "hex", "stake": 100}))
         .await;
     assert_eq!(staked.status, StatusCode::CREATED, "{:?}", staked.body);
     tokio::time::sleep(Duration::from_millis(300)).await;
     for r in [&unstaked, &staked] {
         let id = r.body["id"].as_str().expect("id");
         assert_eq!(
-            app.get(&format!("/v1/sets/{id}")).await.body["status"],
+            app.get_set(&id).await.body["status"],
             "open",
             "not before the wait"
         );
@@ -462,13 +431,13 @@ async fn lobby_challenges_nobody_takes_are_accepted_by_the_nearest_rated_house_b
         assert_eq!(s["acceptor"], "house-novice", "{s}");
     }
     for (name, seed) in hexarena::arena::house::SEED_RATINGS {
-        let p = app.get(&format!("/v1/bots/{name}")).await.body;
+        let p = app.get_bot(&name).await.body;
         assert_eq!(p["rating_exact"], json!(seed), "{name}");
     }
     // The staked one escrowed the stake.
     assert_eq!(app.balance(&owner).await, balance - 100);
     // Nothing is left open in the lobby.
-    let open = app.get("/v1/sets?status=open").await.body;
+    let open = app.list_sets("status=open").await.body;
     assert_eq!(open["sets"], json!([]), "{open}");
 }
 
@@ -485,7 +454,7 @@ async fn the_demo_pairs_house_bots_of_neighbouring_rungs() {
     let rung_of = |name: &str| LADDER.iter().position(|r| r.name == name);
     let until = Instant::now() + Duration::from_secs(10);
     let set = loop {
-        let rows = app.get("/v1/sets?status=active").await.body;
+        let rows = app.list_sets("status=active").await.body;
         if let Some(s) = rows["sets"].as_array().and_then(|a| a.first()) {
             break s.clone();
         }
@@ -535,11 +504,7 @@ async fn a_house_move_pending_when_the_server_starts_is_played_from_the_games_lo
     house_rows_without_a_house(&before).await;
     let (_, _, token) = before.player_with_bot("Patient").await;
     let r = before
-        .post(
-            "/v1/practice",
-            Some(&token),
-            json!({"opponent": "house-club"}),
-        )
+        .create_practice_set(Some(&token), json!({"opponent": "house-club"}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let id = r.body["id"].as_str().expect("id").to_string();
@@ -553,10 +518,7 @@ async fn a_house_move_pending_when_the_server_starts_is_played_from_the_games_lo
         ..Spawn::default()
     })
     .await;
-    let s = after
-        .get(&format!("/v1/sets/{id}/games/1?after_ply=0&wait_s=10"))
-        .await
-        .body;
+    let s = after.poll_game(&id, 1, "after_ply=0&wait_s=10").await.body;
     assert_eq!(s["ply"], 1, "{s}");
     assert_eq!(s["moves"][0]["seat"], 1);
     assert_eq!(s["seats"][0]["bot"], "house-club");
@@ -585,8 +547,7 @@ async fn two_instances_on_postgresql_share_the_house_games_and_think_each_move_o
         let app = apps[i % 2];
         let (_, _, token) = app.player_with_bot(&format!("Twin{i}")).await;
         let r = app
-            .post(
-                "/v1/practice",
+            .create_practice_set(
                 Some(&token),
                 json!({"opponent": "house-club", "clock": {"initial_s": 10, "increment_s": 0},
                        "options": {"size": 9}}),
@@ -605,14 +566,18 @@ async fn two_instances_on_postgresql_share_the_house_games_and_think_each_move_o
             loop {
                 assert!(Instant::now() < until, "set {id} did not finish");
                 let r = http
-                    .get(format!("{url}/v1/bots/me/turn?wait_s=2"))
+                    .get(format!(
+                        "{}{}",
+                        url,
+                        paths::with_query(paths::turn(), "wait_s=2")
+                    ))
                     .bearer_auth(&token)
                     .send()
                     .await
                     .expect("turn");
                 if r.status() == StatusCode::NO_CONTENT {
                     let s: Value = http
-                        .get(format!("{url}/v1/sets/{id}"))
+                        .get(format!("{}{}", url, paths::set(&id)))
                         .send()
                         .await
                         .expect("set")
@@ -634,9 +599,12 @@ async fn two_instances_on_postgresql_share_the_house_games_and_think_each_move_o
                 };
                 let ply = st["ply"].as_i64().expect("ply") + 1;
                 http.post(format!(
-                    "{url}/v1/sets/{}/games/{}/moves?ply={ply}",
-                    st["set_id"].as_str().expect("set"),
-                    st["game_no"]
+                    "{}{}",
+                    url,
+                    paths::with_query(
+                        paths::moves(st["set_id"].as_str().expect("set"), &st["game_no"]),
+                        &format!("ply={ply}")
+                    )
                 ))
                 .bearer_auth(&token)
                 .json(&mv)

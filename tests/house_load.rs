@@ -39,9 +39,9 @@ async fn play_out(app: Arc<TestApp>, token: String, set_id: String) -> u128 {
     let give_up = Instant::now() + Duration::from_secs(180);
     loop {
         assert!(Instant::now() < give_up, "set {set_id} did not finish");
-        let r = app.get_auth("/v1/bots/me/turn?wait_s=2", &token).await;
+        let r = app.get_turn(Some(&token), "wait_s=2").await;
         if r.status == StatusCode::NO_CONTENT {
-            let s = app.get(&format!("/v1/sets/{set_id}")).await;
+            let s = app.get_set(&set_id).await;
             if s.body["status"] == "finished" {
                 return slowest;
             }
@@ -118,15 +118,13 @@ async fn play_sets_at_ten_seconds(sets_n: usize, size: i64) {
         let name = format!("Load{i:02}");
         let (_, _, token) = app.player_with_bot(&name).await;
         let r = if i % 2 == 0 {
-            app.post(
-                "/v1/practice",
+            app.create_practice_set(
                 Some(&token),
                 json!({"opponent": HOUSE, "clock": clock, "options": {"size": size}}),
             )
             .await
         } else {
-            app.post(
-                "/v1/sets",
+            app.create_set(
                 Some(&token),
                 json!({"game": "hex", "opponent": HOUSE, "stake": 10 + 5 * (i % 40) as i64,
                        "clock": clock, "options": {"size": size}}),
@@ -147,7 +145,7 @@ async fn play_sets_at_ten_seconds(sets_n: usize, size: i64) {
         }
         let until = Instant::now() + Duration::from_secs(10);
         loop {
-            let s = app.get(&format!("/v1/sets/{id}")).await;
+            let s = app.get_set(&id).await;
             if s.body["status"] != "open" {
                 assert_eq!(s.body["acceptor"], HOUSE, "{:?}", s.body);
                 break;
@@ -167,9 +165,7 @@ async fn play_sets_at_ten_seconds(sets_n: usize, size: i64) {
         let mut n = 0;
         while !probe_stop.load(std::sync::atomic::Ordering::Relaxed) {
             let t0 = Instant::now();
-            let r = probe_app
-                .get(&format!("/v1/sets/{probe_set}/games/1"))
-                .await;
+            let r = probe_app.get_game(&probe_set, 1).await;
             assert_eq!(r.status, StatusCode::OK);
             worst = worst.max(t0.elapsed().as_millis());
             n += 1;
@@ -196,7 +192,7 @@ async fn play_sets_at_ten_seconds(sets_n: usize, size: i64) {
     let mut house_moves_ms: Vec<i64> = vec![];
     let mut least_left_ms = i64::MAX;
     for (id, _, _) in &sets {
-        let s = app.get(&format!("/v1/sets/{id}")).await.body;
+        let s = app.get_set(&id).await.body;
         assert_eq!(s["status"], "finished", "{s}");
         for game_no in [1, 2] {
             let g = app.state(id, game_no).await;

@@ -3,6 +3,7 @@
 //! and CSV exports make cells a spreadsheet would run as formulas inert.
 
 mod common;
+use common::paths;
 
 use common::{TestApp, seat_tokens, spawn_app};
 use reqwest::StatusCode;
@@ -34,7 +35,7 @@ async fn a_move_with_a_key_twice_at_the_top_or_nested_is_refused_400_naming_it_a
         .await;
     let before = app.state(&set, 1).await;
     let [first, _] = seat_tokens(&before, &[("dup-a", &a), ("dup-b", &b)]);
-    let path = format!("/v1/sets/{set}/games/1/moves");
+    let path = paths::moves(&set, 1);
     for (body, key, at) in [
         (r#"{"cell":[1,2],"cell":[3,4]}"#, "cell", ""),
         (r#"{"cell":[1,2],"c\u0065ll":[3,4]}"#, "cell", ""),
@@ -67,9 +68,7 @@ async fn a_registration_or_set_with_a_key_twice_is_refused_400_naming_it_and_cre
             "/name",
         ),
     ] {
-        let r = app
-            .post_raw("/v1/players", None, body.as_bytes().to_vec())
-            .await;
+        let r = app.create_player_raw(body.as_bytes().to_vec()).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{body}: {:?}", r.body);
         assert_eq!(r.body["error"]["details"]["key"], key, "{body}");
         assert_eq!(r.body["error"]["details"]["instance_path"], at, "{body}");
@@ -78,9 +77,7 @@ async fn a_registration_or_set_with_a_key_twice_is_refused_400_naming_it_and_cre
 
     let s = sets(&app).await;
     let body = r#"{"game":"hex","stake":0,"clock":{"initial_s":60,"initial_s":1}}"#;
-    let r = app
-        .post_raw("/v1/sets", Some(&a), body.as_bytes().to_vec())
-        .await;
+    let r = app.create_set_raw(Some(&a), body.as_bytes().to_vec()).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
     assert_eq!(r.body["error"]["details"]["key"], "initial_s");
     assert_eq!(r.body["error"]["details"]["instance_path"], "/clock");
@@ -113,7 +110,7 @@ async fn each_invisible_or_bidi_control_character_in_a_player_name_is_refused_na
     for cp in refused {
         let c = char::from_u32(cp).expect("a scalar value");
         let name = format!("Ann{c}Lee");
-        let r = app.post("/v1/players", None, json!({"name": name})).await;
+        let r = app.create_player(json!({"name": name})).await;
         let expected = format!("U+{cp:04X}");
         assert_eq!(
             r.status,
@@ -126,9 +123,7 @@ async fn each_invisible_or_bidi_control_character_in_a_player_name_is_refused_na
         assert_eq!(r.body["error"]["details"]["code_point"], expected.as_str());
     }
     // A name that starts with a combining mark has nothing for it to combine with.
-    let r = app
-        .post("/v1/players", None, json!({"name": "\u{0301}\u{0301}"}))
-        .await;
+    let r = app.create_player(json!({"name": "\u{0301}\u{0301}"})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
     assert_eq!(r.body["error"]["details"]["code_point"], "U+0301");
     assert_eq!(players(&app).await, n, "no player was registered");
@@ -142,7 +137,7 @@ async fn each_invisible_or_bidi_control_character_in_a_player_name_is_refused_na
         "ok\u{2764}\u{FE0F}",
         "Ze\u{0301}lie",
     ] {
-        let r = app.post("/v1/players", None, json!({"name": name})).await;
+        let r = app.create_player(json!({"name": name})).await;
         assert_eq!(r.status, StatusCode::CREATED, "{name}: {:?}", r.body);
     }
 }
@@ -155,8 +150,7 @@ async fn a_tournament_csv_with_a_bot_named_like_a_formula_comes_out_inert() {
         app.player_with_bot(n).await;
     }
     let r = app
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some("op-secret"),
             json!({"name": "Formulas", "format": "round_robin", "participants": names,
                    "options": {"size": 9, "random_stones": 0}}),
@@ -164,10 +158,13 @@ async fn a_tournament_csv_with_a_bot_named_like_a_formula_comes_out_inert() {
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let id = r.body["id"].as_str().expect("id").to_string();
-    for file in ["standings.csv", "crosstable.csv"] {
+    for (file, path) in [
+        ("standings.csv", paths::standings_csv(&id)),
+        ("crosstable.csv", paths::crosstable_csv(&id)),
+    ] {
         let csv = app
             .http
-            .get(format!("{}/v1/tournaments/{id}/{file}", app.url))
+            .get(format!("{}{path}", app.url))
             .send()
             .await
             .expect("csv")
@@ -195,8 +192,7 @@ async fn a_tournament_name_with_a_hidden_character_is_refused_and_creates_nothin
     }
     for bad in ["Cup\u{202E}gnp", "Cup\u{200B}", "Cup\u{0000}"] {
         let r = app
-            .post(
-                "/v1/tournaments",
+            .create_tournament(
                 Some("op-secret"),
                 json!({"name": bad, "format": "round_robin", "participants": ["TnA", "TnB"]}),
             )
@@ -204,7 +200,7 @@ async fn a_tournament_name_with_a_hidden_character_is_refused_and_creates_nothin
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bad:?}: {:?}", r.body);
         assert_eq!(r.body["error"]["details"]["field"], "name");
     }
-    let r = app.get("/v1/tournaments").await;
+    let r = app.list_tournaments("").await;
     assert_eq!(
         r.body["tournaments"].as_array().map(Vec::len),
         Some(0),

@@ -5,6 +5,7 @@
 //! can come from another loopback address (127.0.0.2).
 
 mod common;
+use common::paths;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
@@ -162,21 +163,21 @@ async fn a_ninth_stream_on_one_bot_token_is_refused_429_and_closing_one_frees_a_
     let (_, token) = a_game(&app).await;
     let mut open = Vec::new();
     for i in 0..8 {
-        let h = get(&app, "/v1/bots/me/events", Some(&token), None).await;
+        let h = get(&app, &paths::bot_events(), Some(&token), None).await;
         assert_eq!(h.status, 200, "stream {i}: {:?}", h.body);
         open.push(h);
     }
-    let refused = get(&app, "/v1/bots/me/events", Some(&token), None).await;
+    let refused = get(&app, &paths::bot_events(), Some(&token), None).await;
     assert_refused(&refused, "streams_per_bot", 8);
     // Another bot from the same address is not held back by the first bot's cap.
     let (_, _, other) = app.player_with_bot("holder-c").await;
-    let h = get(&app, "/v1/bots/me/events", Some(&other), None).await;
+    let h = get(&app, &paths::bot_events(), Some(&other), None).await;
     assert_eq!(h.status, 200);
 
     drop(open.pop());
     let (h, took) = until_admitted(
         &app,
-        "/v1/bots/me/events",
+        &paths::bot_events(),
         Some(&token),
         None,
         Duration::from_secs(3),
@@ -197,20 +198,34 @@ async fn a_seventeenth_long_poll_on_one_bot_token_is_refused_429_and_a_finished_
     // No game: each poll waits its whole minute.
     let mut waiting = Vec::new();
     for _ in 0..16 {
-        waiting.push(send_get(&app, "/v1/bots/me/turn?wait_s=60", Some(&token), None).await);
+        waiting.push(
+            send_get(
+                &app,
+                &paths::with_query(paths::turn(), "wait_s=60"),
+                Some(&token),
+                None,
+            )
+            .await,
+        );
     }
     waiting_polls_reach(&app, 16).await;
     // The 17th is refused at once, while the 16 still wait.
-    let refused = get(&app, "/v1/bots/me/turn?wait_s=60", Some(&token), None).await;
+    let refused = get(
+        &app,
+        &paths::with_query(paths::turn(), "wait_s=60"),
+        Some(&token),
+        None,
+    )
+    .await;
     assert_refused(&refused, "long_polls_per_bot", 16);
     // A poll without wait_s holds nothing and is answered.
-    let h = get(&app, "/v1/bots/me/turn", Some(&token), None).await;
+    let h = get(&app, &paths::turn(), Some(&token), None).await;
     assert_eq!(h.status, 204);
 
     drop(waiting.pop());
     let (h, took) = until_admitted(
         &app,
-        "/v1/bots/me/turn?wait_s=1",
+        &paths::with_query(paths::turn(), "wait_s=1"),
         Some(&token),
         None,
         Duration::from_secs(3),
@@ -249,7 +264,7 @@ async fn waiting_polls_reach(app: &TestApp, n: u64) {
 async fn public_game_streams_are_capped_per_address_and_another_address_is_not_held_back() {
     let app = spawn_app().await;
     let (set, _) = a_game(&app).await;
-    let path = format!("/v1/sets/{set}/games/1/events");
+    let path = paths::game_events(&set, 1);
     let mut open = Vec::new();
     for i in 0..128 {
         let h = get(&app, &path, None, None).await;
@@ -260,7 +275,7 @@ async fn public_game_streams_are_capped_per_address_and_another_address_is_not_h
     let refused = get(&app, &path, None, None).await;
     println!("refused in {:?}", t0.elapsed());
     assert_refused(&refused, "streams_per_address", 128);
-    let refused = get(&app, "/v1/events", None, None).await;
+    let refused = get(&app, &paths::public_events(), None, None).await;
     assert_refused(&refused, "streams_per_address", 128);
     let h = get(&app, &path, None, Some(OTHER)).await;
     assert_eq!(h.status, 200, "another address: {:?}", h.body);
@@ -280,7 +295,7 @@ async fn public_long_polls_are_capped_per_address() {
     let app = spawn_app().await;
     let (set, _) = a_game(&app).await;
     // Ply 1000 never comes: each poll waits its whole minute.
-    let path = format!("/v1/sets/{set}/games/1?after_ply=1000&wait_s=60");
+    let path = paths::with_query(paths::game(&set, 1), "after_ply=1000&wait_s=60");
     let mut waiting = Vec::new();
     for _ in 0..256 {
         waiting.push(send_get(&app, &path, None, None).await);
@@ -290,7 +305,7 @@ async fn public_long_polls_are_capped_per_address() {
     assert_refused(&refused, "long_polls_per_address", 256);
     let h = get(
         &app,
-        &format!("/v1/sets/{set}/games/1?after_ply=1000&wait_s=1"),
+        &paths::with_query(paths::game(&set, 1), "after_ply=1000&wait_s=1"),
         None,
         Some(OTHER),
     )
@@ -303,7 +318,7 @@ async fn a_flood_of_two_thousand_streams_from_one_address_leaves_the_server_answ
     // The connection cap per address is raised past the flood: this test is about streams.
     let app = spawn_configured(|cfg| cfg.connections_per_address = 4_000).await;
     let (set, token) = a_game(&app).await;
-    let path = format!("/v1/sets/{set}/games/1/events");
+    let path = paths::game_events(&set, 1);
     let t0 = Instant::now();
     let flood: Vec<Held> = futures_util::stream::iter(0..2000)
         .map(|_| {
@@ -333,11 +348,11 @@ async fn a_flood_of_two_thousand_streams_from_one_address_leaves_the_server_answ
     let r = app.get("/healthz").await;
     assert_eq!(r.status, 200);
     assert_eq!(r.body["status"], "ok");
-    let r = app.get_auth("/v1/bots/me", &token).await;
+    let r = app.get_current_bot(Some(&token)).await;
     assert_eq!(r.status, 200, "{:?}", r.body);
     let h = get(&app, &path, None, None).await;
     assert_eq!(h.status, 200, "a viewer elsewhere opens the stream");
-    let h = get(&app, "/v1/bots/me/events", Some(&token), None).await;
+    let h = get(&app, &paths::bot_events(), Some(&token), None).await;
     assert_eq!(h.status, 200, "a bot elsewhere opens its stream");
     drop(flood);
 }
@@ -383,19 +398,19 @@ async fn a_full_server_refuses_one_more_stream_from_anyone_with_held_connections
 {
     let app = spawn_holding(3).await;
     let (set, _) = a_game(&app).await;
-    let path = format!("/v1/sets/{set}/games/1/events");
+    let path = paths::game_events(&set, 1);
     let third = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 3));
     let mut open = vec![
         get(&app, &path, None, None).await,
         get(&app, &path, None, Some(OTHER)).await,
-        get(&app, "/v1/events", None, None).await,
+        get(&app, &paths::public_events(), None, None).await,
     ];
     assert!(open.iter().all(|h| h.status == 200));
     let refused = get(&app, &path, None, Some(third)).await;
     assert_refused(&refused, "held_connections", 3);
     let refused = get(
         &app,
-        &format!("/v1/sets/{set}/games/1?after_ply=1000&wait_s=30"),
+        &paths::with_query(paths::game(&set, 1), "after_ply=1000&wait_s=30"),
         None,
         Some(third),
     )
@@ -405,7 +420,7 @@ async fn a_full_server_refuses_one_more_stream_from_anyone_with_held_connections
     // nothing without after_ply), /healthz.
     let h = get(
         &app,
-        &format!("/v1/sets/{set}/games/1?wait_s=30"),
+        &paths::with_query(paths::game(&set, 1), "wait_s=30"),
         None,
         Some(third),
     )

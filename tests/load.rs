@@ -7,9 +7,11 @@ use std::collections::BTreeMap;
 use std::process::Command;
 
 mod common;
+use common::paths;
 
 use common::process::Server;
 use hex::{Cell, Move, Position};
+use hexarena_contract::GameState;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::Connection;
@@ -30,7 +32,10 @@ async fn all_sets(http: &reqwest::Client, url: &str) -> Vec<Value> {
         loop {
             let page = get(
                 http,
-                format!("{url}/v1/sets?status={status}&limit=100{before}"),
+                format!(
+                    "{url}{}",
+                    paths::with_query(paths::sets(), &format!("status={status}&limit=100{before}"))
+                ),
             )
             .await;
             out.extend(page["sets"].as_array().cloned().unwrap_or_default());
@@ -121,11 +126,25 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
         "server_rss_kib",
         "games",
         "moves",
+        "server_cpu_us_per_move",
+        "bytes_per_move",
+        "lone_p50_ms",
+        "lone_p99_ms",
+        "lone_moves",
     ] {
         assert!(keys.contains(&k), "{k} missing from {last}");
     }
-    assert_eq!(keys.len(), 11, "exactly the documented keys: {last}");
-    let bench_moves = report["moves"].as_u64().expect("moves");
+    assert_eq!(keys.len(), 16, "exactly the documented keys: {last}");
+    assert!(
+        report["server_cpu_us_per_move"]
+            .as_f64()
+            .is_some_and(|c| c > 0.0),
+        "{last}"
+    );
+    // Every acknowledged move, the move phase's and the lone game's (its fifth phase).
+    let lone_moves = report["lone_moves"].as_u64().expect("lone_moves");
+    assert!(lone_moves > 0, "the lone game played: {last}");
+    let bench_moves = report["moves"].as_u64().expect("moves") + lone_moves;
     assert!(
         bench_moves >= 30,
         "too few moves to test anything: {stdout}"
@@ -156,7 +175,10 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
         .expect("metrics text");
     let posted = metric(
         &metrics,
-        r#"hexarena_http_requests_total{route="/v1/sets/{id}/games/{n}/moves",method="POST",status="200"}"#,
+        &format!(
+            r#"hexarena_http_requests_total{{route="{}",method="POST",status="200"}}"#,
+            paths::MOVES_ROUTE
+        ),
     );
     assert_eq!(posted, Some(bench_moves as f64), "{metrics}");
     assert_eq!(metric(&metrics, "hexarena_waiting_long_polls "), Some(0.0));
@@ -174,12 +196,14 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
     for s in &sets {
         let id = s["id"].as_str().expect("set id").to_string();
         for n in 1..=2i64 {
-            let state = get(&http, format!("{}/v1/sets/{id}/games/{n}", server.url)).await;
+            let state = get(&http, format!("{}{}", server.url, paths::game(&id, n))).await;
             if state["status"] == "pending" {
                 assert_eq!(state["ply"], 0, "a pending game has no moves: {state}");
                 continue;
             }
-            let pos = hexarena::client::position_of_state(&state)
+            let typed: GameState = serde_json::from_value(state.clone())
+                .unwrap_or_else(|e| panic!("{id} game {n} is not a contract game state: {e}"));
+            let pos = hexarena_client::position::position_of(&typed)
                 .unwrap_or_else(|e| panic!("{id} game {n} does not replay: {e}"));
             assert_eq!(state["board"]["cells"], json!(pos.cells()), "{id} {n}");
             let path = pos.winning_path().map(|p| cells_json(&p));

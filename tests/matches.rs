@@ -28,13 +28,13 @@ async fn drive(
     let mut set_no: Vec<String> = vec![];
     loop {
         assert!(Instant::now() < until, "match never finished");
-        let m = app.get(&format!("/v1/matches/{id}")).await.body;
+        let m = app.get_match(&id).await.body;
         if m["status"] == "finished" {
             return m;
         }
         let mut acted = false;
         for (_, tok) in bots {
-            let r = app.get_auth("/v1/bots/me/turn?wait_s=0", tok).await;
+            let r = app.get_turn(Some(tok), "wait_s=0").await;
             if r.status != StatusCode::OK {
                 continue;
             }
@@ -49,12 +49,8 @@ async fn drive(
             let w = winner(n, game_no);
             let r = if ply >= at {
                 let loser = bots.iter().find(|(b, _)| *b != w).expect("loser").0;
-                app.post(
-                    &format!("/v1/sets/{set_id}/games/{game_no}/resign"),
-                    Some(&token(loser)),
-                    json!({}),
-                )
-                .await
+                app.resign(Some(&token(loser)), &set_id, &game_no, json!({}))
+                    .await
             } else {
                 let mv = s["legal_moves"]
                     .as_array()
@@ -82,11 +78,10 @@ async fn an_sprt_match_between_a_strong_and_a_weak_bot_stops_early_and_accepts_h
     let (_, owner, strong) = app.player_with_bot("Strong").await;
     let weak = app.bot(&owner, "Weak").await;
     for t in [&strong, &weak] {
-        app.get_auth("/v1/bots/me/turn?wait_s=0", t).await;
+        app.get_turn(Some(t), "wait_s=0").await;
     }
     let r = app
-        .post(
-            "/v1/matches",
+        .create_match(
             Some(&owner),
             json!({"bots": ["Strong", "Weak"], "sets": 20,
                    "sprt": {"elo0": 0, "elo1": 100, "alpha": 0.05, "beta": 0.05},
@@ -121,15 +116,15 @@ async fn an_sprt_match_between_a_strong_and_a_weak_bot_stops_early_and_accepts_h
     );
     // Unstaked and unrated: no points, no rating; the three sets count in the record (issue 18).
     assert_eq!(app.balance(&owner).await, 1000);
-    let p = app.get("/v1/bots/Strong").await.body;
+    let p = app.get_bot("Strong").await.body;
     assert_eq!(
         (p["rating"].clone(), p["sets"].clone(), p["w"].clone()),
         (json!(1200), json!(3), json!(3))
     );
-    let list = app.get("/v1/matches").await.body;
+    let list = app.list_matches("").await.body;
     assert_eq!(list["matches"][0]["id"], json!(id));
     assert_eq!(
-        app.get("/v1/tournaments").await.body["tournaments"],
+        app.list_tournaments("").await.body["tournaments"],
         json!([])
     );
 }
@@ -140,11 +135,10 @@ async fn a_match_of_n_sets_reports_wdl_and_the_elo_difference() {
     let (_, owner, one) = app.player_with_bot("One").await;
     let two = app.bot(&owner, "Two").await;
     for t in [&one, &two] {
-        app.get_auth("/v1/bots/me/turn?wait_s=0", t).await;
+        app.get_turn(Some(t), "wait_s=0").await;
     }
     let r = app
-        .post(
-            "/v1/matches",
+        .create_match(
             Some(&owner),
             json!({"bots": ["One", "Two"], "sets": 4, "concurrency": 2,
                    "options": {"size": 9, "random_stones": 0}}),
@@ -181,11 +175,7 @@ async fn a_match_needs_two_of_the_players_own_bots_and_sound_sprt_bounds() {
     app.bot(&owner, "MineToo").await;
     app.player_with_bot("Theirs").await;
     let r = app
-        .post(
-            "/v1/matches",
-            Some(&owner),
-            json!({"bots": ["Theirs", "Mine"], "sets": 2}),
-        )
+        .create_match(Some(&owner), json!({"bots": ["Theirs", "Mine"], "sets": 2}))
         .await;
     assert_eq!(
         (r.status, r.code()),
@@ -206,7 +196,7 @@ async fn a_match_needs_two_of_the_players_own_bots_and_sound_sprt_bounds() {
             "sprt.alpha",
         ),
     ] {
-        let r = app.post("/v1/matches", Some(&owner), body.clone()).await;
+        let r = app.create_match(Some(&owner), body.clone()).await;
         assert_eq!(
             (r.status, r.code()),
             (StatusCode::BAD_REQUEST, "bad_request"),
@@ -214,9 +204,9 @@ async fn a_match_needs_two_of_the_players_own_bots_and_sound_sprt_bounds() {
         );
         assert_eq!(r.body["error"]["details"]["field"], field, "{body}");
     }
-    let r = app.get("/v1/matches/match_nope").await;
+    let r = app.get_match("match_nope").await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
-    assert_eq!(app.get("/v1/matches").await.body["matches"], json!([]));
+    assert_eq!(app.list_matches("").await.body["matches"], json!([]));
 }
 
 #[tokio::test]
@@ -225,43 +215,27 @@ async fn a_match_with_another_players_bot_waits_until_that_player_accepts() {
     let (_, mine_owner, mine) = app.player_with_bot("Mine").await;
     let (_, their_owner, theirs) = app.player_with_bot("Theirs").await;
     for t in [&mine, &theirs] {
-        app.get_auth("/v1/bots/me/turn?wait_s=0", t).await;
+        app.get_turn(Some(t), "wait_s=0").await;
     }
     let r = app
-        .post(
-            "/v1/matches",
-            Some(&mine_owner),
-            json!({"bots": ["Mine", "Theirs"], "sets": 1, "options": {"size": 9, "random_stones": 0}}),
-        )
+        .create_match(Some(&mine_owner), json!({"bots": ["Mine", "Theirs"], "sets": 1, "options": {"size": 9, "random_stones": 0}}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     assert_eq!(r.body["status"], "proposed");
     let id = r.body["id"].as_str().expect("id").to_string();
     tokio::time::sleep(Duration::from_millis(1200)).await;
-    let m = app.get(&format!("/v1/matches/{id}")).await.body;
+    let m = app.get_match(&id).await.body;
     assert_eq!(
         (m["status"].clone(), m["set_list"].clone()),
         (json!("proposed"), json!([]))
     );
-    let r = app
-        .post(
-            &format!("/v1/matches/{id}/accept"),
-            Some(&mine_owner),
-            json!({}),
-        )
-        .await;
+    let r = app.accept_match(Some(&mine_owner), &id, json!({})).await;
     assert_eq!(
         (r.status, r.code()),
         (StatusCode::FORBIDDEN, "forbidden"),
         "only the other owner accepts"
     );
-    let r = app
-        .post(
-            &format!("/v1/matches/{id}/accept"),
-            Some(&their_owner),
-            json!({}),
-        )
-        .await;
+    let r = app.accept_match(Some(&their_owner), &id, json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(r.body["status"], "running");
     let m = drive(
@@ -274,13 +248,7 @@ async fn a_match_with_another_players_bot_waits_until_that_player_accepts() {
     .await;
     assert_eq!((m["w"].clone(), m["l"].clone()), (json!(0), json!(1)));
     // A retried accept (its answer lost) is the same success, with the match as it is now.
-    let r = app
-        .post(
-            &format!("/v1/matches/{id}/accept"),
-            Some(&their_owner),
-            json!({}),
-        )
-        .await;
+    let r = app.accept_match(Some(&their_owner), &id, json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(r.body["status"], "finished");
 }

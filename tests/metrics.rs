@@ -2,6 +2,7 @@
 //! long-poll and event-stream gauges held up exactly while a client waits or stays connected.
 
 mod common;
+use common::paths;
 
 use std::time::{Duration, Instant};
 
@@ -22,7 +23,7 @@ async fn eventually(m: &Metrics, what: &str, f: impl Fn(&Metrics) -> bool) {
 async fn requests_are_counted_by_route_pattern_and_status_never_by_raw_path() {
     let app = common::spawn_app().await;
     for _ in 0..2 {
-        let r = app.get("/v1/sets/set_nosuchset/games/1").await;
+        let r = app.get_game("set_nosuchset", 1).await;
         assert_eq!(r.status, StatusCode::NOT_FOUND);
     }
     assert_eq!(
@@ -42,9 +43,13 @@ async fn requests_are_counted_by_route_pattern_and_status_never_by_raw_path() {
     assert!(ct.starts_with("text/plain; version=0.0.4"), "{ct}");
     let text = res.text().await.expect("text");
     for line in [
-        r#"hexarena_http_requests_total{route="/v1/sets/{id}/games/{n}",method="GET",status="404"} 2"#,
-        r#"hexarena_http_requests_total{route="unmatched",method="GET",status="404"} 1"#,
-        r#"hexarena_http_requests_total{route="/healthz",method="GET",status="200"} 1"#,
+        format!(
+            r#"hexarena_http_requests_total{{route="{}",method="GET",status="404"}} 2"#,
+            paths::GAME_ROUTE
+        ),
+        r#"hexarena_http_requests_total{route="unmatched",method="GET",status="404"} 1"#
+            .to_string(),
+        r#"hexarena_http_requests_total{route="/healthz",method="GET",status="200"} 1"#.to_string(),
     ] {
         assert!(text.lines().any(|l| l == line), "{line} missing:\n{text}");
     }
@@ -92,11 +97,15 @@ async fn long_polls_and_event_streams_hold_their_gauges_only_while_open() {
     let http = app.http.clone();
     let url = app.url.clone();
     let turn = tokio::spawn(async move {
-        http.get(format!("{url}/v1/bots/me/turn?wait_s=2"))
-            .bearer_auth(&a)
-            .send()
-            .await
-            .map(|r| r.status())
+        http.get(format!(
+            "{}{}",
+            url,
+            paths::with_query(paths::turn(), "wait_s=2")
+        ))
+        .bearer_auth(&a)
+        .send()
+        .await
+        .map(|r| r.status())
     });
     eventually(&m, "the turn long-poll is counted", |m| {
         m.waiting_long_polls() == 1
@@ -105,7 +114,7 @@ async fn long_polls_and_event_streams_hold_their_gauges_only_while_open() {
     // A game long-poll for a ply that will not come within its wait.
     let http = app.http.clone();
     let url = app.url.clone();
-    let path = format!("/v1/sets/{set_id}/games/1?after_ply=50&wait_s=2");
+    let path = paths::with_query(paths::game(&set_id, 1), "after_ply=50&wait_s=2");
     let game = tokio::spawn(async move { http.get(format!("{url}{path}")).send().await });
     eventually(&m, "both long-polls are counted", |m| {
         m.waiting_long_polls() == 2
@@ -133,7 +142,7 @@ async fn long_polls_and_event_streams_hold_their_gauges_only_while_open() {
     // Streams count while connected, and stop counting once the client goes away.
     let bot_stream = app
         .http
-        .get(format!("{}/v1/bots/me/events", app.url))
+        .get(format!("{}{}", app.url, paths::bot_events()))
         .bearer_auth(&b)
         .send()
         .await
@@ -141,7 +150,7 @@ async fn long_polls_and_event_streams_hold_their_gauges_only_while_open() {
     assert_eq!(bot_stream.status(), StatusCode::OK);
     let game_stream = app
         .http
-        .get(format!("{}/v1/sets/{set_id}/games/1/events", app.url))
+        .get(format!("{}{}", app.url, paths::game_events(&set_id, 1)))
         .send()
         .await
         .expect("game stream");
@@ -177,8 +186,7 @@ async fn a_house_game_lost_on_time_is_counted_and_the_house_clock_figures_are_ex
     assert_eq!(sample(&text, "hexarena_house_time_losses_total"), Some(0.0));
     let (_, _, token) = app.player_with_bot("Waiter").await;
     let r = app
-        .post(
-            "/v1/practice",
+        .create_practice_set(
             Some(&token),
             json!({"opponent": "house-master", "clock": {"initial_s": 60, "increment_s": 0}}),
         )
@@ -186,7 +194,7 @@ async fn a_house_game_lost_on_time_is_counted_and_the_house_clock_figures_are_ex
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let set = r.body["id"].as_str().expect("id").to_string();
     // The house bot (seat 1) moves first; then this bot answers.
-    let r = app.get_auth("/v1/bots/me/turn?wait_s=20", &token).await;
+    let r = app.get_turn(Some(&token), "wait_s=20").await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(r.body["ply"], 1, "{:?}", r.body);
     let mv = r.body["legal_moves"][0].clone();

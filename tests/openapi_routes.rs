@@ -1,10 +1,15 @@
 //! `openapi.yaml` documents exactly the routes the server registers (SPEC section 13): every
 //! `.route("...", web::METHOD()...)` call under `src/` has its path and method in the document,
-//! and every path and method of the document is registered.
+//! and every path and method of the document is registered. And the tests spell no API path
+//! outside `tests/common` (issue 19): they go through its route helpers, so a route is spelled
+//! in one place (`tests/common/paths.rs`).
+
+mod common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use common::paths;
 use regex::Regex;
 use serde_yaml_ng::Value as Yaml;
 
@@ -73,11 +78,8 @@ fn documented_routes() -> BTreeSet<(String, String)> {
 
 #[test]
 fn placeholders_are_normalised_whatever_their_names() {
-    assert_eq!(normalise("/v1/bots/{name-or-id}"), "/v1/bots/{}");
-    assert_eq!(
-        normalise("/v1/sets/{id}/games/{n}/moves"),
-        "/v1/sets/{}/games/{}/moves"
-    );
+    assert_eq!(normalise(&paths::bot("{name-or-id}")), paths::bot("{}"));
+    assert_eq!(normalise(paths::MOVES_ROUTE), paths::moves("{}", "{}"));
     assert_eq!(normalise("/healthz"), "/healthz");
 }
 
@@ -91,13 +93,13 @@ fn every_registered_route_is_documented_in_openapi_yaml() {
         registered.len()
     );
     for known in [
-        ("post", "/v1/sets/{}/games/{}/moves"),
-        ("get", "/healthz"),
-        ("get", "/v1/bots/{}"),
-        ("get", "/"),
+        ("post", paths::moves("{}", "{}")),
+        ("get", "/healthz".to_string()),
+        ("get", paths::bot("{}")),
+        ("get", "/".to_string()),
     ] {
         assert!(
-            registered.contains(&(known.0.into(), known.1.into())),
+            registered.contains(&(known.0.into(), known.1.clone())),
             "the grep finds {known:?}"
         );
     }
@@ -118,5 +120,41 @@ fn every_route_in_openapi_yaml_is_registered_by_the_server() {
     assert!(
         extra.is_empty(),
         "openapi.yaml documents routes the server does not register: {extra:?}"
+    );
+}
+
+/// The lines of `file` that spell an API path (`/v1/...`) in code, comments left out.
+fn spelled_paths(file: &Path) -> Vec<String> {
+    let needle = ["/v", "1/"].concat();
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim_start().starts_with("//") && l.contains(&needle))
+        .map(|(i, l)| format!("{}:{}: {}", file.display(), i + 1, l.trim()))
+        .collect()
+}
+
+#[test]
+fn no_test_outside_tests_common_spells_an_api_path() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut files = vec![];
+    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("directory entry").path();
+        if path.is_file() && path.extension().is_some_and(|x| x == "rs") {
+            files.push(path);
+        }
+    }
+    // The scan must see the test files, or an empty answer proves nothing.
+    assert!(files.len() >= 40, "found only {} test files", files.len());
+    let spelled: Vec<String> = files.iter().flat_map(|f| spelled_paths(f)).collect();
+    assert!(
+        spelled.is_empty(),
+        "paths spelled outside tests/common (use its route helpers or common::paths):\n{}",
+        spelled.join("\n")
+    );
+    // And the scan does find a path where one is spelled.
+    assert!(
+        !spelled_paths(&dir.join("common").join("paths.rs")).is_empty(),
+        "the scan finds the paths of tests/common/paths.rs"
     );
 }

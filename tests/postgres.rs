@@ -4,6 +4,7 @@
 //! own database (named hx_<ulid>, left behind).
 
 mod common;
+use common::paths;
 
 use std::time::{Duration, Instant};
 
@@ -35,17 +36,14 @@ async fn two_instances_on_one_postgres_database_play_a_whole_set_together() {
     let (_, _, beta) = two.player_with_bot("PgBeta").await;
     // Created on one instance, accepted on the other.
     let r = one
-        .post(
-            "/v1/sets",
+        .create_set(
             Some(&alpha),
             json!({"game": "hex", "options": {"size": 9, "random_stones": 0}, "stake": 20}),
         )
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let set_id = r.body["id"].as_str().expect("id").to_string();
-    let r = two
-        .post(&format!("/v1/sets/{set_id}/accept"), Some(&beta), json!({}))
-        .await;
+    let r = two.accept_set(Some(&beta), &set_id, json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
 
     // Game 1: the acceptor (beta) is seat 1 and fills column 0; each bot talks to its own instance.
@@ -83,12 +81,12 @@ async fn two_instances_on_one_postgres_database_play_a_whole_set_together() {
         assert_eq!(s["result"]["reason"], "connection");
         assert_eq!(s["board"]["winning_path"].as_array().map(Vec::len), Some(9));
     }
-    let set = one.get(&format!("/v1/sets/{set_id}")).await.body;
+    let set = one.get_set(&set_id).await.body;
     assert_eq!(set["status"], "finished");
     // Both won one game with 9 moves: level on points and on moves.
     assert_eq!(set["points"], json!([1, 1]));
     assert_eq!(set["result"], "draw");
-    let a = two.get("/v1/bots/PgAlpha").await.body;
+    let a = two.get_bot("PgAlpha").await.body;
     assert_eq!(
         (a["sets"].as_i64(), a["d"].as_i64(), a["net"].as_i64()),
         (Some(1), Some(1), Some(0))
@@ -111,7 +109,11 @@ async fn a_long_poll_on_one_instance_wakes_for_a_move_made_on_the_other() {
         .await;
     // Beta is seat 1 of game 1; alpha waits on instance two for ply > 0.
     let waiter = {
-        let url = format!("{}/v1/sets/{set_id}/games/1?after_ply=0&wait_s=20", two.url);
+        let url = format!(
+            "{}{}",
+            two.url,
+            paths::with_query(paths::game(&set_id, 1), "after_ply=0&wait_s=20")
+        );
         let http = two.http.clone();
         tokio::spawn(async move {
             let t0 = Instant::now();
@@ -234,10 +236,7 @@ async fn concurrent_creations_of_one_bot_name_are_one_success_and_conflicts() {
             } else {
                 name.clone()
             };
-            async move {
-                app.post("/v1/bots", Some(token), json!({"name": name}))
-                    .await
-            }
+            async move { app.create_bot(Some(token), json!({"name": name})).await }
         });
         let answers = futures_util::future::join_all(calls).await;
         let created = answers
@@ -274,17 +273,13 @@ async fn concurrent_accepts_of_one_set_on_two_instances_are_one_success_and_conf
         takers.push(app.player_with_bot(&format!("Taker{i}")).await.2);
     }
     let r = one
-        .post(
-            "/v1/sets",
-            Some(&creator),
-            json!({"game": "hex", "stake": 20}),
-        )
+        .create_set(Some(&creator), json!({"game": "hex", "stake": 20}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let set_id = r.body["id"].as_str().expect("id").to_string();
     let calls = takers.iter().enumerate().map(|(i, token)| {
         let app = if i % 2 == 0 { &one } else { &two };
-        let path = format!("/v1/sets/{set_id}/accept");
+        let path = paths::accept(&set_id);
         async move { app.post(&path, Some(token), json!({})).await }
     });
     let answers = futures_util::future::join_all(calls).await;

@@ -2,6 +2,7 @@
 //! the last 60 s; `GET /v1/bots?online=true` and `online` on profiles, across instances.
 
 mod common;
+use common::paths;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,7 +14,7 @@ use serde_json::{Value, json};
 const T0: i64 = 1_800_000_000_000;
 
 async fn online_names(app: &TestApp) -> Vec<String> {
-    let r = app.get("/v1/bots?online=true").await;
+    let r = app.list_bots("online=true").await;
     assert_eq!(r.status, reqwest::StatusCode::OK, "{:?}", r.body);
     r.body["bots"]
         .as_array()
@@ -24,7 +25,7 @@ async fn online_names(app: &TestApp) -> Vec<String> {
 }
 
 async fn online(app: &TestApp, name: &str) -> Value {
-    app.get(&format!("/v1/bots/{name}")).await.body["online"].clone()
+    app.get_bot(&name).await.body["online"].clone()
 }
 
 #[tokio::test]
@@ -38,14 +39,14 @@ async fn a_long_poll_makes_a_bot_online_for_sixty_seconds() {
     let (_, _, alice) = app.player_with_bot("Alice").await;
     app.player_with_bot("Bob").await;
     assert_eq!(online_names(&app).await, Vec::<String>::new());
-    let r = app.get_auth("/v1/bots/me/turn?wait_s=0", &alice).await;
+    let r = app.get_turn(Some(&alice), "wait_s=0").await;
     assert_eq!(r.status, reqwest::StatusCode::NO_CONTENT);
     assert_eq!(online_names(&app).await, vec!["Alice"]);
     assert_eq!(
         (online(&app, "Alice").await, online(&app, "Bob").await),
         (json!(true), json!(false))
     );
-    let r = app.get("/v1/bots?online=false").await;
+    let r = app.list_bots("online=false").await;
     assert_eq!(r.body["bots"][0]["name"], "Bob");
     time.advance(60_000);
     assert_eq!(
@@ -69,7 +70,7 @@ async fn an_open_event_stream_keeps_a_bot_online() {
     let (_, _, alice) = app.player_with_bot("Alice").await;
     let stream = app
         .http
-        .get(format!("{}/v1/bots/me/events", app.url))
+        .get(format!("{}{}", app.url, paths::bot_events()))
         .bearer_auth(&alice)
         .send()
         .await
@@ -91,7 +92,7 @@ async fn another_instance_on_the_same_database_sees_a_bot_online() {
     .await;
     let (_, _, alice) = one.player_with_bot("Alice").await;
     assert_eq!(online(&two, "Alice").await, json!(false));
-    one.get_auth("/v1/bots/me/turn?wait_s=0", &alice).await;
+    one.get_turn(Some(&alice), "wait_s=0").await;
     // The first instance writes `last_seen_ms` in the background, within seconds.
     let until = Instant::now() + Duration::from_secs(10);
     while online(&two, "Alice").await != json!(true) {

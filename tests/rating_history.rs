@@ -16,29 +16,17 @@ async fn a_rated_set_records_both_sides_ratings_and_an_unrated_one_records_nothi
     // Alpha resigns both games of a staked (so rated) set: Bravo wins it 2-0.
     let id = app.start_set(&alpha, &bravo, json!({"stake": 10})).await;
     for n in [1, 2] {
-        let r = app
-            .post(
-                &format!("/v1/sets/{id}/games/{n}/resign"),
-                Some(&alpha),
-                json!({}),
-            )
-            .await;
+        let r = app.resign(Some(&alpha), &id, &n, json!({})).await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     }
     // An unstaked, unrated set changes no rating and records nothing.
     let casual = app.start_set(&alpha, &bravo, json!({"stake": 0})).await;
     for n in [1, 2] {
-        let r = app
-            .post(
-                &format!("/v1/sets/{casual}/games/{n}/resign"),
-                Some(&bravo),
-                json!({}),
-            )
-            .await;
+        let r = app.resign(Some(&bravo), &casual, &n, json!({})).await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     }
 
-    let b = app.get("/v1/bots/Bravo/ratings").await;
+    let b = app.get_bot_ratings("Bravo").await;
     assert_eq!(b.status, StatusCode::OK, "{:?}", b.body);
     assert_eq!(b.body["bot"], "Bravo");
     let h = b.body["history"].as_array().expect("history");
@@ -49,20 +37,26 @@ async fn a_rated_set_records_both_sides_ratings_and_an_unrated_one_records_nothi
     assert!(h[0]["finished_at"].is_string());
     assert_eq!(b.body["rating"], json!(1216.0));
 
-    let a = app.get("/v1/bots/Alpha/ratings").await;
+    let a = app.get_bot_ratings("Alpha").await;
     assert_eq!(a.body["history"][0]["rating_after"], json!(1184.0));
     assert_eq!(a.body["history"].as_array().map(Vec::len), Some(1));
 
-    let r = app.get("/v1/bots/nobody/ratings").await;
+    let r = app.get_bot_ratings("nobody").await;
     assert_eq!((r.status, r.code()), (StatusCode::NOT_FOUND, "not_found"));
 }
 
 #[tokio::test]
 async fn the_pages_and_their_assets_are_served_and_unknown_assets_are_json_404s() {
     let app = spawn_app().await;
-    for path in ["/bots/anyone", "/tournaments", "/tournaments/tour_x"] {
+    let r = app.get("/tournaments").await;
+    assert_eq!(r.status, StatusCode::OK);
+    // Issue 21: the pages are rendered with their content, so an unknown bot or tournament is
+    // a 404 page (HTML, not the JSON envelope).
+    for path in ["/bots/anyone", "/tournaments/tour_x"] {
         let r = app.get(path).await;
-        assert_eq!(r.status, StatusCode::OK, "{path}");
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{path}");
+        let kind = r.headers.get("content-type").and_then(|v| v.to_str().ok());
+        assert_eq!(kind, Some("text/html; charset=utf-8"), "{path}");
     }
     let r = app.get("/assets/nope.js").await;
     assert_eq!((r.status, r.code()), (StatusCode::NOT_FOUND, "not_found"));

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 mod common;
+use common::paths;
 
 use chrono::DateTime;
 use common::process::{Server, free_port};
@@ -51,44 +52,32 @@ async fn ok(url: &str, path: &str, token: Option<&str>, body: Option<Value>) -> 
 async fn bot(url: &str, name: &str) -> String {
     let p = ok(
         url,
-        "/v1/players",
+        &paths::players(),
         None,
         Some(json!({"name": format!("owner of {name}")})),
     )
     .await;
     let pt = p["token"].as_str().expect("player token");
-    let b = ok(url, "/v1/bots", Some(pt), Some(json!({"name": name}))).await;
+    let b = ok(url, &paths::bots(), Some(pt), Some(json!({"name": name}))).await;
     b["token"].as_str().expect("bot token").to_string()
 }
 
 async fn start_set(url: &str, creator: &str, acceptor: &str) -> String {
     let body = json!({"game": "hex", "clock": {"initial_s": 60, "increment_s": 2}, "options": {"random_stones": 0}});
-    let set = ok(url, "/v1/sets", Some(creator), Some(body)).await;
+    let set = ok(url, &paths::sets(), Some(creator), Some(body)).await;
     let id = set["id"].as_str().expect("set id").to_string();
-    ok(
-        url,
-        &format!("/v1/sets/{id}/accept"),
-        Some(acceptor),
-        Some(json!({})),
-    )
-    .await;
+    ok(url, &paths::accept(&id), Some(acceptor), Some(json!({}))).await;
     id
 }
 
 async fn state(url: &str, set_id: &str, game_no: i64) -> Value {
-    ok(
-        url,
-        &format!("/v1/sets/{set_id}/games/{game_no}"),
-        None,
-        None,
-    )
-    .await
+    ok(url, &paths::game(set_id, game_no), None, None).await
 }
 
 async fn play(url: &str, token: &str, set_id: &str, cell: [u8; 2]) {
     ok(
         url,
-        &format!("/v1/sets/{set_id}/games/1/moves"),
+        &paths::moves(set_id, 1),
         Some(token),
         Some(json!({"cell": cell})),
     )
@@ -184,7 +173,7 @@ async fn a_killed_server_restarts_with_every_move_and_does_not_charge_the_downti
     // The restarted server goes on: Bob's move is charged only the time since the restart.
     let s = ok(
         &url,
-        &format!("/v1/sets/{running}/games/1/moves"),
+        &paths::moves(&running, 1),
         Some(&bob),
         Some(json!({"cell": [5, 7]})),
     )
@@ -194,21 +183,9 @@ async fn a_killed_server_restarts_with_every_move_and_does_not_charge_the_downti
     assert_eq!(s["moves"][4]["elapsed_ms"], json!(wall_ms - shift));
     // Finish both sets by resignations.
     for set in [&running, &first] {
-        ok(
-            &url,
-            &format!("/v1/sets/{set}/games/1/resign"),
-            Some(&bob),
-            Some(json!({})),
-        )
-        .await;
-        ok(
-            &url,
-            &format!("/v1/sets/{set}/games/2/resign"),
-            Some(&bob),
-            Some(json!({})),
-        )
-        .await;
-        let view = ok(&url, &format!("/v1/sets/{set}"), None, None).await;
+        ok(&url, &paths::resign(set, 1), Some(&bob), Some(json!({}))).await;
+        ok(&url, &paths::resign(set, 2), Some(&bob), Some(json!({}))).await;
+        let view = ok(&url, &paths::set(set), None, None).await;
         assert_eq!(view["status"], "finished");
         assert_eq!(view["result"], "Alice wins");
         assert_eq!(view["points"], json!([2, 0]));
@@ -229,7 +206,7 @@ async fn play_until_killed(
     let http = reqwest::Client::new();
     let mut acked = vec![];
     let Ok(r) = http
-        .get(format!("{url}/v1/sets/{set_id}/games/1"))
+        .get(format!("{}{}", url, paths::game(&set_id, 1)))
         .send()
         .await
     else {
@@ -255,8 +232,9 @@ async fn play_until_killed(
         let mv = legal[(k as usize * 31 + 7) % legal.len()].clone();
         let sent = http
             .post(format!(
-                "{url}/v1/sets/{set_id}/games/1/moves?ply={}",
-                k + 1
+                "{}{}",
+                url,
+                paths::with_query(paths::moves(&set_id, 1), &format!("ply={}", k + 1))
             ))
             .bearer_auth(token)
             .json(&mv)

@@ -3,12 +3,14 @@
 //! the fee; the stake checks; practice sets; a settlement that never pays twice; the set list.
 //!
 //! Every expectation is computed here, independently of the server: balances and ledger rows
-//! from the stakes, ratings from the Elo formula with K = 32.
+//! from the stakes, ratings from the Elo formula with K = 32, and the Glicko-2 figures beside
+//! them (issue 20) from Glickman's steps (`common::glicko`).
 
 mod common;
 
 use std::sync::Arc;
 
+use common::glicko::{self, G};
 use common::{Resp, Spawn, TestApp, spawn_app, spawn_with};
 use hexarena::arena::clock::FakeTime;
 use hexarena::store::ledger::{self, Posting};
@@ -101,6 +103,8 @@ struct Bot {
     token: String,
     owner: usize,
     rating: f64,
+    /// Glicko-2 (issue 20); every set of these tests ends within a day of the last.
+    glicko: G,
     sets: i64,
     w: i64,
     d: i64,
@@ -142,6 +146,7 @@ impl World {
             token: bt,
             owner: self.owners.len() - 1,
             rating: 1200.0,
+            glicko: glicko::NEW,
             sets: 0,
             w: 0,
             d: 0,
@@ -194,6 +199,9 @@ impl World {
         let (nc, na) = elo(rc, ra, score);
         self.bots[creator].rating = nc;
         self.bots[acceptor].rating = na;
+        let (gc, ga) = glicko::set(self.bots[creator].glicko, self.bots[acceptor].glicko, score);
+        self.bots[creator].glicko = gc;
+        self.bots[acceptor].glicko = ga;
         for b in [creator, acceptor] {
             self.bots[b].sets += 1;
         }
@@ -225,13 +233,11 @@ impl World {
     /// with the expectations, and checks that money is conserved.
     async fn check(&self, app: &TestApp) {
         for o in &self.owners {
-            let me = app.get_auth("/v1/players/me", &o.token).await;
+            let me = app.get_player(Some(&o.token)).await;
             assert_eq!(me.status, StatusCode::OK, "{:?}", me.body);
             assert_eq!(me.body["balance"], o.balance, "balance of {}", o.id);
             assert_eq!(me.body["escrow"], o.escrow, "escrow of {}", o.id);
-            let l = app
-                .get_auth("/v1/players/me/ledger?limit=500", &o.token)
-                .await;
+            let l = app.ledger(Some(&o.token), "limit=500").await;
             assert_eq!(l.status, StatusCode::OK, "{:?}", l.body);
             assert_eq!(l.body["balance"], o.balance);
             let got: Vec<Value> = l.body["postings"]
@@ -244,7 +250,7 @@ impl World {
             assert_eq!(got, want, "ledger of {} (newest first)", o.id);
         }
         for b in &self.bots {
-            let p = app.get(&format!("/v1/bots/{}", b.name)).await;
+            let p = app.get_bot(&b.name).await;
             assert_eq!(p.status, StatusCode::OK, "{:?}", p.body);
             let exact = p.body["rating_exact"].as_f64().expect("rating_exact");
             assert!(
@@ -254,6 +260,22 @@ impl World {
                 b.rating
             );
             assert_eq!(p.body["rating"], b.rating.round() as i64, "{}", b.name);
+            let served = G {
+                r: p.body["glicko_rating"].as_f64().expect("glicko_rating"),
+                rd: p.body["rating_deviation"]
+                    .as_f64()
+                    .expect("rating_deviation"),
+                sigma: p.body["rating_volatility"]
+                    .as_f64()
+                    .expect("rating_volatility"),
+            };
+            assert!(
+                glicko::close(served, b.glicko, 1e-6),
+                "{}: Glicko-2 {served:?}, expected {:?}",
+                b.name,
+                b.glicko
+            );
+            assert_eq!(p.body["provisional"], b.glicko.rd > 110.0, "{}", b.name);
             for (field, want) in [
                 ("sets", b.sets),
                 ("w", b.w),
@@ -281,7 +303,7 @@ impl World {
     }
 
     async fn check_leaderboard(&self, app: &TestApp) {
-        let r = app.get("/v1/leaderboard?game=hex&limit=10").await;
+        let r = app.leaderboard("game=hex&limit=10").await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
         assert_eq!(r.body["game"], "hex");
         let rows = r.body["rows"].as_array().expect("rows");
@@ -290,6 +312,20 @@ impl World {
         let mut keys = vec![];
         for (i, row) in rows.iter().enumerate() {
             assert_eq!(row["rank"], i + 1, "{rows:?}");
+            // The Glicko-2 fields (issue 20) are compared within float noise; the rest of
+            // the row exactly, as before.
+            let mut row = row.clone();
+            let mut take = |k: &str| {
+                row.as_object_mut()
+                    .and_then(|o| o.remove(k))
+                    .unwrap_or_else(|| panic!("leaderboard row without {k}"))
+            };
+            let (gr, rd, prov) = (
+                take("glicko_rating"),
+                take("rating_deviation"),
+                take("provisional"),
+            );
+            let row = &row;
             if row["house"] == true {
                 keys.push((1200.0, 0));
                 continue;
@@ -308,6 +344,14 @@ impl World {
                 "owner_name": format!("owner of {}", b.name),
             });
             assert_eq!(*row, want);
+            assert!(
+                (gr.as_f64().expect("glicko_rating") - b.glicko.r).abs() < 1e-6
+                    && (rd.as_f64().expect("rating_deviation") - b.glicko.rd).abs() < 1e-6,
+                "{}: Glicko-2 {gr} +- {rd}, expected {:?}",
+                b.name,
+                b.glicko
+            );
+            assert_eq!(prov, json!(b.glicko.rd > 110.0), "{}", b.name);
             keys.push((b.rating, b.sets));
         }
         // Ordered by rating (then sets played), highest first.
@@ -420,16 +464,11 @@ async fn play(
 }
 
 async fn resign(app: &TestApp, token: &str, set_id: &str, game_no: i64) -> Resp {
-    app.post(
-        &format!("/v1/sets/{set_id}/games/{game_no}/resign"),
-        Some(token),
-        json!({}),
-    )
-    .await
+    app.resign(Some(token), &set_id, &game_no, json!({})).await
 }
 
 async fn get_set(app: &TestApp, id: &str) -> Value {
-    let r = app.get(&format!("/v1/sets/{id}")).await;
+    let r = app.get_set(&id).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     r.body
 }
@@ -451,7 +490,7 @@ async fn check_set(
     assert_eq!(s["stake"], stake);
     let creator = s["creator"].as_str().expect("creator");
     let list = app
-        .get(&format!("/v1/sets?bot={creator}&status=finished&limit=100"))
+        .list_sets(&format!("bot={creator}&status=finished&limit=100"))
         .await;
     assert_eq!(list.status, StatusCode::OK);
     let row = list.body["sets"]
@@ -529,7 +568,7 @@ async fn a_set_won_two_nil_pays_the_whole_pot_to_the_winners_owner_and_moves_bot
         (w.bots[alpha].rating, w.bots[bravo].rating),
         (1216.0, 1184.0)
     );
-    let board = app.get("/v1/leaderboard?game=hex&limit=10").await;
+    let board = app.leaderboard("game=hex&limit=10").await;
     assert_eq!(board.body["rows"][0]["bot"], "Alpha");
     assert_eq!(board.body["rows"][0]["rating"], 1216);
     assert_eq!(board.body["rows"][1]["bot"], "Bravo");
@@ -703,8 +742,8 @@ async fn a_set_won_by_resignations_pays_the_winner_once_however_often_it_is_resi
     // A bot's own profile has its new record and rating at once, although its token (used
     // for every move above) authenticates from a cache.
     for (token, name, w_l) in [(&a2, "Alpha", (1, 0)), (&b2, "Bravo", (0, 1))] {
-        let me = app.get_auth("/v1/bots/me", token).await.body;
-        let public = app.get(&format!("/v1/bots/{name}")).await.body;
+        let me = app.get_current_bot(Some(token)).await.body;
+        let public = app.get_bot(&name).await.body;
         assert_eq!(me["name"], name);
         assert_eq!(
             (me["sets"].as_i64(), me["w"].as_i64(), me["l"].as_i64()),
@@ -763,11 +802,11 @@ async fn a_set_won_on_time_pays_the_winner_and_strikes_the_bot_that_missed_its_f
         g1["result"],
         json!({"winner": 2, "winner_bot": "Alpha", "reason": "first_move_timeout"})
     );
-    let strikes = app.get("/v1/bots/Bravo").await.body["strikes"].clone();
+    let strikes = app.get_bot("Bravo").await.body["strikes"].clone();
     assert_eq!(strikes.as_array().map(Vec::len), Some(1), "{strikes}");
     assert_eq!(strikes[0]["set_id"], id);
     assert_eq!(strikes[0]["game_no"], 1);
-    assert_eq!(app.get("/v1/bots/Alpha").await.body["strikes"], json!([]));
+    assert_eq!(app.get_bot("Alpha").await.body["strikes"], json!([]));
     w.check(&app).await;
 
     // Game 2 started at once: both first moves are free, then Alpha spends 1 s, and Bravo
@@ -802,7 +841,7 @@ async fn a_set_won_on_time_pays_the_winner_and_strikes_the_bot_that_missed_its_f
     );
     // A clock timeout is no strike; expiring again changes nothing.
     assert_eq!(
-        app.get("/v1/bots/Bravo").await.body["strikes"]
+        app.get_bot("Bravo").await.body["strikes"]
             .as_array()
             .map(Vec::len),
         Some(1)
@@ -818,10 +857,7 @@ async fn the_fee_goes_to_the_fees_account_and_money_is_conserved() {
         ..Spawn::default()
     })
     .await;
-    assert_eq!(
-        app.get("/v1/games/hex").await.body["stakes"]["fee_bps"],
-        500
-    );
+    assert_eq!(app.get_contract("hex").await.body["stakes"]["fee_bps"], 500);
     let mut w = World::new(500);
     let (alpha, bravo) = (w.add(&app, "Alpha").await, w.add(&app, "Bravo").await);
 
@@ -845,7 +881,7 @@ async fn the_fee_goes_to_the_fees_account_and_money_is_conserved() {
         (m.fees, m.escrow, m.balances, m.grants),
         (10, 0, 1990, 2000)
     );
-    let alpha_profile = app.get("/v1/bots/Alpha").await.body;
+    let alpha_profile = app.get_bot("Alpha").await.body;
     assert_eq!(
         (alpha_profile["won"].as_i64(), alpha_profile["net"].as_i64()),
         (Some(90), Some(90))
@@ -888,34 +924,25 @@ async fn stakes_beyond_max_stake_or_balance_or_between_one_owners_bots_are_refus
     let sibling = app.bot(&rich_pt, "RichSibling").await;
     let (poor_id, poor_pt) = app.player("poor").await;
     let r = app
-        .post(
-            "/v1/bots",
-            Some(&poor_pt),
-            json!({"name": "Poor", "max_stake": 1000}),
-        )
+        .create_bot(Some(&poor_pt), json!({"name": "Poor", "max_stake": 1000}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let poor = r.body["token"].as_str().expect("token").to_string();
     let r = app
-        .post(
-            "/v1/operator/grants",
-            Some("op-secret"),
-            json!({"player": rich_id, "amount": 700}),
-        )
+        .create_grant(Some("op-secret"), json!({"player": rich_id, "amount": 700}))
         .await;
     assert_eq!(
         (r.status, r.body["balance"].as_i64()),
         (StatusCode::OK, Some(1000))
     );
-    let ledger_of =
-        async |pt: &str| app.get_auth("/v1/players/me/ledger", pt).await.body["postings"].clone();
+    let ledger_of = async |pt: &str| app.ledger(Some(pt), "").await.body["postings"].clone();
     let (rich_ledger, poor_ledger) = (ledger_of(&rich_pt).await, ledger_of(&poor_pt).await);
     let create = async |token: &str, body: Value| {
         let mut b = json!({"game": "hex", "options": options()});
         for (k, v) in body.as_object().expect("object") {
             b[k] = v.clone();
         }
-        app.post("/v1/sets", Some(token), b).await
+        app.create_set(Some(token), b).await
     };
 
     // Above the bot's max_stake (default 500) and outside 10..=1000: 400 naming the field.
@@ -947,11 +974,7 @@ async fn stakes_beyond_max_stake_or_balance_or_between_one_owners_bots_are_refus
     let r = create(&poor, json!({"stake": 300})).await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let r = app
-        .post(
-            &format!("/v1/sets/{}/cancel", r.body["id"].as_str().expect("id")),
-            Some(&poor),
-            json!({}),
-        )
+        .cancel_set(Some(&poor), &r.body["id"].as_str().expect("id"), json!({}))
         .await;
     assert_eq!(r.status, StatusCode::OK);
 
@@ -959,9 +982,7 @@ async fn stakes_beyond_max_stake_or_balance_or_between_one_owners_bots_are_refus
     let r = create(&rich, json!({"stake": 400})).await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let big = r.body["id"].as_str().expect("id").to_string();
-    let r = app
-        .post(&format!("/v1/sets/{big}/accept"), Some(&poor), json!({}))
-        .await;
+    let r = app.accept_set(Some(&poor), &big, json!({})).await;
     assert_eq!(
         (r.status, r.code()),
         (StatusCode::CONFLICT, "insufficient_balance"),
@@ -989,9 +1010,7 @@ async fn stakes_beyond_max_stake_or_balance_or_between_one_owners_bots_are_refus
     );
     let m = money(&app).await;
     assert_eq!((m.escrow, m.balances, m.grants), (0, 1300, 1300));
-    let r = app
-        .post(&format!("/v1/sets/{big}/cancel"), Some(&rich), json!({}))
-        .await;
+    let r = app.cancel_set(Some(&rich), &big, json!({})).await;
     assert_eq!(r.status, StatusCode::OK);
 
     // Bots of one owner may not play a staked set: private challenge or open one accepted.
@@ -1005,13 +1024,7 @@ async fn stakes_beyond_max_stake_or_balance_or_between_one_owners_bots_are_refus
     let r = create(&rich, json!({"stake": 10})).await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let open = r.body["id"].as_str().expect("id").to_string();
-    let r = app
-        .post(
-            &format!("/v1/sets/{open}/accept"),
-            Some(&sibling),
-            json!({}),
-        )
-        .await;
+    let r = app.accept_set(Some(&sibling), &open, json!({})).await;
     assert_eq!(
         (r.status, r.code()),
         (StatusCode::FORBIDDEN, "same_owner"),
@@ -1021,15 +1034,13 @@ async fn stakes_beyond_max_stake_or_balance_or_between_one_owners_bots_are_refus
     assert_eq!(get_set(&app, &open).await["status"], "open");
 
     // Another owner's bot may accept it; both pay 10 into escrow in one go.
-    let r = app
-        .post(&format!("/v1/sets/{open}/accept"), Some(&poor), json!({}))
-        .await;
+    let r = app.accept_set(Some(&poor), &open, json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(
         (app.balance(&rich_pt).await, app.balance(&poor_pt).await),
         (990, 290)
     );
-    let me = app.get_auth("/v1/players/me", &rich_pt).await.body;
+    let me = app.get_player(Some(&rich_pt)).await.body;
     assert_eq!(me["escrow"], 10);
     let m = money(&app).await;
     assert_eq!(
@@ -1047,7 +1058,7 @@ async fn practice_sets_are_unstaked_and_unrated() {
     .await;
     let (_, pt, bot) = app.player_with_bot("Learner").await;
     let r = app
-        .post("/v1/practice", Some(&bot), json!({"options": options()}))
+        .create_practice_set(Some(&bot), json!({"options": options()}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let id = r.body["id"].as_str().expect("id").to_string();
@@ -1063,7 +1074,7 @@ async fn practice_sets_are_unstaked_and_unrated() {
     assert_eq!(app.balance(&pt).await, 1000);
     let mut before = vec![];
     for name in ["Learner", house.as_str()] {
-        before.push(app.get(&format!("/v1/bots/{name}")).await.body["rating_exact"].clone());
+        before.push(app.get_bot(&name).await.body["rating_exact"].clone());
     }
     assert_eq!(before[0], 1200.0);
     for game_no in [1, 2] {
@@ -1075,7 +1086,7 @@ async fn practice_sets_are_unstaked_and_unrated() {
     assert_eq!(s["result"], format!("{house} wins"));
     assert_eq!(s["settlement"], Value::Null);
     assert_eq!(app.balance(&pt).await, 1000);
-    let l = app.get_auth("/v1/players/me/ledger", &pt).await.body;
+    let l = app.ledger(Some(&pt), "").await.body;
     assert_eq!(
         l["postings"].as_array().map(Vec::len),
         Some(1),
@@ -1083,13 +1094,13 @@ async fn practice_sets_are_unstaked_and_unrated() {
     );
     assert_eq!(l["postings"][0]["kind"], "grant");
     for (name, rating) in ["Learner", house.as_str()].into_iter().zip(before) {
-        let p = app.get(&format!("/v1/bots/{name}")).await.body;
+        let p = app.get_bot(&name).await.body;
         assert_eq!(p["rating_exact"], rating, "{name}: unrated, so unchanged");
         for f in ["sets", "w", "d", "l", "won", "net"] {
             assert_eq!(p[f], 0, "{name}: {f}");
         }
     }
-    let board = app.get("/v1/leaderboard?game=hex&limit=10").await.body;
+    let board = app.leaderboard("game=hex&limit=10").await.body;
     let row = board["rows"]
         .as_array()
         .expect("rows")
@@ -1180,27 +1191,21 @@ async fn the_set_list_shows_points_stake_status_result_and_start_newest_first_an
     let active = start(&app, &mut w, bravo, alpha, 20, None).await;
     pause().await;
     let r = app
-        .post(
-            "/v1/sets",
+        .create_set(
             Some(&w.bots[alpha].token),
             json!({"game": "hex", "stake": 30}),
         )
         .await;
     let cancelled = r.body["id"].as_str().expect("id").to_string();
     assert_eq!(
-        app.post(
-            &format!("/v1/sets/{cancelled}/cancel"),
-            Some(&w.bots[alpha].token),
-            json!({})
-        )
-        .await
-        .status,
+        app.cancel_set(Some(&w.bots[alpha].token), &cancelled, json!({}))
+            .await
+            .status,
         StatusCode::OK
     );
     pause().await;
     let r = app
-        .post(
-            "/v1/sets",
+        .create_set(
             Some(&w.bots[bravo].token),
             json!({"game": "hex", "stake": 40, "options": options()}),
         )
@@ -1208,7 +1213,7 @@ async fn the_set_list_shows_points_stake_status_result_and_start_newest_first_an
     let open = r.body["id"].as_str().expect("id").to_string();
     w.check(&app).await;
 
-    let all = app.get("/v1/sets").await;
+    let all = app.list_sets("").await;
     assert_eq!(all.status, StatusCode::OK);
     let rows = all.body["sets"].as_array().expect("sets").clone();
     let ids: Vec<&str> = rows.iter().filter_map(|r| r["id"].as_str()).collect();
@@ -1264,7 +1269,7 @@ async fn the_set_list_shows_points_stake_status_result_and_start_newest_first_an
             .as_ref()
             .map(|c| format!("&before={c}"))
             .unwrap_or_default();
-        let page = app.get(&format!("/v1/sets?limit=2{q}")).await.body;
+        let page = app.list_sets(&format!("limit=2{q}")).await.body;
         let page_rows = page["sets"].as_array().expect("sets").clone();
         assert!(page_rows.len() <= 2);
         paged.extend(page_rows.iter().cloned());
@@ -1279,11 +1284,11 @@ async fn the_set_list_shows_points_stake_status_result_and_start_newest_first_an
     assert_eq!(paged, rows, "the pages together are the whole list");
 
     // Filters keep the order and the cursor.
-    let fin = app.get("/v1/sets?status=finished").await.body;
+    let fin = app.list_sets("status=finished").await.body;
     assert_eq!(fin["sets"].as_array().map(Vec::len), Some(1));
     assert_eq!(fin["sets"][0]["id"], finished);
     let page = app
-        .get(&format!("/v1/sets?bot=Bravo&before={active}"))
+        .list_sets(&format!("bot=Bravo&before={active}"))
         .await
         .body;
     let ids: Vec<&str> = page["sets"]
@@ -1302,7 +1307,7 @@ async fn operator_pairings_follow_the_stake_rules_of_accepted_sets() {
     let (alpha, bravo) = (w.add(&app, "Alpha").await, w.add(&app, "Bravo").await);
     let pair = async |stake: i64| {
         let body = json!({"bots": ["Alpha", "Bravo"], "stake": stake, "options": options()});
-        app.post("/v1/operator/sets", Some("op-secret"), body).await
+        app.create_operator_set(Some("op-secret"), body).await
     };
 
     // Above the bots' max_stake (500 by default): 400 naming the stake, no set, no money moved.
@@ -1315,7 +1320,7 @@ async fn operator_pairings_follow_the_stake_rules_of_accepted_sets() {
     );
     assert_eq!(r.body["error"]["details"]["field"], "stake");
     assert_eq!(r.body["error"]["details"]["max"], 500);
-    assert_eq!(app.get("/v1/sets").await.body["sets"], json!([]));
+    assert_eq!(app.list_sets("").await.body["sets"], json!([]));
     w.check(&app).await;
 
     // Within it: active at once, both stakes in escrow, twice, until the balances run out.
@@ -1338,7 +1343,7 @@ async fn operator_pairings_follow_the_stake_rules_of_accepted_sets() {
         r.body
     );
     assert_eq!(
-        app.get("/v1/sets").await.body["sets"]
+        app.list_sets("").await.body["sets"]
             .as_array()
             .map(Vec::len),
         Some(2)

@@ -95,7 +95,7 @@ async fn run_set(
     }
     let r = cluster
         .pick(&mut rng)
-        .post("/v1/sets", Some(&c.token), body)
+        .create_set(Some(&c.token), body)
         .await;
     if r.status == StatusCode::CONFLICT && r.code() == "insufficient_balance" {
         return Ended::NotCreated;
@@ -105,12 +105,12 @@ async fn run_set(
     tokio::time::sleep(Duration::from_millis(rng.below(30))).await;
     let r = cluster
         .pick(&mut rng)
-        .post(&format!("/v1/sets/{id}/accept"), Some(&a.token), json!({}))
+        .accept_set(Some(&a.token), &id, json!({}))
         .await;
     if r.status == StatusCode::CONFLICT && r.code() == "insufficient_balance" {
         let r = cluster
             .pick(&mut rng)
-            .post(&format!("/v1/sets/{id}/cancel"), Some(&c.token), json!({}))
+            .cancel_set(Some(&c.token), &id, json!({}))
             .await;
         assert_eq!(r.status, StatusCode::OK, "cancel: {:?}", r.body);
         return Ended::Cancelled(id);
@@ -134,11 +134,7 @@ async fn run_set(
             if rng.chance(resign_percent) {
                 let seat = rng.below(2) as usize;
                 let r = app
-                    .post(
-                        &format!("/v1/sets/{id}/games/{game_no}/resign"),
-                        Some(tokens[seat]),
-                        json!({}),
-                    )
+                    .resign(Some(tokens[seat]), &id, &game_no, json!({}))
                     .await;
                 assert_eq!(r.status, StatusCode::OK, "resign: {:?}", r.body);
                 state = r.body;
@@ -224,8 +220,7 @@ async fn property(cluster: Cluster, seed: u64) {
     }
     // One extra grant so grants are not all equal.
     let r = cluster.apps[0]
-        .post(
-            "/v1/operator/grants",
+        .create_grant(
             Some("op-secret"),
             json!({"player": owners[3].0, "amount": 250}),
         )
@@ -335,7 +330,7 @@ async fn property(cluster: Cluster, seed: u64) {
 
     // Each player's balance is the sum of its postings, from the database and over the API.
     for (id, token) in &owners {
-        let me = app.get_auth("/v1/players/me", token).await.body;
+        let me = app.get_player(Some(token)).await.body;
         let balance = me["balance"].as_i64().expect("balance");
         assert!(balance >= 0, "{id}: {balance}");
         assert_eq!(me["escrow"], 0);
@@ -349,10 +344,7 @@ async fn property(cluster: Cluster, seed: u64) {
             .await,
             "{id}"
         );
-        let ledger = app
-            .get_auth("/v1/players/me/ledger?limit=500", token)
-            .await
-            .body;
+        let ledger = app.ledger(Some(token), "limit=500").await.body;
         let postings = ledger["postings"].as_array().expect("postings");
         assert_eq!(
             postings
@@ -377,10 +369,7 @@ async fn property(cluster: Cluster, seed: u64) {
             0,
             "{id}"
         );
-        assert_eq!(
-            app.get(&format!("/v1/sets/{id}")).await.body["status"],
-            "cancelled"
-        );
+        assert_eq!(app.get_set(&id).await.body["status"], "cancelled");
     }
 
     // Every finished set: one escrow and one settlement transfer, paid as its result says.
@@ -393,7 +382,7 @@ async fn property(cluster: Cluster, seed: u64) {
     };
     let mut settled: Vec<(i64, Value)> = vec![];
     for id in &finished {
-        let set = app.get(&format!("/v1/sets/{id}")).await.body;
+        let set = app.get_set(&id).await.body;
         assert_eq!(set["status"], "finished", "{set}");
         let keys: Vec<(String, i64)> = sqlx::query_as(
             "SELECT transfer_key, MIN(id) FROM ledger WHERE set_id = $1 GROUP BY transfer_key ORDER BY MIN(id)",
@@ -508,7 +497,7 @@ async fn property(cluster: Cluster, seed: u64) {
     }
     let mut rating_sum = 0.0;
     for b in bots.iter() {
-        let p = app.get(&format!("/v1/bots/{}", b.name)).await.body;
+        let p = app.get_bot(&b.name).await.body;
         let want = &stats[&b.name];
         let got = Stats {
             rating: p["rating_exact"].as_f64().expect("rating"),
@@ -544,7 +533,7 @@ async fn property(cluster: Cluster, seed: u64) {
 
     // The leaderboard lists the same numbers, by rating.
     let board = app
-        .get(&format!("/v1/leaderboard?game=hex&limit={}", bots.len()))
+        .leaderboard(&format!("game=hex&limit={}", bots.len()))
         .await
         .body;
     let rows = board["rows"].as_array().expect("rows");

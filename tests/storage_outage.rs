@@ -105,7 +105,7 @@ async fn a_full_disk_answers_503_holds_the_clocks_and_recovers_without_a_restart
 
     // The first write to fail is a registration's transaction: its failed commit used to
     // leave its connection unusable for every later write.
-    let r = app.post("/v1/players", None, json!({"name": "Dave"})).await;
+    let r = app.create_player(json!({"name": "Dave"})).await;
     assert_eq!(
         (r.status, r.code()),
         (StatusCode::SERVICE_UNAVAILABLE, "storage_unavailable"),
@@ -128,9 +128,7 @@ async fn a_full_disk_answers_503_holds_the_clocks_and_recovers_without_a_restart
         refused_in < Duration::from_secs(5),
         "no hang: {refused_in:?}"
     );
-    let r = app
-        .post("/v1/players", None, json!({"name": "Carol"}))
-        .await;
+    let r = app.create_player(json!({"name": "Carol"})).await;
     assert_eq!(
         (r.status, r.code()),
         (StatusCode::SERVICE_UNAVAILABLE, "storage_unavailable"),
@@ -195,7 +193,7 @@ async fn a_full_disk_answers_503_holds_the_clocks_and_recovers_without_a_restart
     // Every pooled connection takes writes again (none is left inside a failed transaction).
     for i in 0..20 {
         let r = app
-            .post("/v1/players", None, json!({"name": format!("Carol {i}")}))
+            .create_player(json!({"name": format!("Carol {i}")}))
             .await;
         assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     }

@@ -3,12 +3,12 @@
 //! once and in order before the live ones, and the keep-alive comment.
 
 mod common;
+use common::paths;
 
 use std::time::Duration;
 
-use common::sse::EventStream;
+use common::sse::{EventStream, SseEvent, SseItem, SseParser};
 use common::{TestApp, spawn_app};
-use hexarena::client::SseItem;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -42,9 +42,7 @@ fn summary(kind: &str, data: &Value) -> String {
 }
 
 async fn open_challenge(app: &TestApp, token: &str) -> String {
-    let r = app
-        .post("/v1/sets", Some(token), json!({"game": "hex"}))
-        .await;
+    let r = app.create_set(Some(token), json!({"game": "hex"})).await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     r.body["id"].as_str().expect("set id").to_string()
 }
@@ -66,7 +64,7 @@ async fn a_bot_stream_replays_what_it_missed_exactly_once_in_order_after_a_recon
         .await;
 
     // On connect: the open challenge it may accept, then the game it is on move in.
-    let mut s = EventStream::open(&app, "/v1/bots/me/events", Some(&bravo), None).await;
+    let mut s = EventStream::open(&app, &paths::bot_events(), Some(&bravo), None).await;
     let (id_a, kind, data) = s.next_event().await;
     assert_eq!(summary(&kind, &data), format!("challenge {lobby1}"));
     assert_eq!(data["set"]["status"], "open");
@@ -97,7 +95,7 @@ async fn a_bot_stream_replays_what_it_missed_exactly_once_in_order_after_a_recon
 
     let mut s = EventStream::open(
         &app,
-        "/v1/bots/me/events",
+        &paths::bot_events(),
         Some(&bravo),
         Some(&seen.to_string()),
     )
@@ -152,7 +150,7 @@ async fn a_game_stream_sends_the_state_on_connect_and_resumes_after_the_last_eve
             json!({"options": {"size": 9, "random_stones": 0}}),
         )
         .await;
-    let path = format!("/v1/sets/{set}/games/1/events");
+    let path = paths::game_events(&set, 1);
 
     let mut s = EventStream::open(&app, &path, None, None).await;
     let (first, kind, state) = s.next_event().await;
@@ -201,7 +199,7 @@ async fn a_game_stream_sends_the_state_on_connect_and_resumes_after_the_last_eve
     // Game 2's stream is separate: it starts pending and hears nothing of game 1's moves.
     let mut g2 = EventStream::open(
         &app,
-        &format!("/v1/sets/{set}/games/2/events"),
+        &paths::game_events(&set, 2),
         None,
         Some(&seen.to_string()),
     )
@@ -217,10 +215,10 @@ async fn a_game_stream_sends_the_state_on_connect_and_resumes_after_the_last_eve
 async fn streams_refuse_unknown_games_and_a_missing_bot_token() {
     let app = spawn_app().await;
     let r = app
-        .get("/v1/sets/set_01HZZZZZZZZZZZZZZZZZZZZZZZ/games/1/events")
+        .get(&paths::game_events("set_01HZZZZZZZZZZZZZZZZZZZZZZZ", 1))
         .await;
     assert_eq!((r.status, r.code()), (StatusCode::NOT_FOUND, "not_found"));
-    let r = app.get("/v1/bots/me/events").await;
+    let r = app.get(&paths::bot_events()).await;
     assert_eq!(
         (r.status, r.code()),
         (StatusCode::UNAUTHORIZED, "unauthorized")
@@ -231,7 +229,7 @@ async fn streams_refuse_unknown_games_and_a_missing_bot_token() {
 async fn an_idle_stream_gets_a_keep_alive_comment_at_least_every_ten_seconds() {
     let app = spawn_app().await;
     let (_, _, alpha) = app.player_with_bot("Alpha").await;
-    let mut s = EventStream::open(&app, "/v1/bots/me/events", Some(&alpha), None).await;
+    let mut s = EventStream::open(&app, &paths::bot_events(), Some(&alpha), None).await;
     // The first comment may come at once; the one after it shows the period.
     let mut comments = vec![];
     while comments.len() < 2 {
@@ -268,7 +266,7 @@ async fn the_snapshot_on_connect_holds_every_turn_even_with_a_crowded_lobby() {
     for _ in 0..80 {
         lobby.push(open_challenge(&app, &charlie).await);
     }
-    let mut s = EventStream::open(&app, "/v1/bots/me/events", Some(&bravo), None).await;
+    let mut s = EventStream::open(&app, &paths::bot_events(), Some(&bravo), None).await;
     let mut got = vec![];
     for _ in 0..81 {
         let (_, kind, data) = s.next_event().await;
@@ -299,13 +297,13 @@ async fn a_bot_that_resumes_while_still_on_move_is_sent_that_turn_again() {
         )
         .await;
     // Bravo sees its turn, then drops before moving and comes back with the last id it saw.
-    let mut s = EventStream::open(&app, "/v1/bots/me/events", Some(&bravo), None).await;
+    let mut s = EventStream::open(&app, &paths::bot_events(), Some(&bravo), None).await;
     let (id, kind, data) = s.next_event().await;
     assert_eq!(summary(&kind, &data), format!("your_turn {set} ply 0"));
     drop(s);
     let mut s = EventStream::open(
         &app,
-        "/v1/bots/me/events",
+        &paths::bot_events(),
         Some(&bravo),
         Some(&id.to_string()),
     )
@@ -326,9 +324,9 @@ async fn challenges_reach_only_the_bots_that_may_accept_them() {
     let (_, owner, alpha) = app.player_with_bot("LobbyA").await;
     let sibling = app.bot(&owner, "LobbySibling").await;
     let (_, _, stranger) = app.player_with_bot("LobbyStranger").await;
-    let mut own = EventStream::open(&app, "/v1/bots/me/events", Some(&alpha), None).await;
-    let mut sib = EventStream::open(&app, "/v1/bots/me/events", Some(&sibling), None).await;
-    let mut other = EventStream::open(&app, "/v1/bots/me/events", Some(&stranger), None).await;
+    let mut own = EventStream::open(&app, &paths::bot_events(), Some(&alpha), None).await;
+    let mut sib = EventStream::open(&app, &paths::bot_events(), Some(&sibling), None).await;
+    let mut other = EventStream::open(&app, &paths::bot_events(), Some(&stranger), None).await;
     let set = open_challenge(&app, &alpha).await;
     let (_, kind, data) = other.next_event().await;
     assert_eq!(summary(&kind, &data), format!("challenge {set}"));
@@ -341,10 +339,97 @@ async fn challenges_reach_only_the_bots_that_may_accept_them() {
         );
     }
     // Nor on a fresh connection's snapshot.
-    let mut sib = EventStream::open(&app, "/v1/bots/me/events", Some(&sibling), None).await;
+    let mut sib = EventStream::open(&app, &paths::bot_events(), Some(&sibling), None).await;
     assert!(
         sib.next_item(Duration::from_millis(500))
             .await
             .is_none_or(|i| matches!(i, SseItem::Comment(_)))
     );
+}
+
+/// The stream asks the accept's own rules (issue 19): a challenge whose creator has since
+/// narrowed its declared accepts is not offered, because its accept would be refused.
+#[tokio::test]
+async fn a_challenge_its_creator_no_longer_accepts_is_not_offered_and_its_accept_is_refused() {
+    let app = spawn_app().await;
+    let (_, _, narrow) = app.player_with_bot("NarrowA").await;
+    let (_, _, wide) = app.player_with_bot("WideB").await;
+    let (_, _, onlooker) = app.player_with_bot("Onlooker").await;
+    let narrowed = open_challenge(&app, &narrow).await; // 11x11
+    let r = app
+        .declare_bot(Some(&narrow), json!({"accepts": {"sizes": [13, 19]}}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let offered = open_challenge(&app, &wide).await;
+    let mut s = EventStream::open(&app, &paths::bot_events(), Some(&onlooker), None).await;
+    let (_, kind, data) = s.next_event().await;
+    assert_eq!(summary(&kind, &data), format!("challenge {offered}"));
+    assert!(
+        s.next_item(Duration::from_millis(500))
+            .await
+            .is_none_or(|i| matches!(i, SseItem::Comment(_))),
+        "only the challenge it may accept is in the snapshot"
+    );
+    // The accept it was not offered is refused and changes nothing.
+    let r = app.accept_set(Some(&onlooker), &narrowed, json!({})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{:?}", r.body);
+    assert_eq!(r.body["error"]["code"], "not_accepted");
+    let set = app.get_set(&narrowed).await.body;
+    assert_eq!(set["status"], "open");
+    assert_eq!(set["acceptor"], Value::Null);
+}
+
+// The wire parser of tests/common/sse.rs (what the stream tests read with).
+
+fn events(items: Vec<SseItem>) -> Vec<SseEvent> {
+    items
+        .into_iter()
+        .filter_map(|i| match i {
+            SseItem::Event(e) => Some(e),
+            SseItem::Comment(_) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_parser_joins_chunks_split_anywhere_and_tracks_the_last_id() {
+    let text = "retry: 2000\n\nevent: your_turn\nid: 7\ndata: {\"a\":\n\n: keep-alive\n\nid: 9\r\nevent: challenge\r\ndata: x\r\ndata: y\r\n\r\n";
+    for split in 0..text.len() {
+        let mut p = SseParser::new();
+        let mut items = p.push(&text.as_bytes()[..split]);
+        items.extend(p.push(&text.as_bytes()[split..]));
+        assert_eq!(items.len(), 3, "split at {split}: {items:?}");
+        assert_eq!(items[1], SseItem::Comment("keep-alive".into()));
+        assert_eq!(
+            events(items),
+            vec![
+                SseEvent {
+                    id: Some("7".into()),
+                    event: "your_turn".into(),
+                    data: "{\"a\":".into()
+                },
+                SseEvent {
+                    id: Some("9".into()),
+                    event: "challenge".into(),
+                    data: "x\ny".into()
+                },
+            ]
+        );
+        assert_eq!(p.last_id(), Some("9"));
+    }
+}
+
+#[test]
+fn an_event_without_data_only_moves_the_last_id_and_a_nameless_one_is_a_message() {
+    let mut p = SseParser::new();
+    let items = p.push(b"id: 3\n\ndata\n\n");
+    assert_eq!(
+        events(items),
+        vec![SseEvent {
+            id: None,
+            event: "message".into(),
+            data: String::new()
+        }]
+    );
+    assert_eq!(p.last_id(), Some("3"));
 }

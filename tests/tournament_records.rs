@@ -5,6 +5,7 @@
 //! collection carries EV, RO, TM, OT and each move's time left.
 
 mod common;
+use common::paths;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -19,7 +20,7 @@ const OP: &str = "op-secret";
 
 /// A 0 s long-poll: the bot's turn if it has one (and it counts as online for 60 s).
 async fn turn(app: &TestApp, token: &str) -> Option<Value> {
-    let r = app.get_auth("/v1/bots/me/turn?wait_s=0", token).await;
+    let r = app.get_turn(Some(token), "wait_s=0").await;
     (r.status == StatusCode::OK).then_some(r.body)
 }
 
@@ -47,8 +48,7 @@ async fn a_round_robin_with_a_crashing_and_a_fumbling_bot_keeps_records_reasons_
         tokens.insert(name, t);
     }
     let r = app
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some(OP),
             json!({"name": "Course week 3", "format": "round_robin",
                    "participants": ["Steady", "Crasher", "Fumbler"],
@@ -59,9 +59,7 @@ async fn a_round_robin_with_a_crashing_and_a_fumbling_bot_keeps_records_reasons_
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let id = r.body["id"].as_str().expect("id").to_string();
-    let r = app
-        .post(&format!("/v1/tournaments/{id}/start"), Some(OP), json!({}))
-        .await;
+    let r = app.start_tournament(Some(OP), &id, json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
 
     let mut crashed: Option<String> = None; // the set the crasher walked away from
@@ -73,7 +71,7 @@ async fn a_round_robin_with_a_crashing_and_a_fumbling_bot_keeps_records_reasons_
             start.elapsed() < Duration::from_secs(120),
             "tournament did not finish"
         );
-        let t = app.get(&format!("/v1/tournaments/{id}")).await.body;
+        let t = app.get_tournament(&id).await.body;
         if t["status"] == "finished" {
             break t;
         }
@@ -160,7 +158,7 @@ async fn a_round_robin_with_a_crashing_and_a_fumbling_bot_keeps_records_reasons_
     assert_eq!(played.len(), 2, "{t}"); // the crasher's second pairing is a forfeit
     let mut record: HashMap<String, [i64; 4]> = HashMap::new();
     for (set_id, round, board) in &played {
-        let set = app.get(&format!("/v1/sets/{set_id}")).await.body;
+        let set = app.get_set(&set_id).await.body;
         assert_eq!(set["status"], "finished", "{set}");
         assert_eq!(set["practice"], false, "{set}");
         assert_eq!(set["rated"], false, "{set}");
@@ -182,7 +180,7 @@ async fn a_round_robin_with_a_crashing_and_a_fumbling_bot_keeps_records_reasons_
         }
     }
     for name in ["Steady", "Crasher", "Fumbler"] {
-        let b = app.get(&format!("/v1/bots/{name}")).await.body;
+        let b = app.get_bot(&name).await.body;
         let want = record.get(name).copied().unwrap_or_default();
         assert_eq!(
             [&b["sets"], &b["w"], &b["d"], &b["l"]].map(|v| v.as_i64()),
@@ -197,7 +195,7 @@ async fn a_round_robin_with_a_crashing_and_a_fumbling_bot_keeps_records_reasons_
     assert_eq!(record["Crasher"], [1, 0, 0, 1]);
 
     // The crashed set: both games lost on time by a bot that had gone away.
-    let set = app.get(&format!("/v1/sets/{crashed}")).await.body;
+    let set = app.get_set(&crashed).await.body;
     assert_eq!(set["games"][0]["reason"], "timeout", "{set}");
     assert_eq!(set["games"][0]["offline"], true, "{set}");
     let g1 = app.state(&crashed, 1).await;
@@ -225,7 +223,7 @@ async fn a_round_robin_with_a_crashing_and_a_fumbling_bot_keeps_records_reasons_
     // and the time left after each move.
     let r = app
         .http
-        .get(format!("{}/v1/tournaments/{id}/games.sgf", app.url))
+        .get(format!("{}{}", app.url, paths::tournament_games_sgf(&id)))
         .send()
         .await
         .expect("sgf");
@@ -267,7 +265,7 @@ async fn a_house_practice_set_is_still_practice_and_links_to_no_tournament() {
     .await;
     let (_, _, tok) = app.player_with_bot("Learner").await;
     let r = app
-        .post("/v1/practice", Some(&tok), json!({"options": {"size": 9}}))
+        .create_practice_set(Some(&tok), json!({"options": {"size": 9}}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     assert_eq!(r.body["practice"], true);

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 mod common;
+use common::paths;
 
 use common::process::Server;
 use reqwest::StatusCode;
@@ -54,7 +55,7 @@ async fn step(url: &str, bots: &[(String, String)]) -> bool {
         let (status, s) = call(
             url,
             "GET",
-            "/v1/bots/me/turn?wait_s=0",
+            &paths::with_query(paths::turn(), "wait_s=0"),
             Some(tok),
             json!({}),
         )
@@ -65,7 +66,7 @@ async fn step(url: &str, bots: &[(String, String)]) -> bool {
         let set_id = s["set_id"].as_str().expect("set").to_string();
         let game_no = s["game_no"].as_i64().expect("game");
         let ply = s["ply"].as_i64().expect("ply");
-        let (_, set) = call(url, "GET", &format!("/v1/sets/{set_id}"), None, json!({})).await;
+        let (_, set) = call(url, "GET", &paths::set(&set_id), None, json!({})).await;
         let (c, a) = (
             set["creator"].as_str().expect("creator").to_string(),
             set["acceptor"].as_str().expect("acceptor").to_string(),
@@ -76,7 +77,7 @@ async fn step(url: &str, bots: &[(String, String)]) -> bool {
             call(
                 url,
                 "POST",
-                &format!("/v1/sets/{set_id}/games/{game_no}/resign"),
+                &paths::resign(&set_id, game_no),
                 Some(t),
                 json!({}),
             )
@@ -90,7 +91,7 @@ async fn step(url: &str, bots: &[(String, String)]) -> bool {
             call(
                 url,
                 "POST",
-                &format!("/v1/sets/{set_id}/games/{game_no}/moves?ply={}", ply + 1),
+                &paths::with_query(paths::moves(&set_id, game_no), &format!("ply={}", ply + 1)),
                 Some(tok),
                 mv,
             )
@@ -107,15 +108,9 @@ async fn step(url: &str, bots: &[(String, String)]) -> bool {
 }
 
 async fn tournament(url: &str, id: &str) -> Value {
-    call(
-        url,
-        "GET",
-        &format!("/v1/tournaments/{id}"),
-        None,
-        json!({}),
-    )
-    .await
-    .1
+    call(url, "GET", &paths::tournament(id), None, json!({}))
+        .await
+        .1
 }
 
 #[tokio::test]
@@ -129,13 +124,20 @@ async fn a_swiss_killed_in_the_middle_of_a_round_continues_after_a_restart() {
         let (_, p) = call(
             &url,
             "POST",
-            "/v1/players",
+            &paths::players(),
             None,
             json!({"name": format!("owner {i}")}),
         )
         .await;
         let pt = p["token"].as_str().expect("player token").to_string();
-        let (_, b) = call(&url, "POST", "/v1/bots", Some(&pt), json!({"name": name})).await;
+        let (_, b) = call(
+            &url,
+            "POST",
+            &paths::bots(),
+            Some(&pt),
+            json!({"name": name}),
+        )
+        .await;
         bots.push((name, b["token"].as_str().expect("bot token").to_string()));
     }
     let names: Vec<&str> = bots.iter().map(|(n, _)| n.as_str()).collect();
@@ -143,7 +145,7 @@ async fn a_swiss_killed_in_the_middle_of_a_round_continues_after_a_restart() {
     let (status, t) = call(
         &url,
         "POST",
-        "/v1/tournaments",
+        &paths::tournaments(),
         Some(OP),
         json!({"name": "Restart", "format": "swiss", "rounds": 3, "participants": names,
                "options": {"size": 9, "random_stones": 0}, "max_concurrent": 1}),
@@ -154,7 +156,7 @@ async fn a_swiss_killed_in_the_middle_of_a_round_continues_after_a_restart() {
     call(
         &url,
         "POST",
-        &format!("/v1/tournaments/{id}/start"),
+        &paths::start_tournament(&id),
         Some(OP),
         json!({}),
     )
@@ -216,7 +218,7 @@ async fn a_swiss_killed_in_the_middle_of_a_round_continues_after_a_restart() {
 /// Opens `token`'s event stream on `url` and keeps it open (the bot is present) while held.
 async fn hold_stream(url: &str, token: &str) -> reqwest::Response {
     let r = reqwest::Client::new()
-        .get(format!("{url}/v1/bots/me/events"))
+        .get(format!("{}{}", url, paths::bot_events()))
         .bearer_auth(token)
         .send()
         .await
@@ -238,16 +240,23 @@ async fn a_bot_present_before_a_crash_wins_the_forfeit_and_the_downtime_counts_t
     let url = server.url.clone();
     let mut tokens = vec![];
     for name in ["Here", "Away"] {
-        let (_, p) = call(&url, "POST", "/v1/players", None, json!({"name": name})).await;
+        let (_, p) = call(&url, "POST", &paths::players(), None, json!({"name": name})).await;
         let pt = p["token"].as_str().expect("player token").to_string();
-        let (_, b) = call(&url, "POST", "/v1/bots", Some(&pt), json!({"name": name})).await;
+        let (_, b) = call(
+            &url,
+            "POST",
+            &paths::bots(),
+            Some(&pt),
+            json!({"name": name}),
+        )
+        .await;
         tokens.push(b["token"].as_str().expect("bot token").to_string());
     }
     let stream = hold_stream(&url, &tokens[0]).await;
     let (status, t) = call(
         &url,
         "POST",
-        "/v1/tournaments",
+        &paths::tournaments(),
         Some(OP),
         json!({"name": "Crash", "format": "gauntlet", "participants": ["Here", "Away"],
                "absent": "forfeit", "forfeit_after_s": WINDOW_S, "stake": 0}),
@@ -259,7 +268,7 @@ async fn a_bot_present_before_a_crash_wins_the_forfeit_and_the_downtime_counts_t
     call(
         &url,
         "POST",
-        &format!("/v1/tournaments/{id}/start"),
+        &paths::start_tournament(&id),
         Some(OP),
         json!({}),
     )

@@ -2,6 +2,7 @@
 //! played to the end by bots the test drives, with standings checked against hand-computed tables.
 
 mod common;
+use common::paths;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -29,7 +30,7 @@ async fn bots(app: &TestApp, names: &[&str]) -> Vec<(String, String)> {
 /// A long-poll of 0 s for every bot: each is online for the next 60 s.
 async fn poll_all(app: &TestApp, bots: &[(String, String)]) {
     for (_, t) in bots {
-        app.get_auth("/v1/bots/me/turn?wait_s=0", t).await;
+        app.get_turn(Some(t), "wait_s=0").await;
     }
 }
 
@@ -48,13 +49,13 @@ async fn drive(app: &TestApp, id: &str, bots: &[(String, String)], script: &Scri
             start.elapsed() < Duration::from_secs(180),
             "tournament did not finish"
         );
-        let t = app.get(&format!("/v1/tournaments/{id}")).await.body;
+        let t = app.get_tournament(&id).await.body;
         if t["status"] == "finished" {
             return t;
         }
         let mut acted = false;
         for (_, tok) in bots {
-            let r = app.get_auth("/v1/bots/me/turn?wait_s=0", tok).await;
+            let r = app.get_turn(Some(tok), "wait_s=0").await;
             if r.status != StatusCode::OK {
                 continue;
             }
@@ -63,7 +64,7 @@ async fn drive(app: &TestApp, id: &str, bots: &[(String, String)], script: &Scri
             let game_no = s["game_no"].as_i64().expect("game_no");
             let ply = s["ply"].as_i64().expect("ply");
             if !sides.contains_key(&set_id) {
-                let set = app.get(&format!("/v1/sets/{set_id}")).await.body;
+                let set = app.get_set(&set_id).await.body;
                 let c = set["creator"].as_str().expect("creator").to_string();
                 let a = set["acceptor"].as_str().expect("acceptor").to_string();
                 sides.insert(set_id.clone(), (c, a));
@@ -72,12 +73,8 @@ async fn drive(app: &TestApp, id: &str, bots: &[(String, String)], script: &Scri
             let (winner, target) = script(&c, &a, game_no);
             let r = if ply >= target {
                 let loser = if winner == c { &a } else { &c };
-                app.post(
-                    &format!("/v1/sets/{set_id}/games/{game_no}/resign"),
-                    Some(&token(loser)),
-                    json!({}),
-                )
-                .await
+                app.resign(Some(&token(loser)), &set_id, &game_no, json!({}))
+                    .await
             } else {
                 let mv = s["legal_moves"]
                     .as_array()
@@ -161,8 +158,7 @@ async fn a_round_robin_of_five_is_played_to_the_end_with_standings_as_computed_b
         }
     };
     let r = app
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some(OP),
             json!({"name": "Five", "format": "round_robin", "participants": names,
                    "options": {"size": 9, "random_stones": 0},
@@ -175,9 +171,7 @@ async fn a_round_robin_of_five_is_played_to_the_end_with_standings_as_computed_b
     assert_eq!(r.body["stake"], 0);
     assert_eq!(r.body["rated"], false);
     let id = r.body["id"].as_str().expect("id").to_string();
-    let r = app
-        .post(&format!("/v1/tournaments/{id}/start"), Some(OP), json!({}))
-        .await;
+    let r = app.start_tournament(Some(OP), &id, json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     let t = drive(&app, &id, &bots, &script).await;
 
@@ -238,7 +232,7 @@ async fn a_round_robin_of_five_is_played_to_the_end_with_standings_as_computed_b
     // The CSV export carries the same table.
     let r = app
         .http
-        .get(format!("{}/v1/tournaments/{id}/standings.csv", app.url))
+        .get(format!("{}{}", app.url, paths::standings_csv(&id)))
         .send()
         .await
         .expect("csv");
@@ -253,7 +247,7 @@ async fn a_round_robin_of_five_is_played_to_the_end_with_standings_as_computed_b
     // All 20 games as one SGF collection.
     let r = app
         .http
-        .get(format!("{}/v1/tournaments/{id}/games.sgf", app.url))
+        .get(format!("{}{}", app.url, paths::tournament_games_sgf(&id)))
         .send()
         .await
         .expect("sgf");
@@ -263,7 +257,7 @@ async fn a_round_robin_of_five_is_played_to_the_end_with_standings_as_computed_b
     assert_eq!(sgf.matches("RE[").count(), 20);
     // Ratings did not move: the tournament was unrated. Its four sets are in Ann's record
     // all the same (issue 18).
-    let p = app.get("/v1/bots/Ann").await.body;
+    let p = app.get_bot("Ann").await.body;
     assert_eq!(
         (p["rating"].clone(), p["sets"].clone()),
         (json!(1200), json!(4))
@@ -283,8 +277,7 @@ async fn a_seven_bot_swiss_of_four_rounds_pairs_by_score_groups_with_one_bye_eac
         (w.to_string(), 4)
     };
     let r = app
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some(OP),
             json!({"name": "Seven", "format": "swiss", "rounds": 4, "participants": names,
                    "options": {"size": 9, "random_stones": 0}, "max_concurrent": 3}),
@@ -292,8 +285,7 @@ async fn a_seven_bot_swiss_of_four_rounds_pairs_by_score_groups_with_one_bye_eac
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let id = r.body["id"].as_str().expect("id").to_string();
-    app.post(&format!("/v1/tournaments/{id}/start"), Some(OP), json!({}))
-        .await;
+    app.start_tournament(Some(OP), &id, json!({})).await;
     let t = drive(&app, &id, &bots, &script).await;
     let rounds: Vec<(Vec<Value>, Value)> = t["rounds_played"]
         .as_array()
@@ -366,9 +358,7 @@ async fn a_seven_bot_swiss_of_four_rounds_pairs_by_score_groups_with_one_bye_eac
         let expect = i64::from(["Sw3", "Sw4", "Sw5", "Sw6"].contains(&bot.as_str()));
         assert_eq!(*n, expect, "{bot}");
     }
-    let r = app
-        .post(&format!("/v1/tournaments/{id}/pause"), Some(OP), json!({}))
-        .await;
+    let r = app.pause_tournament(Some(OP), &id, json!({})).await;
     assert_eq!(
         (r.status, r.body["error"]["code"].clone()),
         (StatusCode::CONFLICT, json!("tournament_state"))
@@ -381,7 +371,7 @@ async fn tournament_requests_are_checked_and_only_the_operator_runs_them() {
     let (_, _, bot) = app.player_with_bot("Solo").await;
     app.player_with_bot("Duo").await;
     let body = json!({"name": "T", "format": "round_robin", "participants": ["Solo", "Duo"]});
-    let r = app.post("/v1/tournaments", Some(&bot), body.clone()).await;
+    let r = app.create_tournament(Some(&bot), body.clone()).await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     for (b, field) in [
         (
@@ -413,7 +403,7 @@ async fn tournament_requests_are_checked_and_only_the_operator_runs_them() {
             "absent",
         ),
     ] {
-        let r = app.post("/v1/tournaments", Some(OP), b.clone()).await;
+        let r = app.create_tournament(Some(OP), b.clone()).await;
         assert_eq!(
             (r.status, r.code()),
             (StatusCode::BAD_REQUEST, "bad_request"),
@@ -422,33 +412,28 @@ async fn tournament_requests_are_checked_and_only_the_operator_runs_them() {
         assert_eq!(r.body["error"]["details"]["field"], field, "{b}");
     }
     let r = app
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some(OP),
             json!({"name": "T", "format": "round_robin", "participants": ["Solo", "Nobody"]}),
         )
         .await;
     assert_eq!((r.status, r.code()), (StatusCode::NOT_FOUND, "not_found"));
     assert_eq!(
-        app.get("/v1/tournaments").await.body["tournaments"],
+        app.list_tournaments("").await.body["tournaments"],
         json!([])
     );
-    let r = app.get("/v1/tournaments/tour_nope").await;
+    let r = app.get_tournament("tour_nope").await;
     assert_eq!((r.status, r.code()), (StatusCode::NOT_FOUND, "not_found"));
-    let r = app.post("/v1/tournaments", Some(OP), body).await;
+    let r = app.create_tournament(Some(OP), body).await;
     let id = r.body["id"].as_str().expect("id").to_string();
-    let r = app
-        .post(&format!("/v1/tournaments/{id}/resume"), Some(OP), json!({}))
-        .await;
+    let r = app.resume_tournament(Some(OP), &id, json!({})).await;
     assert_eq!(
         (r.status, r.code()),
         (StatusCode::CONFLICT, "tournament_state")
     );
-    let r = app
-        .post(&format!("/v1/tournaments/{id}/cancel"), Some(OP), json!({}))
-        .await;
+    let r = app.cancel_tournament(Some(OP), &id, json!({})).await;
     assert_eq!(r.body["status"], "cancelled");
-    let list = app.get("/v1/tournaments").await.body;
+    let list = app.list_tournaments("").await.body;
     assert_eq!(list["tournaments"][0]["participants"], 2);
 }
 
@@ -456,7 +441,7 @@ async fn tournament_requests_are_checked_and_only_the_operator_runs_them() {
 async fn wait_for(app: &TestApp, id: &str, pred: impl Fn(&Value) -> bool) -> Value {
     let until = Instant::now() + Duration::from_secs(10);
     loop {
-        let t = app.get(&format!("/v1/tournaments/{id}")).await.body;
+        let t = app.get_tournament(&id).await.body;
         if pred(&t) {
             return t;
         }
@@ -471,19 +456,17 @@ async fn a_bot_offline_at_pairing_time_is_not_started_until_it_comes_online() {
     let bots = bots(&app, &["Here", "Away"]).await;
     poll_all(&app, &bots[..1]).await;
     let r = app
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some(OP),
             json!({"name": "Wait", "format": "round_robin", "participants": ["Here", "Away"],
                    "options": {"size": 9}}),
         )
         .await;
     let id = r.body["id"].as_str().expect("id").to_string();
-    app.post(&format!("/v1/tournaments/{id}/start"), Some(OP), json!({}))
-        .await;
+    app.start_tournament(Some(OP), &id, json!({})).await;
     let t = wait_for(&app, &id, |t| t["current_round"] == 1).await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    let t2 = app.get(&format!("/v1/tournaments/{id}")).await.body;
+    let t2 = app.get_tournament(&id).await.body;
     assert_eq!(
         t2["rounds_played"][0]["pairings"][0]["status"], "pending",
         "{t}"
@@ -497,7 +480,7 @@ async fn a_bot_offline_at_pairing_time_is_not_started_until_it_comes_online() {
     let set_id = t["rounds_played"][0]["pairings"][0]["set_id"]
         .as_str()
         .expect("set started");
-    let set = app.get(&format!("/v1/sets/{set_id}")).await.body;
+    let set = app.get_set(&set_id).await.body;
     // The circle method's fixed slot (the last seed) creates the set in round 1.
     assert_eq!(
         (
@@ -515,18 +498,13 @@ async fn an_absent_bot_forfeits_when_the_operator_says_so_and_collects_no_strike
     let bots = bots(&app, &["Here", "Away", "Late"]).await;
     poll_all(&app, &bots[..1]).await;
     let r = app
-        .post(
-            "/v1/tournaments",
-            Some(OP),
-            json!({"name": "Forfeits", "format": "gauntlet", "participants": ["Here", "Away", "Late"],
-                   "absent": "forfeit", "forfeit_after_s": 0, "stake": 0}),
-        )
+        .create_tournament(Some(OP), json!({"name": "Forfeits", "format": "gauntlet", "participants": ["Here", "Away", "Late"],
+                   "absent": "forfeit", "forfeit_after_s": 0, "stake": 0}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     assert_eq!(r.body["rounds"], 1);
     let id = r.body["id"].as_str().expect("id").to_string();
-    app.post(&format!("/v1/tournaments/{id}/start"), Some(OP), json!({}))
-        .await;
+    app.start_tournament(Some(OP), &id, json!({})).await;
     let t = wait_for(&app, &id, |t| t["status"] == "finished").await;
     let ps = &t["rounds_played"][0]["pairings"];
     assert_eq!(ps[0]["bots"], json!(["Here", "Away"]));
@@ -541,7 +519,7 @@ async fn an_absent_bot_forfeits_when_the_operator_says_so_and_collects_no_strike
         json!([null, "+", "+"])
     );
     for name in ["Away", "Late"] {
-        let p = app.get(&format!("/v1/bots/{name}")).await.body;
+        let p = app.get_bot(&name).await.body;
         assert_eq!(p["strikes"], json!([]), "{name}");
     }
 }
@@ -553,16 +531,14 @@ async fn a_second_instance_continues_a_swiss_mid_round_and_no_round_is_paired_tw
     let bots = bots(&one, &names).await;
     poll_all(&one, &bots).await;
     let r = one
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some(OP),
             json!({"name": "Two", "format": "swiss", "rounds": 3, "participants": names,
                    "options": {"size": 9, "random_stones": 0}}),
         )
         .await;
     let id = r.body["id"].as_str().expect("id").to_string();
-    one.post(&format!("/v1/tournaments/{id}/start"), Some(OP), json!({}))
-        .await;
+    one.start_tournament(Some(OP), &id, json!({})).await;
     wait_for(&one, &id, |t| {
         t["rounds_played"][0]["pairings"][0]["status"] == "playing"
     })
@@ -619,8 +595,7 @@ async fn two_instances_on_one_postgres_database_run_a_round_robin_to_the_end() {
     let bots = bots(&one, &names).await;
     poll_all(&two, &bots).await;
     let r = one
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some(OP),
             json!({"name": "Pg", "format": "round_robin", "participants": names,
                    "options": {"size": 9, "random_stones": 0}, "start_at": "2020-01-01T00:00:00Z"}),
@@ -670,7 +645,7 @@ async fn house_bots_and_a_test_bot_play_a_round_robin_to_the_end() {
     .await;
     let bots = bots(&app, &["Tester"]).await;
     poll_all(&app, &bots).await;
-    let online = app.get("/v1/bots?online=true").await.body;
+    let online = app.list_bots("online=true").await.body;
     // Every house bot of the ladder is online, and the test bot.
     assert_eq!(
         online["bots"].as_array().map(Vec::len),
@@ -678,8 +653,7 @@ async fn house_bots_and_a_test_bot_play_a_round_robin_to_the_end() {
         "{online}"
     );
     let r = app
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some(OP),
             json!({"name": "House", "format": "round_robin",
                    "participants": ["house-bridge", "house-random", "Tester"],
@@ -687,8 +661,7 @@ async fn house_bots_and_a_test_bot_play_a_round_robin_to_the_end() {
         )
         .await;
     let id = r.body["id"].as_str().expect("id").to_string();
-    app.post(&format!("/v1/tournaments/{id}/start"), Some(OP), json!({}))
-        .await;
+    app.start_tournament(Some(OP), &id, json!({})).await;
     // The test bot resigns every game at once; the house bots play theirs out.
     let t = drive(&app, &id, &bots, &|c: &str, a: &str, _g: i64| {
         (if c == "Tester" { a } else { c }.to_string(), 0)
@@ -709,8 +682,7 @@ async fn a_swiss_that_skips_absent_bots_pairs_only_those_online() {
     let bots = bots(&app, &["Sw0", "Sw1", "Sw2", "Gone"]).await;
     poll_all(&app, &bots[..3]).await;
     let r = app
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some(OP),
             json!({"name": "Skip", "format": "swiss", "rounds": 1, "absent": "skip",
                    "participants": ["Sw0", "Sw1", "Sw2", "Gone"],
@@ -719,8 +691,7 @@ async fn a_swiss_that_skips_absent_bots_pairs_only_those_online() {
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let id = r.body["id"].as_str().expect("id").to_string();
-    app.post(&format!("/v1/tournaments/{id}/start"), Some(OP), json!({}))
-        .await;
+    app.start_tournament(Some(OP), &id, json!({})).await;
     let seed = |n: &str| n[2..].parse::<u32>().unwrap_or(9);
     let t = drive(&app, &id, &bots[..3], &move |c: &str, a: &str, _g: i64| {
         (if seed(c) < seed(a) { c } else { a }.to_string(), 2)
@@ -740,8 +711,7 @@ async fn a_swiss_that_skips_absent_bots_pairs_only_those_online() {
         (json!(0.0), json!(0))
     );
     let r = app
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some(OP),
             json!({"name": "No", "format": "round_robin", "absent": "skip",
                    "participants": ["Sw0", "Sw1"]}),
@@ -761,8 +731,7 @@ async fn a_bot_seen_during_the_forfeit_window_but_gone_at_its_end_wins_the_forfe
     let bots = bots(&app, &["Came", "Never"]).await;
     poll_all(&app, &bots[..1]).await;
     let r = app
-        .post(
-            "/v1/tournaments",
+        .create_tournament(
             Some(OP),
             json!({"name": "Memory", "format": "gauntlet", "participants": ["Came", "Never"],
                    "absent": "forfeit", "forfeit_after_s": 100, "stake": 0}),
@@ -770,8 +739,7 @@ async fn a_bot_seen_during_the_forfeit_window_but_gone_at_its_end_wins_the_forfe
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
     let id = r.body["id"].as_str().expect("id").to_string();
-    app.post(&format!("/v1/tournaments/{id}/start"), Some(OP), json!({}))
-        .await;
+    app.start_tournament(Some(OP), &id, json!({})).await;
     wait_for(&app, &id, |t| {
         t["rounds_played"][0]["pairings"][0]["status"] == "pending"
     })

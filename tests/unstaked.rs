@@ -3,29 +3,20 @@
 
 mod common;
 
-use std::sync::Arc;
-
-use common::{Spawn, TestApp, spawn_app, spawn_with};
-use hexarena::arena::clock::FakeTime;
+use common::{TestApp, spawn_app};
 use reqwest::StatusCode;
 use serde_json::json;
 
 /// Resigns both games for the acceptor (seat 1 of game 1, seat 2 of game 2): the creator wins 2-0.
 async fn acceptor_resigns_both(app: &TestApp, set: &str, acceptor: &str) {
     for n in [1, 2] {
-        let r = app
-            .post(
-                &format!("/v1/sets/{set}/games/{n}/resign"),
-                Some(acceptor),
-                json!({}),
-            )
-            .await;
+        let r = app.resign(Some(acceptor), &set, &n, json!({})).await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     }
 }
 
 async fn profile(app: &TestApp, name: &str) -> serde_json::Value {
-    let r = app.get(&format!("/v1/bots/{name}")).await;
+    let r = app.get_bot(&name).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     r.body
 }
@@ -36,8 +27,7 @@ async fn two_bots_of_one_owner_play_an_unstaked_unrated_set_that_moves_no_points
     let (_, owner, one) = app.player_with_bot("VersionOne").await;
     let two = app.bot(&owner, "VersionTwo").await;
     let r = app
-        .post(
-            "/v1/sets",
+        .create_set(
             Some(&one),
             json!({"game": "hex", "stake": 0, "opponent": "VersionTwo"}),
         )
@@ -47,13 +37,11 @@ async fn two_bots_of_one_owner_play_an_unstaked_unrated_set_that_moves_no_points
     assert_eq!(r.body["rated"], false);
     assert_eq!(r.body["staked"], false);
     let set = r.body["id"].as_str().expect("id").to_string();
-    let r = app
-        .post(&format!("/v1/sets/{set}/accept"), Some(&two), json!({}))
-        .await;
+    let r = app.accept_set(Some(&two), &set, json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(app.balance(&owner).await, 1000, "no escrow");
     acceptor_resigns_both(&app, &set, &two).await;
-    let s = app.get(&format!("/v1/sets/{set}")).await.body;
+    let s = app.get_set(&set).await.body;
     assert_eq!(s["status"], "finished");
     assert_eq!(s["result"], "VersionOne wins");
     assert_eq!(s["points"], json!([2, 0]));
@@ -82,7 +70,7 @@ async fn an_unstaked_set_with_rated_true_moves_ratings_but_no_points() {
     let set = app
         .start_set(&alice, &bob, json!({"stake": 0, "rated": true}))
         .await;
-    let s = app.get(&format!("/v1/sets/{set}")).await.body;
+    let s = app.get_set(&set).await.body;
     assert_eq!(
         (s["rated"].clone(), s["stake"].clone()),
         (json!(true), json!(0))
@@ -102,7 +90,7 @@ async fn an_unstaked_set_with_rated_true_moves_ratings_but_no_points() {
         (json!(1184), json!(1), json!(0))
     );
     assert_eq!(
-        app.get(&format!("/v1/sets/{set}")).await.body["settlement"],
+        app.get_set(&set).await.body["settlement"],
         serde_json::Value::Null
     );
 }
@@ -118,7 +106,7 @@ async fn stakes_between_zero_and_ten_and_unrated_staked_sets_are_refused() {
         (json!({"game": "hex", "stake": 50, "rated": false}), "rated"),
         (json!({"game": "hex", "stake": 0, "rated": "yes"}), "rated"),
     ] {
-        let r = app.post("/v1/sets", Some(&alice), body.clone()).await;
+        let r = app.create_set(Some(&alice), body.clone()).await;
         assert_eq!(
             (r.status, r.code()),
             (StatusCode::BAD_REQUEST, "bad_request"),
@@ -128,14 +116,13 @@ async fn stakes_between_zero_and_ten_and_unrated_staked_sets_are_refused() {
     }
     // A staked challenge to a bot of the same owner is still refused.
     let r = app
-        .post(
-            "/v1/sets",
+        .create_set(
             Some(&alice),
             json!({"game": "hex", "stake": 10, "opponent": "AliceToo"}),
         )
         .await;
     assert_eq!((r.status, r.code()), (StatusCode::FORBIDDEN, "same_owner"));
-    let r = app.get("/v1/sets?status=open").await;
+    let r = app.list_sets("status=open").await;
     assert_eq!(
         r.body["sets"],
         json!([]),
@@ -149,8 +136,7 @@ async fn an_operator_pairing_may_be_unstaked_between_bots_of_one_owner() {
     let (_, owner, _one) = app.player_with_bot("OpOne").await;
     app.bot(&owner, "OpTwo").await;
     let r = app
-        .post(
-            "/v1/operator/sets",
+        .create_operator_set(
             Some("op-secret"),
             json!({"bots": ["OpOne", "OpTwo"], "stake": 0}),
         )
@@ -162,16 +148,14 @@ async fn an_operator_pairing_may_be_unstaked_between_bots_of_one_owner() {
         (json!(0), json!(false))
     );
     let r = app
-        .post(
-            "/v1/operator/sets",
+        .create_operator_set(
             Some("op-secret"),
             json!({"bots": ["OpOne", "OpTwo"], "stake": 10}),
         )
         .await;
     assert_eq!((r.status, r.code()), (StatusCode::FORBIDDEN, "same_owner"));
     let r = app
-        .post(
-            "/v1/operator/sets",
+        .create_operator_set(
             Some("op-secret"),
             json!({"bots": ["OpOne", "OpTwo"], "stake": 3}),
         )
@@ -180,24 +164,4 @@ async fn an_operator_pairing_may_be_unstaked_between_bots_of_one_owner() {
         (r.status, r.code()),
         (StatusCode::BAD_REQUEST, "bad_request")
     );
-}
-
-#[tokio::test]
-async fn a_missed_first_move_in_an_unstaked_set_records_no_strike() {
-    let time = Arc::new(FakeTime::new(1_800_000_000_000));
-    let app = spawn_with(Spawn {
-        time: time.clone(),
-        ..Spawn::default()
-    })
-    .await;
-    let (_, _, alice) = app.player_with_bot("Alice").await;
-    let (_, _, bob) = app.player_with_bot("Bob").await;
-    let set = app
-        .start_set(&alice, &bob, json!({"stake": 0, "rated": true}))
-        .await;
-    time.advance(30_001);
-    assert!(app.arena.expire(&set, 1).await.expect("expire"));
-    let g = app.state(&set, 1).await;
-    assert_eq!(g["result"]["reason"], "first_move_timeout");
-    assert_eq!(profile(&app, "Bob").await["strikes"], json!([]));
 }

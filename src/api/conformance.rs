@@ -22,7 +22,7 @@ use crate::error::ApiError;
 /// embedded `openapi.yaml`, which `tests/openapi_routes.rs` keeps equal to the registered routes.
 fn routes() -> &'static Vec<(Vec<String>, Vec<String>)> {
     static ROUTES: OnceLock<Vec<(Vec<String>, Vec<String>)>> = OnceLock::new();
-    ROUTES.get_or_init(|| parse_paths(crate::web::OPENAPI_YAML))
+    ROUTES.get_or_init(|| parse_paths(super::OPENAPI_YAML))
 }
 
 /// The `paths:` section of an OpenAPI document in its usual layout: a path at two spaces of
@@ -127,7 +127,8 @@ fn code_for(status: StatusCode) -> &'static str {
 }
 
 /// Middleware: serves `HEAD` as `GET` without a body; puts the JSON envelope on any error
-/// response that lacks it; adds `Allow` to 405 answers.
+/// response that lacks it (except the web pages' own HTML 404 pages, issue 21); adds `Allow`
+/// to 405 answers.
 pub async fn middleware(
     mut req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -139,12 +140,14 @@ pub async fn middleware(
     let path = req.path().to_string();
     let res = next.call(req).await?.map_into_boxed_body();
     let status = res.status();
-    let is_json = res
+    let kind = res
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    let mut res = if status.as_u16() >= 400 && !is_json {
+        .unwrap_or_default();
+    let is_json = kind.starts_with("application/json");
+    let is_page = kind.starts_with("text/html") && status == StatusCode::NOT_FOUND;
+    let mut res = if status.as_u16() >= 400 && !is_json && !is_page {
         let message = status
             .canonical_reason()
             .unwrap_or("error")

@@ -5,7 +5,7 @@ use hex::{Cell, Move};
 use serde_json::{Value, json};
 
 use super::AppState;
-use crate::arena::sets::{
+use crate::arena::options::{
     GameOptions, INCREMENT_S, INITIAL_S, STAKE_DEFAULT, STAKE_MAX, STAKE_MIN,
 };
 use crate::error::ApiError;
@@ -90,13 +90,7 @@ impl Schemas {
 }
 
 /// A JSON number that JSON Schema calls an integer: `7`, and also `7.0` or `7e0`.
-pub fn integral(v: &Value) -> Option<i64> {
-    v.as_i64().or_else(|| {
-        v.as_f64()
-            .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
-            .map(|f| f as i64)
-    })
-}
+pub use hexarena_contract::numbers::integral;
 
 /// First error's instance path and all messages, if the value does not validate.
 fn schema_errors(v: &jsonschema::Validator, value: &Value) -> Result<(), (String, Vec<String>)> {
@@ -160,9 +154,34 @@ pub fn contract(st: &AppState) -> Value {
             "unstaked_rated_default": false,
         },
         "tiebreak": "fewer_moves",
+        "ratings": ratings_contract(),
         "tier": "ranked",
         "chance": "none",
         "information": "perfect",
+    })
+}
+
+/// Which rating systems the arena keeps and their parameters (SPEC 8, issue 20): Elo orders
+/// the leaderboard; Glicko-2 says how sure that is.
+fn ratings_contract() -> Value {
+    use crate::arena::{glicko, house};
+    json!({
+        "order": "elo",
+        "result": "one per rated set: a win 1, a draw 0.5, a loss 0 (points, then the tiebreak)",
+        "elo": {"field": "rating", "start": 1200, "k": 32},
+        "glicko2": {
+            "field": "glicko_rating",
+            "deviation_field": "rating_deviation",
+            "start": glicko::START_RATING,
+            "start_deviation": glicko::MAX_DEVIATION,
+            "max_deviation": glicko::MAX_DEVIATION,
+            "start_volatility": glicko::START_VOLATILITY,
+            "tau": glicko::TAU,
+            "rating_period": "each rated set, plus one empty period per whole day without one",
+            "inactivity_period_s": glicko::PERIOD_MS / 1000,
+            "provisional_above": glicko::PROVISIONAL_ABOVE,
+            "house_seed_deviation": house::HOUSE_SEED_DEVIATION,
+        },
     })
 }
 

@@ -115,21 +115,53 @@ struct MoveQuery {
     ply: Option<i64>,
 }
 
-#[tracing::instrument(skip(st, bot, body, q), fields(set_id = %path.0, game_no = path.1, bot = %bot.name))]
+/// `POST /v1/sets/{id}/games/{n}/moves`: one move, with what the bot thought of it in the
+/// optional `Hexarena-Info` header (issue 21; 400 `invalid_info` when malformed, nothing
+/// played).
+#[tracing::instrument(skip(st, bot, body, q, req), fields(set_id = %path.0, game_no = path.1, bot = %bot.name))]
 async fn post_move(
     st: web::Data<AppState>,
     AuthBot(bot): AuthBot,
     path: web::Path<(String, i64)>,
     q: web::Query<MoveQuery>,
+    req: HttpRequest,
     JsonBody(body): JsonBody,
 ) -> ApiResult<HttpResponse> {
     let (set_id, game_no) = path.into_inner();
     let mv = st.schemas.parse_move(&body)?;
+    let info = move_info(&req)?;
     let state = st
         .arena
-        .play_move(&bot, &set_id, game_no, mv, q.ply)
+        .play_move(&bot, &set_id, game_no, mv, q.ply, info.as_ref())
         .await?;
     Ok(state_response(state.body()))
+}
+
+/// The `Hexarena-Info` header of a move, checked (None when absent or `{}`); sent twice, or
+/// with a key twice, is 400 `invalid_info` as a malformed one is.
+fn move_info(req: &HttpRequest) -> ApiResult<Option<crate::arena::info::MoveInfo>> {
+    let mut values = req.headers().get_all(crate::arena::info::HEADER);
+    let Some(first) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(ApiError::new(
+            actix_web::http::StatusCode::BAD_REQUEST,
+            "invalid_info",
+            "send the Hexarena-Info header once",
+        )
+        .with_details(serde_json::json!({"header": crate::arena::info::HEADER})));
+    }
+    // A key twice would keep its last value silently, as in a body: refused instead.
+    if let Some((key, _)) = super::duplicate_key(first.as_bytes()) {
+        return Err(ApiError::new(
+            actix_web::http::StatusCode::BAD_REQUEST,
+            "invalid_info",
+            format!("the Hexarena-Info object has the key {key:?} twice"),
+        )
+        .with_details(serde_json::json!({"header": crate::arena::info::HEADER, "field": key})));
+    }
+    Ok(crate::arena::info::parse(first.as_bytes())?)
 }
 
 #[tracing::instrument(skip(st, bot), fields(set_id = %path.0, game_no = path.1, bot = %bot.name))]
@@ -172,7 +204,7 @@ async fn get_turn(
     let mine = |s: &Snapshot| s.on_move.as_ref().is_some_and(|(id, _)| *id == bot.id);
     loop {
         let found = {
-            let mut c = arena.store.pool.acquire().await?;
+            let mut c = arena.store.conn().await?;
             games::oldest_on_move(&mut c, &bot.id).await?
         };
         if let Some((set_id, game_no)) = found {

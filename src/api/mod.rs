@@ -2,6 +2,7 @@
 //! call the arena; every refusal is an [`ApiError`].
 
 pub mod accounts;
+pub mod analysis;
 pub mod conformance;
 pub mod conns;
 pub mod contract;
@@ -9,6 +10,7 @@ pub mod games;
 pub mod holds;
 pub mod matches;
 pub mod metrics;
+pub mod pool;
 pub mod ratelimit;
 pub mod sets;
 pub mod streams;
@@ -30,6 +32,10 @@ use crate::store::accounts::{BotRow, PlayerRow};
 pub const BODY_LIMIT: usize = 16 * 1024;
 /// Longest time a request body may take to arrive.
 pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The API description served at `/openapi.yaml`, as it is in the repository (also the
+/// source of `Allow` headers, `conformance`).
+pub(crate) const OPENAPI_YAML: &str = include_str!("../../openapi.yaml");
 
 /// Shared state of every handler.
 pub struct AppState {
@@ -59,7 +65,7 @@ impl AppState {
     }
 }
 
-/// Registers every route.
+/// Registers every API route (the pages are `web::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/healthz", web::get().to(healthz));
     metrics::configure(cfg);
@@ -67,10 +73,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     accounts::configure(cfg);
     sets::configure(cfg);
     games::configure(cfg);
+    analysis::configure(cfg);
     streams::configure(cfg);
     tournaments::configure(cfg);
     matches::configure(cfg);
-    crate::web::configure(cfg);
+    pool::configure(cfg);
 }
 
 /// `GET /healthz`: 200 `{"status": "ok"}`, or 503 `storage_unavailable` (with `Retry-After`,
@@ -406,14 +413,69 @@ fn too_large() -> ApiError {
     .with_details(json!({"limit_bytes": BODY_LIMIT}))
 }
 
-/// Query strings that do not parse are 400 `bad_request` in the JSON envelope.
+/// What each query parameter of the API takes, for the 400 that names it (openapi.yaml).
+const QUERY_PARAMS: &[(&str, QueryKind)] = &[
+    ("wait_s", QueryKind::NonNegative),
+    ("offset", QueryKind::NonNegative),
+    ("limit", QueryKind::Integer),
+    ("before", QueryKind::Integer),
+    ("after_ply", QueryKind::Integer),
+    ("ply", QueryKind::Integer),
+    ("provisional", QueryKind::Boolean),
+    ("online", QueryKind::Boolean),
+];
+
+#[derive(Clone, Copy)]
+enum QueryKind {
+    Integer,
+    NonNegative,
+    Boolean,
+}
+
+impl QueryKind {
+    fn expected(self) -> &'static str {
+        match self {
+            QueryKind::Integer => "an integer",
+            QueryKind::NonNegative => "a non-negative integer",
+            QueryKind::Boolean => "true or false",
+        }
+    }
+
+    fn accepts(self, text: &str) -> bool {
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        match self {
+            QueryKind::Integer => digits(text.strip_prefix(['-', '+']).unwrap_or(text)),
+            QueryKind::NonNegative => digits(text.strip_prefix('+').unwrap_or(text)),
+            QueryKind::Boolean => text == "true" || text == "false",
+        }
+    }
+}
+
+/// The 400 for a query parameter that does not hold what it takes: `details.field`,
+/// `details.expected` and `details.value` (SPEC section 10).
+pub fn bad_query_param(field: &str, expected: &str, value: &str) -> ApiError {
+    ApiError::bad_request(format!(
+        "query parameter '{field}' must be {expected}, not '{value}'"
+    ))
+    .with_details(json!({"field": field, "expected": expected, "value": value}))
+}
+
+/// Query strings that do not parse are 400 `bad_request` in the JSON envelope, naming the
+/// first parameter that does not hold what it takes.
 pub fn query_config() -> web::QueryConfig {
-    web::QueryConfig::default().error_handler(|e, _| {
-        ApiError::bad_request(format!(
-            "bad query string ({e}): numeric parameters such as wait_s, limit, after_ply \
-                 and ply take non-negative integers"
-        ))
-        .into()
+    web::QueryConfig::default().error_handler(|e, req| {
+        let pairs = web::Query::<Vec<(String, String)>>::from_query(req.query_string())
+            .map(web::Query::into_inner)
+            .unwrap_or_default();
+        let culprit = pairs.iter().find_map(|(k, v)| {
+            QUERY_PARAMS
+                .iter()
+                .find(|(name, kind)| name == k && !kind.accepts(v))
+                .map(|(name, kind)| bad_query_param(name, kind.expected(), v))
+        });
+        culprit
+            .unwrap_or_else(|| ApiError::bad_request(format!("bad query string: {e}")))
+            .into()
     })
 }
 

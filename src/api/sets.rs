@@ -5,7 +5,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{AppState, AuthBot, AuthOperator, JsonBody, only_fields, opt_bool, opt_i64, opt_str};
-use crate::arena::sets::{ClockRequest, NewSet, STAKE_DEFAULT};
+use crate::arena::options::{ClockRequest, STAKE_DEFAULT};
+use crate::arena::sets::NewSet;
 use crate::error::{ApiError, ApiResult};
 use crate::store::accounts as acc;
 
@@ -45,6 +46,7 @@ pub(crate) fn new_set(st: &AppState, body: &Value, opponent: Option<String>) -> 
         opponent,
         rated,
         practice: false,
+        pool: false,
     })
 }
 
@@ -166,7 +168,7 @@ async fn create_practice(
     req.stake = 0;
     req.rated = false;
     req.practice = true;
-    let mut c = st.arena.store.pool.acquire().await?;
+    let mut c = st.arena.store.conn().await?;
     let house = acc::bot_by_ref(&mut c, name)
         .await?
         .filter(|b| b.house != 0)
@@ -176,6 +178,13 @@ async fn create_practice(
             ))
         })?;
     drop(c);
+    // A house bot that this process's house does not play (an outside engine no longer
+    // configured, issue 23) would never move.
+    if st.arena.house.get().is_some() && !st.arena.is_house_bot(&house.id) {
+        return Err(ApiError::not_found(format!(
+            "house bot '{name}' is not running here (an outside engine no longer configured)"
+        )));
+    }
     // Held until the set is stored: the check and the creation are one step (issue 11).
     let admitted = st
         .arena
@@ -206,7 +215,7 @@ async fn create_pairing(
         ));
     };
     let req = new_set(&st, &body, Some((*b).to_string()))?;
-    let mut c = st.arena.store.pool.acquire().await?;
+    let mut c = st.arena.store.conn().await?;
     let mut find = async |n: &str| {
         acc::bot_by_ref(&mut c, n)
             .await

@@ -13,12 +13,13 @@ use tokio::sync::mpsc;
 
 use super::holds::{Kind, Slot};
 use super::{AppState, AuthBot};
+use crate::arena::error::ArenaResult;
 use crate::arena::live::Snapshot;
 use crate::arena::play::StateMarker;
 use crate::arena::{Arena, Change};
 use crate::error::ApiResult;
-use crate::store::events::{self, EventRow, LOBBY};
-use crate::store::{Backend, games, sets};
+use crate::store::Backend;
+use crate::store::events::{EventRow, LOBBY};
 
 /// A comment line at least this often keeps idle connections open.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(8);
@@ -37,13 +38,6 @@ fn last_event_id(req: &HttpRequest) -> Option<i64> {
         .trim()
         .parse()
         .ok()
-}
-
-/// The cursor of a resumed stream: the client's `Last-Event-ID`, but never beyond the
-/// committed watermark (an id from before a database reset, or made up, would otherwise skip
-/// every live event until the ids caught up with it).
-async fn resume_cursor(arena: &Arena, id: i64) -> Result<i64, sqlx::Error> {
-    Ok(id.min(arena.watermark.fresh(&arena.store).await?))
 }
 
 fn data(id: i64, kind: &str, payload: String) -> sse::Event {
@@ -81,23 +75,19 @@ impl Feed {
         match self {
             Feed::Bot(id) => bot.is_some_and(|b| b == id || b == LOBBY),
             Feed::Game(s, n) => {
-                kind == "state" && set_id == Some(s.as_str()) && game_no == Some(*n)
+                (kind == "state" || kind == "analysis")
+                    && set_id == Some(s.as_str())
+                    && game_no == Some(*n)
             }
         }
     }
 
     /// Stored events after `after` and up to `upto` (at most a page of 200), read from the
     /// database.
-    async fn after(
-        &self,
-        arena: &Arena,
-        after: i64,
-        upto: i64,
-    ) -> Result<Vec<EventRow>, sqlx::Error> {
-        let mut c = arena.store.pool.acquire().await?;
+    async fn after(&self, arena: &Arena, after: i64, upto: i64) -> ArenaResult<Vec<EventRow>> {
         match self {
-            Feed::Bot(id) => events::for_bot_after(&mut c, id, after, upto, PAGE).await,
-            Feed::Game(s, n) => events::for_game_after(&mut c, s, *n, after, upto, PAGE).await,
+            Feed::Bot(id) => arena.bot_events_after(id, after, upto, PAGE).await,
+            Feed::Game(s, n) => arena.game_events_after(s, *n, after, upto, PAGE).await,
         }
     }
 
@@ -158,37 +148,13 @@ struct Stored<'a> {
 /// Events read from the database per query.
 const PAGE: i64 = 200;
 
-/// Whether `bot_id` may accept the set of a `challenge` event: not its own, not a staked set
-/// of a bot with the same owner, and a stake within its `max_stake`.
+/// Whether `bot_id` may accept the set of a `challenge` event (the accept's own rules, see
+/// [`Arena::may_accept`]).
 async fn may_accept(arena: &Arena, bot_id: &str, set_id: Option<&str>) -> bool {
-    let Some(set_id) = set_id else {
-        return true;
-    };
-    let check = async {
-        let mut c = arena.store.pool.acquire().await?;
-        let row: Option<(String, String, i64)> = sqlx::query_as(
-            "SELECT s.creator_id, b.owner_id, s.stake FROM sets s \
-             JOIN bots b ON b.id = s.creator_id WHERE s.id = $1",
-        )
-        .bind(set_id)
-        .fetch_optional(&mut *c)
-        .await?;
-        let Some((creator_id, creator_owner, stake)) = row else {
-            return Ok(false);
-        };
-        if creator_id == bot_id {
-            return Ok(false);
-        }
-        let mine: Option<(String, i64)> =
-            sqlx::query_as("SELECT owner_id, max_stake FROM bots WHERE id = $1")
-                .bind(bot_id)
-                .fetch_optional(&mut *c)
-                .await?;
-        Ok::<bool, sqlx::Error>(mine.is_some_and(|(owner, max_stake)| {
-            stake == 0 || (owner != creator_owner && stake <= max_stake)
-        }))
-    };
-    check.await.unwrap_or(false)
+    match set_id {
+        Some(set_id) => arena.may_accept_ids(bot_id, set_id).await,
+        None => true,
+    }
 }
 
 /// Forwards events after `cursor` to `tx` until the client goes away: first what the database
@@ -314,41 +280,28 @@ async fn bot_events(
     // Before any reading: a refused open costs nothing.
     let slot = st.hold(&req, Kind::Stream, Some(&bot.id))?;
     let arena = st.arena.clone();
+    // Subscribed before anything is read: a rotation from here on ends this stream (issue 20).
+    let revoked = arena.revoked_tokens.subscribe();
+    let token_hash = crate::arena::accounts::token_hash(&super::bearer(&req)?);
     let mut snapshot = vec![];
     let cursor = match last_event_id(&req) {
         Some(id) => {
-            let id = resume_cursor(&arena, id).await?;
+            let id = arena.resume_cursor(id).await?;
             // A turn the bot saw before it dropped, and still has to play, is not among the
             // missed events: send it again so a restarted bot never loses on time.
-            let mut c = arena.store.pool.acquire().await?;
-            for (set_id, game_no) in games::all_on_move(&mut c, &bot.id).await? {
-                if !events::turn_after(&mut c, &bot.id, &set_id, game_no, id).await? {
-                    let state = arena.game_state_body(&set_id, game_no).await?;
-                    snapshot.push(data(id, "your_turn", format!("{{\"state\":{state}}}")));
-                }
+            for (set_id, game_no) in arena.turns_to_play(&bot.id, Some(id)).await? {
+                let state = arena.game_state_body(&set_id, game_no).await?;
+                snapshot.push(data(id, "your_turn", format!("{{\"state\":{state}}}")));
             }
             id
         }
         None => {
             // Every event committed before this point is reflected in the snapshot below.
             let cursor = arena.watermark.fresh(&arena.store).await?;
-            let mut c = arena.store.pool.acquire().await?;
-            for s in sets::open_for(&mut c, &bot.id).await? {
-                let creator = crate::store::accounts::bot_by_ref(&mut c, &s.creator_id).await?;
-                let unacceptable =
-                    creator.is_some_and(|b| b.owner_id == bot.owner_id) || s.stake > bot.max_stake;
-                if s.stake > 0 && unacceptable {
-                    continue; // a staked set between bots of one owner cannot be accepted
-                }
-                let view = arena.set_view(&mut c, &s).await?;
+            for view in arena.challenges_for(&bot).await? {
                 snapshot.push(data(cursor, "challenge", json!({"set": view}).to_string()));
             }
-            drop(c);
-            let on_move = {
-                let mut c = arena.store.pool.acquire().await?;
-                games::all_on_move(&mut c, &bot.id).await?
-            };
-            for (set_id, game_no) in on_move {
+            for (set_id, game_no) in arena.turns_to_play(&bot.id, None).await? {
                 let state = arena.game_state_body(&set_id, game_no).await?;
                 snapshot.push(data(cursor, "your_turn", format!("{{\"state\":{state}}}")));
             }
@@ -366,9 +319,11 @@ async fn bot_events(
         pump(arena, Feed::Bot(bot.id), cursor, tx).await;
         drop(open)
     });
-    Ok(Sse::from_infallible_stream(holding(rx, slot))
-        .with_keep_alive(KEEP_ALIVE)
-        .with_retry_duration(Duration::from_secs(2)))
+    Ok(
+        Sse::from_infallible_stream(holding_until_revoked(rx, slot, revoked, token_hash))
+            .with_keep_alive(KEEP_ALIVE)
+            .with_retry_duration(Duration::from_secs(2)),
+    )
 }
 
 /// `GET /v1/sets/{id}/games/{n}/events` (public): `state` with the whole game state, first on
@@ -386,7 +341,7 @@ async fn game_events(
     let cursor = match last_event_id(&req) {
         Some(id) => {
             arena.game_snapshot(&set_id, game_no).await?; // 404 for unknown games
-            resume_cursor(&arena, id).await?
+            arena.resume_cursor(id).await?
         }
         None => {
             let cursor = arena.watermark.fresh(&arena.store).await?;
@@ -446,6 +401,35 @@ async fn public_events(st: web::Data<AppState>, req: HttpRequest) -> ApiResult<i
 
 /// The events of `rx` as a response body that owns `slot`: actix drops the body when the
 /// stream ends or the client goes away, and the slot is free at that moment (issue 17).
+/// As [`holding`], ending as soon as the token that opened the stream is revoked (a rotation,
+/// issue 20): the receiver is dropped, so the pump and the presence hold end with it.
+fn holding_until_revoked(
+    rx: mpsc::Receiver<sse::Event>,
+    slot: Slot,
+    revoked: tokio::sync::broadcast::Receiver<std::sync::Arc<str>>,
+    token_hash: String,
+) -> impl futures_util::Stream<Item = sse::Event> {
+    futures_util::stream::unfold(
+        (rx, slot, revoked, token_hash),
+        |(mut rx, slot, mut revoked, hash)| async move {
+            loop {
+                tokio::select! {
+                    ev = rx.recv() => return Some((ev?, (rx, slot, revoked, hash))),
+                    r = revoked.recv() => match r {
+                        Ok(h) if *h == *hash => return None,
+                        Ok(_) | Err(RecvError::Lagged(_)) => {}
+                        Err(RecvError::Closed) => {
+                            // No more rotations can come: only the events matter now.
+                            let ev = rx.recv().await?;
+                            return Some((ev, (rx, slot, revoked.resubscribe(), hash)));
+                        }
+                    },
+                }
+            }
+        },
+    )
+}
+
 fn holding(
     rx: mpsc::Receiver<sse::Event>,
     slot: Slot,

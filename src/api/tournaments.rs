@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 
 use super::{AppState, AuthOperator, JsonBody, only_fields, opt_bool, opt_i64, opt_str};
 use crate::arena::tournaments::{
-    DEFAULT_FORFEIT_AFTER_S, DEFAULT_MAX_CONCURRENT, FORMATS, MAX_PARTICIPANTS, NewTournament,
+    DEFAULT_FORFEIT_AFTER_S, DEFAULT_MAX_CONCURRENT, FORMATS, InPlay, MAX_PARTICIPANTS,
+    NewTournament,
 };
 use crate::error::{ApiError, ApiResult};
 
@@ -15,6 +16,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/v1/tournaments", web::post().to(create_tournament))
         .route("/v1/tournaments", web::get().to(list_tournaments))
         .route("/v1/tournaments/{id}", web::get().to(get_tournament))
+        .route("/v1/tournaments/{id}", web::patch().to(patch_tournament))
+        .route("/v1/tournaments/{id}", web::delete().to(delete_tournament))
+        .route(
+            "/v1/tournaments/{id}/participants",
+            web::post().to(add_participant),
+        )
+        .route(
+            "/v1/tournaments/{id}/participants/{bot}",
+            web::delete().to(remove_participant),
+        )
+        .route("/v1/tournaments/{id}/withdraw", web::post().to(withdraw))
         .route(
             "/v1/tournaments/{id}/standings.csv",
             web::get().to(standings_csv),
@@ -45,26 +57,26 @@ fn ranged(body: &Value, field: &str, default: i64, min: i64, max: i64) -> ApiRes
     }
 }
 
+/// The fields of a `POST /v1/tournaments` body.
+const FIELDS: [&str; 13] = [
+    "name",
+    "format",
+    "cycles",
+    "rounds",
+    "participants",
+    "options",
+    "clock",
+    "stake",
+    "rated",
+    "max_concurrent",
+    "absent",
+    "forfeit_after_s",
+    "start_at",
+];
+
 /// Parses and validates a `POST /v1/tournaments` body.
 fn parse(st: &AppState, body: &Value) -> ApiResult<NewTournament> {
-    only_fields(
-        body,
-        &[
-            "name",
-            "format",
-            "cycles",
-            "rounds",
-            "participants",
-            "options",
-            "clock",
-            "stake",
-            "rated",
-            "max_concurrent",
-            "absent",
-            "forfeit_after_s",
-            "start_at",
-        ],
-    )?;
+    only_fields(body, &FIELDS)?;
     let name = opt_str(body, "name")?
         .map(str::trim)
         .filter(|n| (1..=80).contains(&n.chars().count()))
@@ -239,11 +251,145 @@ async fn resume(
 }
 
 /// `POST /v1/tournaments/{id}/cancel` (operator): ends the tournament; pending pairings are
-/// cancelled, sets already playing play on.
+/// cancelled, sets already playing play on and their pairings record the result when they end.
 async fn cancel(
     st: web::Data<AppState>,
     _op: AuthOperator,
     path: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(st.arena.tournament_action(&path, "cancel").await?))
+}
+
+/// `PATCH /v1/tournaments/{id}` (operator; issue 18): changes the settings of a tournament that
+/// has not started. The body is a JSON merge patch (RFC 7396) of the creation body: the fields
+/// given replace the tournament's, `null` puts a field back to its default (`start_at: null`
+/// drops the scheduled start), nested `options` and `clock` merge field by field. The result
+/// is validated as a creation body is. `format` and `participants` cannot be patched (400;
+/// participants have their own routes). Errors: 400; 403 `same_owner`; 404; 409
+/// `tournament_state` once it started.
+#[tracing::instrument(skip(st, _op, body), fields(tournament = %path))]
+async fn patch_tournament(
+    st: web::Data<AppState>,
+    _op: AuthOperator,
+    path: web::Path<String>,
+    JsonBody(body): JsonBody,
+) -> ApiResult<HttpResponse> {
+    only_fields(&body, &FIELDS)?;
+    for fixed in ["format", "participants"] {
+        if body.get(fixed).is_some() {
+            return Err(bad(
+                fixed,
+                format!(
+                    "'{fixed}' cannot be changed; participants are added and removed under \
+                     /v1/tournaments/{{id}}/participants"
+                ),
+            ));
+        }
+    }
+    let mut merged = st.arena.tournament_request(&path).await?;
+    // A stake given without `rated` brings the rating choice a stake implies, as at creation
+    // (an unstaked tournament's stored `rated: false` would refuse any stake otherwise).
+    if body.get("stake").is_some()
+        && body.get("rated").is_none()
+        && let Some(m) = merged.as_object_mut()
+    {
+        m.remove("rated");
+    }
+    merge_patch(&mut merged, &body);
+    // `participants` stays `[]` in the merged body: the tournament's own are kept.
+    let req = parse(&st, &merged)?;
+    Ok(HttpResponse::Ok().json(st.arena.update_tournament(&path, req).await?))
+}
+
+/// RFC 7396: `patch`'s members replace `target`'s, `null` removes one, objects merge.
+fn merge_patch(target: &mut Value, patch: &Value) {
+    let (Some(t), Some(p)) = (target.as_object_mut(), patch.as_object()) else {
+        *target = patch.clone();
+        return;
+    };
+    for (k, v) in p {
+        match v {
+            Value::Null => {
+                t.remove(k);
+            }
+            Value::Object(_) if t.get(k).is_some_and(Value::is_object) => {
+                if let Some(slot) = t.get_mut(k) {
+                    merge_patch(slot, v);
+                }
+            }
+            _ => {
+                t.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// `DELETE /v1/tournaments/{id}` (operator; issue 18): deletes a tournament that never started
+/// (204); 404 afterwards. Errors: 404; 409 `tournament_state` once it started.
+#[tracing::instrument(skip(st, _op), fields(tournament = %path))]
+async fn delete_tournament(
+    st: web::Data<AppState>,
+    _op: AuthOperator,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    st.arena.delete_tournament(&path).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// `POST /v1/tournaments/{id}/participants` (operator; issue 18) `{"bot": NAME_OR_ID, "seed":
+/// K}` (`seed` 1-based, optional: the last by default) adds a participant before the start ->
+/// 201 with the tournament. Errors: 400; 403 `same_owner`; 404 unknown tournament or bot; 409
+/// `tournament_state`, `already_participant`, `tournament_full`.
+#[tracing::instrument(skip(st, _op, body), fields(tournament = %path))]
+async fn add_participant(
+    st: web::Data<AppState>,
+    _op: AuthOperator,
+    path: web::Path<String>,
+    JsonBody(body): JsonBody,
+) -> ApiResult<HttpResponse> {
+    only_fields(&body, &["bot", "seed"])?;
+    let bot =
+        opt_str(&body, "bot")?.ok_or_else(|| bad("bot", "'bot' is required (a bot name or id)"))?;
+    let seed = opt_i64(&body, "seed")?;
+    Ok(HttpResponse::Created().json(st.arena.add_participant(&path, bot, seed).await?))
+}
+
+/// `DELETE /v1/tournaments/{id}/participants/{bot}` (operator; issue 18): removes a participant
+/// before the start -> 200 with the tournament. Errors: 404 unknown tournament or bot; 409
+/// `tournament_state`, `not_participant`, `too_few_participants`.
+#[tracing::instrument(skip(st, _op), fields(tournament = %path.0, bot = %path.1))]
+async fn remove_participant(
+    st: web::Data<AppState>,
+    _op: AuthOperator,
+    path: web::Path<(String, String)>,
+) -> ApiResult<HttpResponse> {
+    let (id, bot) = path.into_inner();
+    Ok(HttpResponse::Ok().json(st.arena.remove_participant(&id, &bot).await?))
+}
+
+/// `POST /v1/tournaments/{id}/withdraw` (operator; issue 18) `{"bot": NAME_OR_ID, "in_play":
+/// "finish" | "forfeit"}` (`in_play` defaults to `finish`) -> 200 with the tournament.
+/// Errors: 400; 404 unknown tournament or bot; 409 `tournament_state` (not running or paused),
+/// `not_participant`, `already_withdrawn`.
+#[tracing::instrument(skip(st, _op, body), fields(tournament = %path))]
+async fn withdraw(
+    st: web::Data<AppState>,
+    _op: AuthOperator,
+    path: web::Path<String>,
+    JsonBody(body): JsonBody,
+) -> ApiResult<HttpResponse> {
+    only_fields(&body, &["bot", "in_play"])?;
+    let bot =
+        opt_str(&body, "bot")?.ok_or_else(|| bad("bot", "'bot' is required (a bot name or id)"))?;
+    let in_play = match opt_str(&body, "in_play")? {
+        None | Some("finish") => InPlay::Finish,
+        Some("forfeit") => InPlay::Forfeit,
+        Some(_) => {
+            return Err(bad(
+                "in_play",
+                "'in_play' must be \"finish\" or \"forfeit\"",
+            ));
+        }
+    };
+    Ok(HttpResponse::Ok().json(st.arena.withdraw(&path, bot, in_play).await?))
 }

@@ -4,8 +4,10 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::Arena;
-use super::error::{ArenaError, ArenaResult};
+use super::error::{ArenaError, ArenaResult, Code};
+use super::glicko::Glicko;
 use super::views::rfc3339;
+use crate::store::Conn;
 use crate::store::accounts::{self as acc, BotRow, PlayerRow};
 use crate::store::ledger::{self, Posting, TransferError};
 
@@ -245,9 +247,12 @@ impl Arena {
             self.now_ms(),
         )
         .await
-        .map_err(|e| match &e {
-            sqlx::Error::Database(db) if db.is_unique_violation() => taken(),
-            _ => ArenaError::from(e),
+        .map_err(|e| {
+            if crate::store::is_duplicate(&e) {
+                taken()
+            } else {
+                ArenaError::from(e)
+            }
         })?;
         let bot = acc::bot_by_ref(&mut tx, &id)
             .await?
@@ -258,7 +263,7 @@ impl Arena {
 
     /// The player a bearer token belongs to.
     pub async fn player_by_token(&self, token: &str) -> ArenaResult<Option<PlayerRow>> {
-        let mut c = self.store.pool.acquire().await?;
+        let mut c = self.store.conn().await?;
         Ok(acc::player_by_token(&mut c, &token_hash(token)).await?)
     }
 
@@ -270,7 +275,7 @@ impl Arena {
         if let Some(bot) = self.cached_bot_token(&hash) {
             return Ok(Some(bot));
         }
-        let mut c = self.store.pool.acquire().await?;
+        let mut c = self.store.conn().await?;
         let bot = acc::bot_by_token(&mut c, &hash).await?;
         if let Some(b) = &bot {
             self.remember_bot_token(hash, b.clone());
@@ -281,7 +286,7 @@ impl Arena {
     /// Strikes of a bot in the last 24 h, oldest first, and when its suspension ends (if suspended).
     pub async fn strikes(
         &self,
-        c: &mut sqlx::AnyConnection,
+        c: &mut Conn,
         bot_id: &str,
     ) -> ArenaResult<(Vec<acc::StrikeRow>, Option<i64>)> {
         let now = self.now_ms();
@@ -296,11 +301,7 @@ impl Arena {
     }
 
     /// 403 `suspended` if the bot may not play staked sets now.
-    pub async fn ensure_not_suspended(
-        &self,
-        c: &mut sqlx::AnyConnection,
-        bot: &BotRow,
-    ) -> ArenaResult<()> {
+    pub async fn ensure_not_suspended(&self, c: &mut Conn, bot: &BotRow) -> ArenaResult<()> {
         let (_, until) = self.strikes(c, &bot.id).await?;
         match until {
             Some(u) => Err(ArenaError::forbidden_code(
@@ -317,7 +318,25 @@ impl Arena {
     }
 
     /// A bot's public profile.
-    pub async fn bot_profile(&self, c: &mut sqlx::AnyConnection, b: &BotRow) -> ArenaResult<Value> {
+    pub async fn bot_profile(&self, c: &mut Conn, b: &BotRow) -> ArenaResult<Value> {
+        self.bot_profile_ranked(c, b, None).await
+    }
+
+    /// A bot's public profile, with its leaderboard `rank` when the caller knows it (a list
+    /// in the board's order), else counted.
+    pub async fn bot_profile_ranked(
+        &self,
+        c: &mut Conn,
+        b: &BotRow,
+        rank: Option<i64>,
+    ) -> ArenaResult<Value> {
+        // A retired bot is off the leaderboard (issue 20): no rank.
+        let rank = match (rank, b.retired_ms) {
+            (_, Some(_)) => None,
+            (Some(r), None) => Some(r),
+            (None, None) => Some(acc::rank_of(c, b).await?),
+        };
+        let g = Glicko::of_bot(b, self.now_ms());
         let (strikes, until) = self.strikes(c, &b.id).await?;
         let strikes: Vec<Value> = strikes
             .iter()
@@ -334,9 +353,17 @@ impl Arena {
             "house": b.house != 0,
             // What a house bot is: its rung of the ladder (issue 11), from the code.
             "ladder": if b.house != 0 { super::house::ladder_json(&b.name) } else { None },
+            // An outside engine played as a house bot (issue 23): never its command line.
+            "engine": if b.house != 0 { super::house::engine_json(self, &b.name) } else { None },
             "max_stake": b.max_stake,
             "rating": b.rating.round() as i64,
             "rating_exact": b.rating,
+            // Glicko-2 (issue 20): its rating, deviation as of now, volatility, the mark.
+            "glicko_rating": g.rating,
+            "rating_deviation": g.deviation,
+            "rating_volatility": g.volatility,
+            "provisional": g.provisional(),
+            "rank": rank,
             "sets": b.sets,
             "w": b.wins,
             "d": b.draws,
@@ -349,7 +376,212 @@ impl Arena {
             "online": b.house != 0 || self.is_online(c, &b.id).await?,
             "suspended_until": until.map(rfc3339),
             "created_at": rfc3339(b.created_ms),
+            // Account hygiene and declarations (issue 20).
+            "retired": b.retired_ms.is_some(),
+            "retired_at": b.retired_ms.map(rfc3339),
+            "accepts": super::accepts::Accepts::of_bot(b).effective_json(),
+            "max_concurrent_sets": b.max_concurrent_sets,
         }))
+    }
+
+    /// Head-to-head figures of `a` against `b` (issue 20), from `a`'s side: finished sets
+    /// (practice left out) with W/D/L, the game score, the Elo difference the game score
+    /// implies (`400 log10(s / (1 - s))`) with the 95% Wilson interval of `s` mapped through
+    /// the same formula (as BENCHMARKS.md), and the likelihood of superiority over game points
+    /// (`(1 + erf((W - L) / sqrt(2 (W + L)))) / 2`). Figures that would be infinite are null.
+    pub async fn head_to_head(&self, c: &mut Conn, a: &BotRow, b: &BotRow) -> ArenaResult<Value> {
+        use super::elo_stats::{elo_of, los, wilson};
+        let v = crate::store::sets::versus(c, &a.id, &b.id).await?;
+        let (pa, pb) = (v.points2_a as f64 / 2.0, v.points2_b as f64 / 2.0);
+        let games = pa + pb;
+        let score = (games > 0.0).then(|| pa / games);
+        let interval = score.and_then(|s| wilson(s, games));
+        let round1 = |x: f64| (x * 10.0).round() / 10.0;
+        Ok(json!({
+            "bot": a.name,
+            "opponent": b.name,
+            "opponent_id": b.id,
+            "sets": v.sets,
+            "w": v.wins,
+            "d": v.sets - v.wins - v.losses,
+            "l": v.losses,
+            "games": games,
+            "game_points": pa,
+            "opponent_game_points": pb,
+            "score": score,
+            "elo_diff": score.and_then(elo_of).map(round1),
+            "elo_low": interval.and_then(|(lo, _)| elo_of(lo)).map(round1),
+            "elo_high": interval.and_then(|(_, hi)| elo_of(hi)).map(round1),
+            "los": los(pa, pb).map(|p| (p * 10_000.0).round() / 10_000.0),
+        }))
+    }
+
+    /// Issues a new token for a bot and revokes the old one at once (issue 20): requests with
+    /// the old token are 401 from the commit on, on this instance its open streams end.
+    /// Returns the new token. Errors: database.
+    ///
+    /// Of two rotations with one token at once, one wins; the other is 401 (the token it
+    /// called with is revoked by then), so exactly one new token exists.
+    pub async fn rotate_bot_token(&self, bot: &BotRow, old_token: &str) -> ArenaResult<String> {
+        let old_hash = token_hash(old_token);
+        let token = new_token("hxb_");
+        let mut tx = self.store.begin_write().await?;
+        if acc::set_bot_token(&mut tx, &bot.id, &token_hash(&token), &old_hash).await? != 1 {
+            return Err(rotated_already());
+        }
+        tx.commit().await?;
+        self.revoke_bot_token(bot, old_hash);
+        Ok(token)
+    }
+
+    /// A new token for bot `bot_ref` of `player` (issue 20: the owner's way back to a bot whose
+    /// token is lost, or whose rotation's answer never arrived); the bot's token is revoked at
+    /// once, as by [`Arena::rotate_bot_token`]. Returns the bot and its new token.
+    /// Errors: 404 unknown bot, 403 `forbidden` for another player's bot.
+    pub async fn reset_bot_token(
+        &self,
+        player: &PlayerRow,
+        bot_ref: &str,
+    ) -> ArenaResult<(BotRow, String)> {
+        let token = new_token("hxb_");
+        let mut tx = self.store.begin_write().await?;
+        let bot = acc::bot_by_ref(&mut tx, bot_ref)
+            .await?
+            .ok_or_else(|| ArenaError::not_found(format!("no bot '{bot_ref}'")))?;
+        if bot.owner_id != player.id {
+            return Err(ArenaError::forbidden(format!(
+                "{} is not your bot",
+                bot.name
+            )));
+        }
+        let old_hash = acc::bot_token_hash(&mut tx, &bot.id)
+            .await?
+            .ok_or_else(|| ArenaError::not_found(format!("no bot '{bot_ref}'")))?;
+        if acc::set_bot_token(&mut tx, &bot.id, &token_hash(&token), &old_hash).await? != 1 {
+            return Err(ArenaError::unavailable(
+                "the bot's token changed meanwhile; retry",
+            ));
+        }
+        tx.commit().await?;
+        self.revoke_bot_token(&bot, old_hash);
+        Ok((bot, token))
+    }
+
+    /// After a bot's token changed: forgets it here, ends its streams, and tells the other
+    /// instances (PostgreSQL) to do the same.
+    fn revoke_bot_token(&self, bot: &BotRow, old_hash: String) {
+        self.forget_bot_tokens(&bot.id);
+        let _ = self.revoked_tokens.send(old_hash.clone().into());
+        // The other instances (PostgreSQL) forget it too and end its streams there.
+        self.notifier.send(vec![crate::store::notify::Notice {
+            origin: self.store.instance_id.to_string(),
+            revoked: Some((bot.id.clone(), old_hash)),
+            ..Default::default()
+        }]);
+    }
+
+    /// Issues a new token for a player and revokes the old one at once (issue 20).
+    /// Returns the new token. Errors: database.
+    pub async fn rotate_player_token(
+        &self,
+        player: &PlayerRow,
+        old_token: &str,
+    ) -> ArenaResult<String> {
+        let old_hash = token_hash(old_token);
+        let token = new_token("hxp_");
+        let mut tx = self.store.begin_write().await?;
+        if acc::set_player_token(&mut tx, &player.id, &token_hash(&token), &old_hash).await? != 1 {
+            return Err(rotated_already());
+        }
+        tx.commit().await?;
+        let _ = self.revoked_tokens.send(old_hash.into());
+        Ok(token)
+    }
+
+    /// Retires a bot (issue 20): it plays no new sets from now on, its open challenges are
+    /// cancelled and those aimed at it declined; its running sets finish, its name stays
+    /// taken, its history stays. Retiring a retired bot changes nothing. Returns the bot as
+    /// it is now. Errors: database.
+    pub async fn retire_bot(&self, bot: &BotRow) -> ArenaResult<BotRow> {
+        let mut tx = self.store.begin_write().await?;
+        // Out of the matchmaking pool (issue 20); its row first, as a pool pairing locks the
+        // pool row before the bot's.
+        crate::store::pool::remove(&mut tx, &bot.id).await?;
+        acc::retire_bot(&mut tx, &bot.id, self.now_ms()).await?;
+        let open = crate::store::sets::open_involving(&mut tx, &bot.id).await?;
+        tx.commit().await?;
+        for s in open {
+            // Accepted meanwhile: then it runs and finishes; nothing to close.
+            match self.close_set(bot, &s.id, s.creator_id != bot.id).await {
+                Ok(_) => {}
+                Err(e) if e.is(Code::SetNotOpen) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        // Its tournaments pair it no more; a set it is playing there finishes (issue 20).
+        let mut c = self.store.conn().await?;
+        let events = crate::store::tournaments::active_entries_of(&mut c, &bot.id).await?;
+        let (unstarted, matches) =
+            crate::store::tournaments::unstarted_and_matches_of(&mut c, &bot.id).await?;
+        drop(c);
+        // A tournament not started yet loses the participant (unless too few would be left:
+        // then its start refuses the retired bot until the operator removes it).
+        for t in unstarted {
+            match self.remove_participant(&t, &bot.id).await {
+                Ok(_) => {}
+                Err(e)
+                    if e.is_any(&[
+                        Code::TournamentState,
+                        Code::TooFewParticipants,
+                        Code::NotParticipant,
+                    ]) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        // Its matches stop: cancelled, their sets in play finish.
+        for m in matches {
+            match self.transition(&m, "cancel", true).await {
+                Ok(()) => {}
+                Err(e) if e.is(Code::TournamentState) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        for t in events {
+            match self
+                .withdraw_by(&t, &bot.id, super::tournaments::InPlay::Finish, "retired")
+                .await
+            {
+                Ok(_) => {}
+                // Finished, cancelled or withdrawn meanwhile: nothing left to do there.
+                Err(e) if e.is_any(&[Code::TournamentState, Code::AlreadyWithdrawn]) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let mut c = self.store.conn().await?;
+        acc::bot_by_ref(&mut c, &bot.id)
+            .await?
+            .ok_or_else(|| ArenaError::internal("bot vanished"))
+    }
+
+    /// Stores what a bot declares it accepts and its capacity (`PATCH /v1/bots/me`); absent
+    /// fields keep their value. Returns the bot as it is now. Errors: database.
+    pub async fn declare(&self, bot: &BotRow, d: super::accepts::Declare) -> ArenaResult<BotRow> {
+        let mut tx = self.store.begin_write().await?;
+        let now = acc::bot_by_ref(&mut tx, &bot.id)
+            .await?
+            .ok_or_else(|| ArenaError::not_found(format!("no bot '{}'", bot.id)))?;
+        let accepts = match d.accepts {
+            None => now.accepts.clone(),
+            Some(a) if a == super::accepts::Accepts::default() => None,
+            Some(a) => Some(serde_json::to_string(&a).map_err(ArenaError::internal)?),
+        };
+        let cap = d.max_concurrent_sets.unwrap_or(now.max_concurrent_sets);
+        acc::set_declared(&mut tx, &bot.id, accepts.as_deref(), cap).await?;
+        let out = acc::bot_by_ref(&mut tx, &bot.id)
+            .await?
+            .ok_or_else(|| ArenaError::internal("bot vanished"))?;
+        tx.commit().await?;
+        Ok(out)
     }
 
     /// Operator grant: mints `amount` PTS into a player's balance.
@@ -374,7 +606,7 @@ impl Arena {
 }
 
 async fn grant_in(
-    c: &mut sqlx::AnyConnection,
+    c: &mut Conn,
     player_id: &str,
     amount: i64,
     key: &str,
@@ -403,4 +635,9 @@ pub fn transfer_error(e: TransferError) -> ArenaError {
         }
         TransferError::Db(e) => ArenaError::from(e),
     }
+}
+
+/// 401 for a rotation whose token another rotation replaced first.
+fn rotated_already() -> ArenaError {
+    ArenaError::unauthorized("this token was rotated already and is revoked")
 }

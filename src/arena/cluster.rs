@@ -21,8 +21,9 @@ use std::time::Duration;
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::{Arena, Change};
+use crate::store::StoreError;
 use crate::store::events;
-use crate::store::notify::{self, CHANNEL, Notice};
+use crate::store::notify::{self, Notice};
 use crate::store::{Backend, Store};
 
 /// Pause before opening the listening connection again after losing it.
@@ -60,6 +61,11 @@ impl Watermark {
         *self.value.borrow()
     }
 
+    /// Asks the watermark task to compute the watermark again (after a resync).
+    pub fn refresh(&self) {
+        self.wanted.notify_one();
+    }
+
     /// Waits until the watermark reaches `event_id` (asking the task to compute it), at most
     /// [`WATERMARK_WAIT`]; returns the watermark then.
     pub async fn reach(&self, event_id: i64) -> i64 {
@@ -74,12 +80,12 @@ impl Watermark {
 
     /// A watermark computed now (a stream's starting point): every event committed before
     /// this call is at or below it.
-    pub async fn fresh(&self, store: &Store) -> Result<i64, sqlx::Error> {
+    pub async fn fresh(&self, store: &Store) -> Result<i64, StoreError> {
         if self.backend == Backend::Sqlite {
-            let mut c = store.pool.acquire().await?;
+            let mut c = store.conn().await?;
             return events::last_id(&mut c).await;
         }
-        let mut c = store.pool.acquire().await?;
+        let mut c = store.conn().await?;
         let w = events::committed_watermark(&mut c, WATERMARK_POLL_MS).await?;
         self.value.send_if_modified(|v| {
             let newer = w > *v;
@@ -125,6 +131,11 @@ impl Notifier {
         Notifier { queue }
     }
 
+    /// Whether notices are sent at all (PostgreSQL).
+    pub fn is_on(&self) -> bool {
+        self.queue.is_some()
+    }
+
     /// Queues notices of committed changes.
     pub fn send(&self, notices: Vec<Notice>) {
         if let Some(q) = &self.queue {
@@ -147,7 +158,7 @@ async fn send_notices(store: Store, mut rx: mpsc::UnboundedReceiver<Notice>) {
         }
         for attempt in 1..=NOTICE_ATTEMPTS {
             let sent = async {
-                let mut c = store.pool.acquire().await?;
+                let mut c = store.conn().await?;
                 notify::send(&mut c, &batch).await
             };
             match sent.await {
@@ -167,23 +178,17 @@ async fn send_notices(store: Store, mut rx: mpsc::UnboundedReceiver<Notice>) {
 pub async fn listen(arena: Arc<Arena>) {
     let url = arena.store.url.to_string();
     loop {
-        let mut listener = match sqlx::postgres::PgListener::connect(&url).await {
+        let mut listener = match notify::subscribe(&url).await {
             Ok(l) => l,
             Err(e) => {
-                tracing::warn!(error = %e, "change listener cannot connect; retrying");
+                tracing::warn!(error = %e, "change listener cannot connect or LISTEN; retrying");
                 tokio::time::sleep(RECONNECT_PAUSE).await;
                 continue;
             }
         };
-        listener.ignore_pool_close_event(true);
-        if let Err(e) = listener.listen(CHANNEL).await {
-            tracing::warn!(error = %e, "LISTEN failed; retrying");
-            tokio::time::sleep(RECONNECT_PAUSE).await;
-            continue;
-        }
         arena.metrics.listener_connected();
         // Anything committed while no connection listened is read from the database now.
-        resync(&arena);
+        super::scheduler::resync(&arena);
         loop {
             match listener.try_recv().await {
                 Ok(Some(n)) => match notify::parse(n.payload()) {
@@ -205,24 +210,6 @@ pub async fn listen(arena: Arc<Arena>) {
     }
 }
 
-/// Catches up from the database after notices may have been missed (this instance's listener
-/// reconnected, or another instance died between a commit and its notice): copies are loaded
-/// from their rows on next read, deadlines are swept, and every waiter re-reads once.
-pub fn resync(arena: &Arc<Arena>) {
-    arena.live.clear_all();
-    let a = arena.clone();
-    tokio::spawn(async move {
-        if let Err(e) = super::scheduler::sweep(&a, a.now_ms() + 5_000).await {
-            tracing::warn!(error = %e, "deadline sweep after reconnecting failed");
-        }
-    });
-    arena.watermark.wanted.notify_one();
-    arena.publish(Change {
-        resync: true,
-        ..Change::default()
-    });
-}
-
 /// Another instance's change: refresh the game held here once, schedule its deadline, and
 /// wake the local waiters with the state rendered once.
 async fn on_notice(arena: &Arena, n: Notice) {
@@ -230,6 +217,11 @@ async fn on_notice(arena: &Arena, n: Notice) {
         return; // this instance applied it already
     }
     arena.metrics.notice_received();
+    if let Some((bot_id, hash)) = n.revoked {
+        arena.forget_bot_tokens(&bot_id);
+        let _ = arena.revoked_tokens.send(hash.into());
+        return;
+    }
     let mut state = None;
     if let (Some(game_no), Some(version)) = (n.game_no, n.version) {
         arena.scheduler.set(&n.set_id, game_no, n.deadline_ms);
@@ -286,6 +278,7 @@ pub fn notices(
                 bots: c.bots.clone(),
                 max_event_id,
                 listed: c.listed(),
+                revoked: None,
             }
         })
         .collect()

@@ -1,22 +1,32 @@
 //! Group commit of moves (SPEC section 12: every change commits before its answer).
 //!
-//! On SQLite there is one writer at a time anyway, so moves from all games are queued to one
-//! task that stores as many as are waiting in one transaction (one commit, one WAL sync point
-//! per batch) and answers each only after that commit: durability is that of a single commit.
-//! In-memory effects (the new slot, the deadline, the wake-up with its events) run right after
-//! the commit and before the write lock is let go, so wake-ups leave in commit (= event id)
-//! order. On PostgreSQL each move commits in its own transaction, concurrently.
+//! Moves from all games are queued to one task (on a thread and runtime of its own) that
+//! stores as many as are waiting in one transaction (one commit, one WAL sync per batch) and
+//! answers each only after that commit: durability is that of a single commit. On SQLite,
+//! which has one writer at a time anyway, the batch is two round trips to the database; on
+//! PostgreSQL it is five (`BEGIN`, the game rows, the moves, the events, `COMMIT`), however
+//! many moves it holds. In-memory effects (the new slot, the deadline, the wake-up with its
+//! events) run right after the commit (on SQLite before the write lock is let go, so wake-ups
+//! leave in commit = event id order).
+//!
+//! Every commit, a move's or any other transaction's, ends in one function,
+//! [`Sinks::apply`]: its [`Effects`] (events written, slots to install or invalidate,
+//! deadlines, wake-ups, the notice to other instances) are applied there and nowhere else.
 
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
-use super::live::{LiveGame, Slot};
+use super::error::ArenaResult;
+use super::live::{Live, LiveGame, Slot, Snapshot};
 use super::scheduler::Scheduler;
-use super::{Change, LiveEvent};
-use crate::store::games::{self, MoveWrite};
-use crate::store::notify::Notice;
-use crate::store::{Backend, Store};
+use super::{Arena, Change, LiveEvent};
+use crate::store::games::GameRow;
+use crate::store::move_batch::{self, MoveWrite};
+use crate::store::status::GameStatus;
+use crate::store::{Backend, Store, WriteTx, events};
 
 /// Most moves in one transaction.
 const MAX_BATCH: usize = 256;
@@ -44,78 +54,71 @@ pub struct Sinks {
     pub waiters: Arc<super::waiters::Waiters>,
     pub metrics: Arc<crate::metrics::Metrics>,
     pub notifier: super::cluster::Notifier,
+    /// The games held in memory.
+    pub live: Arc<Live>,
+    /// This instance's id, the origin of its notices.
+    pub origin: Arc<str>,
 }
 
-/// The move writer: a queue on SQLite, direct transactions on PostgreSQL.
+/// The move writer: a queue drained by one task on a thread of its own, which stores as many
+/// waiting moves as it can in one transaction (on SQLite and PostgreSQL alike).
 pub struct Writer {
-    store: Store,
     sinks: Sinks,
-    queue: Option<mpsc::UnboundedSender<Job>>,
+    queue: mpsc::UnboundedSender<Job>,
 }
 
 impl Writer {
-    /// Starts the writer (on SQLite, its task; must run inside the Tokio runtime).
+    /// Starts the writer: its task runs on a runtime of its own, on its own thread
+    /// (`hexarena-writer`), so a batch's round trips to the database never wait behind request
+    /// handling. Falls back to the caller's runtime (must be inside one) if that thread cannot
+    /// be started.
     pub fn start(store: Store, sinks: Sinks) -> Writer {
-        let queue = (store.backend == Backend::Sqlite).then(|| {
-            let (tx, rx) = mpsc::unbounded_channel();
-            tokio::spawn(run(store.clone(), sinks.clone(), rx));
-            tx
-        });
-        Writer {
-            store,
-            sinks,
-            queue,
+        let (queue, rx) = mpsc::unbounded_channel();
+        let task = run(store, sinks.clone(), rx);
+        // Handed over through a slot, so that a thread that cannot be started leaves it here.
+        let slot = Arc::new(std::sync::Mutex::new(Some(Box::pin(task))));
+        let theirs = slot.clone();
+        let started = std::thread::Builder::new()
+            .name("hexarena-writer".into())
+            .spawn(move || {
+                let Some(task) = theirs.lock().ok().and_then(|mut t| t.take()) else {
+                    return;
+                };
+                match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(rt) => rt.block_on(task),
+                    // The task is dropped with its queue: every move is refused, none hangs.
+                    Err(e) => tracing::error!(error = %e, "no runtime for the move writer"),
+                }
+            });
+        if let Err(e) = started {
+            tracing::warn!(error = %e, "no thread for the move writer; it runs on the main runtime");
+            if let Some(task) = slot.lock().ok().and_then(|mut t| t.take()) {
+                tokio::spawn(task);
+            }
         }
+        Writer { sinks, queue }
+    }
+
+    /// Applies a committed transaction's effects (see [`Sinks::apply`]).
+    pub fn apply(&self, fx: Effects) {
+        self.sinks.apply(fx);
+    }
+
+    /// Wakes waiters with a change that stored nothing (see [`Sinks::publish`]).
+    pub fn publish(&self, change: Change) {
+        self.sinks.publish(change);
     }
 
     /// Stores one move and, once committed, installs its game and wakes its waiters.
     pub async fn commit(&self, c: MoveCommit) -> Committed {
-        match &self.queue {
-            Some(q) => {
-                let (reply, rx) = oneshot::channel();
-                q.send(Job { commit: c, reply })
-                    .map_err(|_| sqlx::Error::PoolClosed)?;
-                rx.await.map_err(|_| sqlx::Error::PoolClosed)?
-            }
-            None => {
-                // The game row is updated before the event id is drawn, so the transaction has
-                // its id first (see `WriteTx::prepare_events`): no lock is needed.
-                let mut tx = self.store.begin_write().await?;
-                let now = c.write.mv.at_ms;
-                self.sinks.metrics.commit_batch(1);
-                let ids = games::write_moves(
-                    &mut tx,
-                    std::slice::from_ref(&c.write),
-                    now,
-                    self.store.backend,
-                )
-                .await
-                .map_err(|e| self.store.note(e))?;
-                let Some(event_id) = ids.first().copied().flatten() else {
-                    return Ok(None);
-                };
-                let g = &c.live.game;
-                let notice = Notice {
-                    origin: tx.origin.to_string(),
-                    set_id: g.set_id.clone(),
-                    game_no: Some(g.game_no),
-                    version: Some(g.version),
-                    deadline_ms: g.deadline_ms(),
-                    bots: g.seats.to_vec(),
-                    max_event_id: event_id,
-                    // A new state only: moves that end a game go through `commit_ending`.
-                    listed: false,
-                };
-                let id = Some(event_id);
-                let sinks = &self.sinks;
-                tx.commit_then(|| {
-                    after_commit(sinks, &c, id);
-                    sinks.notifier.send(vec![notice]);
-                })
-                .await?;
-                Ok(id)
-            }
-        }
+        let (reply, rx) = oneshot::channel();
+        self.queue
+            .send(Job { commit: c, reply })
+            .map_err(|_| sqlx::Error::PoolClosed)?;
+        rx.await.map_err(|_| sqlx::Error::PoolClosed)?
     }
 }
 
@@ -158,17 +161,34 @@ async fn run(store: Store, sinks: Sinks, mut rx: mpsc::UnboundedReceiver<Job>) {
     }
 }
 
+/// Stores `jobs` in one transaction; once it has committed, applies their effects in order
+/// (before the SQLite write queue is let go, so wake-ups leave in commit order).
 async fn commit_batch(
     store: &Store,
     sinks: &Sinks,
     jobs: &[Job],
 ) -> Result<Vec<Option<i64>>, sqlx::Error> {
-    let writes: Vec<MoveWrite> = jobs.iter().map(|j| j.commit.write.clone()).collect();
+    let writes: Vec<&MoveWrite> = jobs.iter().map(|j| &j.commit.write).collect();
     let now = writes.iter().map(|w| w.mv.at_ms).max().unwrap_or(0);
-    let Some((queue, mut conn)) = store.sqlite_writer().await? else {
-        return Err(sqlx::Error::Protocol("the move queue is SQLite's".into()));
+    let effects = |ids: &[Option<i64>]| {
+        for (job, id) in jobs.iter().zip(ids) {
+            if let Some(id) = *id {
+                sinks.apply(Effects::of_move(&job.commit, id));
+            }
+        }
     };
-    let ids = match games::commit_moves_sqlite(&mut conn, &writes, now).await {
+    if store.backend == Backend::Postgres {
+        let mut tx = store.begin_write().await?;
+        let ids = move_batch::write_moves(&mut tx, &writes, now)
+            .await
+            .map_err(|e| store.note(e))?;
+        tx.commit_then(|| effects(&ids)).await?;
+        return Ok(ids);
+    }
+    let Some((queue, mut conn)) = store.sqlite_writer().await? else {
+        return Err(sqlx::Error::Protocol("no SQLite write queue".into()));
+    };
+    let ids = match move_batch::commit_moves_sqlite(&mut conn, &writes, now).await {
         Ok(ids) => ids,
         Err(e) => {
             // Its rollback may have failed too: a new connection starts clean.
@@ -177,45 +197,307 @@ async fn commit_batch(
         }
     };
     // Committed: the effects run before the write queue is let go, in commit order.
-    for (job, id) in jobs.iter().zip(&ids) {
-        if id.is_some() {
-            after_commit(sinks, &job.commit, *id);
-        }
-    }
+    effects(&ids);
     drop(queue);
     Ok(ids)
 }
 
-/// The in-memory half of a committed move: the slot holds the new game, its deadline is
-/// scheduled, and its waiters are woken with the state rendered once.
-fn after_commit(sinks: &Sinks, c: &MoveCommit, event_id: Option<i64>) {
-    let live = &c.live;
-    c.slot.install(live.clone());
-    let g = &live.game;
-    sinks.scheduler.set(&g.set_id, g.game_no, g.deadline_ms());
-    let snapshot = live.snapshot.clone();
-    let events = event_id
-        .map(|id| LiveEvent {
-            id,
-            bot: c.write.event_bot.clone(),
+/// The stored body of a game-state event: which ply, and whether it is the final state. The
+/// state itself is rendered from memory, or rebuilt from the stored moves on a resume.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct StateMarker {
+    pub ply: i64,
+    #[serde(default, rename = "final", skip_serializing_if = "std::ops::Not::not")]
+    pub is_final: bool,
+}
+
+impl StateMarker {
+    pub(crate) fn of(s: &Snapshot) -> String {
+        serde_json::to_string(&StateMarker {
+            ply: s.ply,
+            is_final: s.finished(),
+        })
+        .unwrap_or_default()
+    }
+
+    /// The marker in a stored payload; None for any other payload.
+    pub fn parse(payload: &str) -> Option<StateMarker> {
+        serde_json::from_str(payload).ok()
+    }
+}
+
+/// What a transaction causes besides its rows: events to store, waiters to wake, deadlines,
+/// games whose copies in memory are now stale.
+#[derive(Default)]
+pub struct Effects {
+    events: Vec<PendingEvent>,
+    written: Vec<LiveEvent>,
+    changes: Vec<Change>,
+    deadlines: Vec<(String, i64, Option<i64>)>,
+    /// (set_id, game_no, version) committed by this transaction.
+    games: Vec<(String, i64, i64)>,
+    /// Sets that ended: their games leave memory.
+    sets_done: Vec<String>,
+    /// Games that started: held in memory from their first state.
+    held: Vec<Arc<LiveGame>>,
+    /// Games whose new copies replace the old in their slots.
+    installs: Vec<(Arc<Slot>, Arc<LiveGame>)>,
+    /// The highest event id written (0 before [`Effects::write`] or when none).
+    max_event_id: i64,
+}
+
+/// An event to store: audience bot (None = the game's public stream), set, game, kind, JSON.
+#[derive(Debug)]
+struct PendingEvent {
+    bot: Option<String>,
+    set_id: String,
+    game_no: Option<i64>,
+    kind: &'static str,
+    payload: String,
+    state: Option<Arc<Snapshot>>,
+}
+
+impl Effects {
+    /// An event for a bot's stream (`Some(bot_id)` or the lobby) or a game's public stream (None).
+    pub fn event(
+        &mut self,
+        bot: Option<&str>,
+        set_id: &str,
+        game_no: Option<i64>,
+        kind: &'static str,
+        payload: Value,
+    ) {
+        self.events.push(PendingEvent {
+            bot: bot.map(str::to_string),
+            set_id: set_id.to_string(),
+            game_no,
+            kind,
+            payload: payload.to_string(),
+            state: None,
+        });
+    }
+
+    /// `challenge_closed` to every bot's stream: a lobby set is no longer open (accepted or
+    /// cancelled), so bots that were offered it can forget it.
+    pub fn lobby_closed(&mut self, set_view: &Value) {
+        let set_id = set_view["id"].as_str().unwrap_or_default().to_string();
+        self.event(
+            Some(events::LOBBY),
+            &set_id,
+            None,
+            "challenge_closed",
+            json!({"set": set_view}),
+        );
+        self.change(Change {
+            set_id,
+            game_no: None,
+            bots: vec![events::LOBBY.to_string()],
+            ..Change::default()
+        });
+    }
+
+    pub fn change(&mut self, c: Change) {
+        self.changes.push(c);
+    }
+
+    /// The effects of one committed move of the fast path (event `event_id`): the slot holds
+    /// the new game, its deadline is scheduled, and both seats are woken with its state.
+    pub fn of_move(c: &MoveCommit, event_id: i64) -> Effects {
+        let g = &c.live.game;
+        let state = c.live.snapshot.clone();
+        Effects {
+            written: vec![LiveEvent {
+                id: event_id,
+                bot: c.write.event_bot.clone(),
+                set_id: g.set_id.clone(),
+                game_no: Some(g.game_no),
+                kind: "state",
+                payload: Arc::from(c.write.event_payload.as_str()),
+                state: Some(state.clone()),
+            }],
+            changes: vec![Change {
+                set_id: g.set_id.clone(),
+                game_no: Some(g.game_no),
+                bots: g.seats.to_vec(),
+                state: Some(state),
+                ..Change::default()
+            }],
+            deadlines: vec![(g.set_id.clone(), g.game_no, g.deadline_ms())],
+            installs: vec![(c.slot.clone(), c.live.clone())],
+            max_event_id: event_id,
+            ..Effects::default()
+        }
+    }
+
+    /// Replaces the game held in `slot` by `live` once committed.
+    pub fn install(&mut self, slot: Arc<Slot>, live: Arc<LiveGame>) {
+        self.installs.push((slot, live));
+    }
+
+    /// A set that ended: its games leave memory once committed.
+    pub fn set_done(&mut self, set_id: &str) {
+        self.sets_done.push(set_id.to_string());
+    }
+
+    /// Holds a game that just started in memory once committed (its state event comes from
+    /// [`Effects::game_state`]).
+    pub fn hold(&mut self, live: Arc<LiveGame>) {
+        self.held.push(live);
+    }
+
+    /// Schedules (or clears) the deadline of a game as now stored in `g`.
+    pub fn deadline(&mut self, g: &GameRow) {
+        let d = if g.status == GameStatus::Active {
+            g.deadline_ms
+        } else {
+            None
+        };
+        self.deadlines.push((g.set_id.clone(), g.game_no, d));
+    }
+
+    /// A game's new state: its `state` event (which is also the `your_turn` of the bot on
+    /// move), its deadline, a wake-up for both seats, and its copy in memory replaced.
+    pub fn game_state(&mut self, g: &GameRow, state: Arc<Snapshot>) {
+        self.events.push(PendingEvent {
+            bot: state.on_move.as_ref().map(|(id, _)| id.clone()),
             set_id: g.set_id.clone(),
             game_no: Some(g.game_no),
             kind: "state",
-            payload: Arc::from(c.write.event_payload.as_str()),
-            state: Some(snapshot.clone()),
-        })
-        .into_iter()
-        .collect();
-    let change = Arc::new(Change {
-        set_id: g.set_id.clone(),
-        game_no: Some(g.game_no),
-        bots: g.seats.to_vec(),
-        state: Some(snapshot),
-        events,
-        max_event_id: event_id.unwrap_or(0),
-        resync: false,
-        remote_listed: false,
-    });
-    sinks.waiters.wake(&change);
-    let _ = sinks.changes.send(change);
+            payload: StateMarker::of(&state),
+            state: Some(state.clone()),
+        });
+        if state.finished() {
+            for b in [&g.seat1_id, &g.seat2_id] {
+                self.events.push(PendingEvent {
+                    bot: Some(b.clone()),
+                    set_id: g.set_id.clone(),
+                    game_no: Some(g.game_no),
+                    kind: "game_finished",
+                    payload: StateMarker::of(&state),
+                    state: Some(state.clone()),
+                });
+            }
+        }
+        self.deadline(g);
+        self.games.push((g.set_id.clone(), g.game_no, g.version));
+        self.change(Change {
+            set_id: g.set_id.clone(),
+            game_no: Some(g.game_no),
+            bots: vec![g.seat1_id.clone(), g.seat2_id.clone()],
+            state: Some(state),
+            ..Change::default()
+        });
+    }
+
+    /// Stores the events in the transaction, last thing before its commit.
+    pub async fn write(&mut self, tx: &mut WriteTx, now: i64) -> ArenaResult<()> {
+        if !self.events.is_empty() {
+            tx.prepare_events().await?;
+            let rows: Vec<events::NewEvent<'_>> = self
+                .events
+                .iter()
+                .map(|e| events::NewEvent {
+                    bot_id: e.bot.as_deref(),
+                    set_id: &e.set_id,
+                    game_no: e.game_no,
+                    kind: e.kind,
+                    payload: &e.payload,
+                })
+                .collect();
+            let ids = events::insert_all(tx, &rows, now).await?;
+            self.max_event_id = ids.iter().copied().max().unwrap_or(0);
+            self.written = self
+                .events
+                .drain(..)
+                .zip(ids)
+                .map(|(e, id)| LiveEvent {
+                    id,
+                    bot: e.bot,
+                    set_id: e.set_id,
+                    game_no: e.game_no,
+                    kind: e.kind,
+                    payload: Arc::from(e.payload.as_str()),
+                    state: e.state,
+                })
+                .collect();
+        }
+        if self.changes.is_empty() && !self.written.is_empty() {
+            // Events with no wake-up of their own: wake their audiences (here and elsewhere).
+            let mut bots: Vec<String> = self.written.iter().filter_map(|e| e.bot.clone()).collect();
+            bots.sort_unstable();
+            bots.dedup();
+            self.changes.push(Change {
+                set_id: self.written[0].set_id.clone(),
+                bots,
+                ..Change::default()
+            });
+        }
+        Ok(())
+    }
+
+    /// Stores the events, commits, and applies the effects in memory in commit order.
+    pub async fn commit(mut self, mut tx: WriteTx, arena: &Arena, now: i64) -> ArenaResult<()> {
+        self.write(&mut tx, now).await?;
+        tx.commit_then(|| arena.apply(self)).await?;
+        Ok(())
+    }
+}
+
+impl Sinks {
+    /// The one path after a commit: applies a committed transaction's effects in memory, in
+    /// commit order. Stale copies are dropped and new ones installed, deadlines rescheduled,
+    /// finished sets let go, the other instances told (PostgreSQL), and waiters woken (the
+    /// stored events travel with the first wake-up, in id order).
+    pub fn apply(&self, mut fx: Effects) {
+        if !fx.written.is_empty() {
+            let events = std::mem::take(&mut fx.written);
+            match fx.changes.first_mut() {
+                Some(c) => c.events = events,
+                None => fx.changes.push(Change {
+                    events,
+                    ..Change::default()
+                }),
+            }
+        }
+        if self.notifier.is_on() && !fx.changes.is_empty() {
+            // Announced to the other instances now that the transaction committed.
+            self.notifier.send(super::cluster::notices(
+                &self.origin,
+                &fx.changes,
+                &fx.deadlines,
+                fx.max_event_id,
+            ));
+        }
+        for (set_id, game_no, version) in &fx.games {
+            if let Some(slot) = self.live.existing(set_id, *game_no) {
+                slot.invalidate(*version);
+            }
+        }
+        for l in std::mem::take(&mut fx.held) {
+            if let Some(slot) = self.live.slot(&l.game.set_id, l.game.game_no) {
+                slot.install(l);
+            }
+        }
+        for (slot, l) in std::mem::take(&mut fx.installs) {
+            slot.install(l);
+        }
+        for set_id in &fx.sets_done {
+            self.live.forget_set(set_id);
+        }
+        for (set_id, game_no, d) in fx.deadlines {
+            self.scheduler.set(&set_id, game_no, d);
+        }
+        for mut c in fx.changes {
+            c.max_event_id = fx.max_event_id;
+            self.publish(c);
+        }
+    }
+
+    /// Wakes waiters; nobody listening is fine.
+    pub fn publish(&self, change: Change) {
+        let change = Arc::new(change);
+        self.waiters.wake(&change);
+        let _ = self.changes.send(change);
+    }
 }

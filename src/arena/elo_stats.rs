@@ -16,10 +16,12 @@ pub fn score_of(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
-/// The Elo difference a score fraction implies, None at 0 or 1 (infinite).
+/// The Elo difference a score fraction implies, None at 0 or 1 (infinite), or within 1e-9 of
+/// them (an interval bound that is 0 or 1 up to rounding gives thousands of points otherwise).
 #[must_use]
 pub fn elo_of(score: f64) -> Option<f64> {
-    (score > 0.0 && score < 1.0).then(|| -400.0 * (1.0 / score - 1.0).log10())
+    const EDGE: f64 = 1e-9;
+    (score > EDGE && score < 1.0 - EDGE).then(|| -400.0 * (1.0 / score - 1.0).log10())
 }
 
 /// Results as wins, draws and losses.
@@ -121,6 +123,41 @@ pub fn performance(results: &[(f64, f64)]) -> Option<(f64, Option<f64>)> {
     Some((opp / results.len() as f64 + elo, err))
 }
 
+/// The 95% Wilson score interval `(lo, hi)` of a score fraction `p` over `n` results (as the
+/// referee of BENCHMARKS.md computes it): with `z` = [`Z95`],
+/// `(p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)`. None with no results.
+#[must_use]
+pub fn wilson(p: f64, n: f64) -> Option<(f64, f64)> {
+    if n <= 0.0 {
+        return None;
+    }
+    let z2 = Z95 * Z95;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = Z95 * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    Some(((centre - half).max(0.0), (centre + half).min(1.0)))
+}
+
+/// The likelihood of superiority: the chance that the side with `w` wins and `l` losses is
+/// the stronger, `LOS = (1 + erf((w - l) / sqrt(2 (w + l)))) / 2` (draws carry no
+/// information). None without a decisive result.
+#[must_use]
+pub fn los(w: f64, l: f64) -> Option<f64> {
+    (w + l > 0.0).then(|| 0.5 * (1.0 + erf((w - l) / (2.0 * (w + l)).sqrt())))
+}
+
+/// The error function by Abramowitz and Stegun 7.1.26 (absolute error below 1.5e-7).
+#[must_use]
+pub fn erf(x: f64) -> f64 {
+    let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
+    let poly = t
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let y = 1.0 - poly * (-x * x).exp();
+    if x < 0.0 { -y } else { y }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,10 +167,27 @@ mod tests {
     }
 
     #[test]
+    fn the_likelihood_of_superiority_and_the_wilson_interval_match_hand_figures() {
+        // 6 wins, 4 losses: (1 + erf(2 / sqrt(20))) / 2 = (1 + erf(0.44721)) / 2 = 0.73645
+        assert!(close(los(6.0, 4.0).unwrap_or(0.0), 0.736_455, 1e-6));
+        assert_eq!(los(0.0, 0.0), None);
+        assert!(close(los(5.0, 5.0).unwrap_or(0.0), 0.5, 1e-9));
+        assert!(close(erf(1.0), 0.842_700_79, 2e-7));
+        // 7 of 10: centre (0.7 + 0.19208) / 1.38415 = 0.64450, half 0.26625
+        let (lo, hi) = wilson(0.7, 10.0).unwrap_or((0.0, 0.0));
+        assert!(close(lo, 0.396_78, 1e-4), "{lo}");
+        assert!(close(hi, 0.892_22, 1e-4), "{hi}");
+        assert_eq!(wilson(0.5, 0.0), None);
+    }
+
+    #[test]
     fn a_three_quarter_score_is_about_191_elo() {
         // -400 log10(1/0.75 - 1) = 400 log10(3) = 190.85
         assert!(close(elo_of(0.75).unwrap_or(0.0), 190.849, 0.001));
         assert_eq!(elo_of(1.0), None);
+        // a bound that is 0 or 1 but for rounding is infinite too
+        assert_eq!(elo_of(1e-12), None);
+        assert_eq!(elo_of(1.0 - 1e-12), None);
         assert!(close(score_of(0.0), 0.5, 1e-12));
     }
 

@@ -95,6 +95,9 @@ pub struct Game {
     pub version: i64,
     /// The seat that lost on time had gone away (issue 18: `result.offline`).
     pub offline: bool,
+    /// The game ended because a seat's bot was withdrawn from its tournament (issue 18:
+    /// `result.forfeit`).
+    pub forfeit: bool,
 }
 
 /// A move as played: its ply, seat, the move, the ms its seat's clock was charged, and when.
@@ -147,7 +150,13 @@ pub enum GameError {
     /// The other seat is on move (409 `not_your_turn`).
     NotYourTurn { to_move: Seat, ply: i64 },
     /// `?ply=K` names another ply than the next one (409 `stale_ply`).
-    StalePly { expected: i64, ply: i64, given: i64 },
+    /// `played` is the move already stored at ply `given` (seat number and move), if any.
+    StalePly {
+        expected: i64,
+        ply: i64,
+        given: i64,
+        played: Option<(i64, Move)>,
+    },
     /// The game has ended (409 `game_over`).
     GameOver,
     /// The engine refused the move (422 `occupied`, `off_board`, `swap_not_allowed`).
@@ -163,6 +172,16 @@ impl std::fmt::Display for GameError {
             GameError::NotStarted => write!(f, "this game has not started yet"),
             GameError::NotYourTurn { .. } => write!(f, "the other seat is on move"),
             GameError::StalePly {
+                given,
+                played: Some((seat, mv)),
+                ..
+            } => write!(
+                f,
+                "ply {given} was already played (seat {seat} played {}); the next move is ply {}",
+                move_name(*mv),
+                self.next_ply()
+            ),
+            GameError::StalePly {
                 expected, given, ..
             } => write!(f, "this move would be ply {expected}, not {given}"),
             GameError::GameOver => write!(f, "the game is over"),
@@ -173,6 +192,23 @@ impl std::fmt::Display for GameError {
 }
 
 impl std::error::Error for GameError {}
+
+impl GameError {
+    fn next_ply(&self) -> i64 {
+        match self {
+            GameError::StalePly { expected, .. } => *expected,
+            _ => 0,
+        }
+    }
+}
+
+/// A move in `a1` notation (column letter, row from 1), or `swap`.
+fn move_name(mv: Move) -> String {
+    match mv {
+        Move::Swap => "swap".into(),
+        Move::Place(c) => format!("{}{}", char::from(b'a' + c.col), u32::from(c.row) + 1),
+    }
+}
 
 impl Game {
     /// The aggregate stored in a game row; `increment_ms` comes from the set.
@@ -231,6 +267,7 @@ impl Game {
             finished_ms: g.finished_ms,
             version: g.version,
             offline: g.offline != 0,
+            forfeit: g.forfeit != 0,
         })
     }
 
@@ -272,6 +309,7 @@ impl Game {
             finished_ms: self.finished_ms,
             version: self.version,
             offline: i64::from(self.offline),
+            forfeit: i64::from(self.forfeit),
             // Counted by `games::add_refused` alone; `games::update` leaves them as they are.
             refused1: 0,
             refused2: 0,
@@ -416,6 +454,41 @@ impl Game {
         Some(self.lost_on_time(to_move, loss, now_ms))
     }
 
+    /// Ends this game, pending or active, as forfeited by `loser` at `now_ms` (its bot was
+    /// withdrawn from its tournament; issue 18): the other seat wins by `resignation` with
+    /// [`Game::forfeit`] set. If the seat on move had already lost on time, that loss stands.
+    /// None when the game is over.
+    #[must_use]
+    pub fn forfeit(&self, loser: Seat, now_ms: i64) -> Option<Transition> {
+        let to_move = match self.status {
+            Status::Finished { .. } => return None,
+            Status::Pending => None,
+            Status::Active { to_move } => Some(to_move),
+        };
+        if let Some(s) = to_move
+            && let Some(loss) = self.clock.loss_at(s, now_ms)
+        {
+            return Some(self.lost_on_time(s, loss, now_ms));
+        }
+        let mut game = Game {
+            version: self.version + 1,
+            forfeit: true,
+            ..self.clone()
+        };
+        game.clock.stop(to_move, now_ms);
+        let winner = Some(loser.other());
+        game.finish(winner, EndReason::Resignation, now_ms);
+        Some(Transition {
+            game,
+            played: None,
+            ended: Some(Ending {
+                winner,
+                reason: EndReason::Resignation,
+                strike: None,
+            }),
+        })
+    }
+
     /// Starts this (pending) game at `now_ms` with seat 1 on move and its first-move deadline.
     pub fn start(&self, now_ms: i64) -> Option<Game> {
         if self.status != Status::Pending {
@@ -498,6 +571,7 @@ mod tests {
             finished_ms: None,
             version: 1,
             offline: false,
+            forfeit: false,
         }
     }
 
@@ -631,6 +705,64 @@ mod tests {
             Some((EndReason::Timeout, None))
         );
         assert_eq!(t.game.clock.remaining_ms[0], 0);
+    }
+
+    #[test]
+    fn a_forfeit_ends_an_active_or_pending_game_for_the_other_seat_and_stops_the_clock() {
+        let g = game(5)
+            .play(Seat::One, place(0, 0), T0)
+            .expect("legal")
+            .game
+            .play(Seat::Two, place(1, 1), T0 + 1_000)
+            .expect("legal")
+            .game;
+        // Seat 1 on move since T0 + 1 s: charged 4 s; seat 2's bot is the one withdrawn.
+        let t = g.forfeit(Seat::Two, T0 + 5_000).expect("active");
+        assert_eq!(
+            t.game.status,
+            Status::Finished {
+                winner: Some(Seat::One),
+                reason: EndReason::Resignation
+            }
+        );
+        assert!(t.game.forfeit && t.played.is_none());
+        assert_eq!(t.game.clock.turn_started_ms, None);
+        assert_eq!(t.game.deadline_ms(), None);
+        assert_eq!(t.game.clock.remaining_ms, [56_000, 60_000]);
+        assert_eq!(t.game.version, g.version + 1);
+        assert!(
+            t.game.forfeit(Seat::One, T0 + 6_000).is_none(),
+            "over already"
+        );
+        let pending = Game {
+            status: Status::Pending,
+            started_ms: None,
+            ..game(5)
+        };
+        let t = pending.forfeit(Seat::One, T0).expect("pending");
+        assert_eq!(
+            t.game.status,
+            Status::Finished {
+                winner: Some(Seat::Two),
+                reason: EndReason::Resignation
+            }
+        );
+        assert_eq!(t.game.ply, 0);
+    }
+
+    #[test]
+    fn a_forfeit_after_the_flag_fell_is_the_loss_on_time_it_already_was() {
+        let g = game(5)
+            .play(Seat::One, place(0, 0), T0)
+            .expect("legal")
+            .game
+            .play(Seat::Two, place(1, 1), T0 + 1_000)
+            .expect("legal")
+            .game;
+        let t = g.forfeit(Seat::Two, T0 + 1_000 + 61_000).expect("active");
+        assert_eq!(t.ended.map(|e| e.reason), Some(EndReason::Timeout));
+        assert_eq!(t.ended.and_then(|e| e.winner), Some(Seat::Two));
+        assert!(!t.game.forfeit);
     }
 
     #[test]

@@ -173,10 +173,7 @@ pub fn render(
         vec![]
     };
     text.push_str(&serde_json::to_string(&legal).unwrap_or_else(|_| "[]".into()));
-    let tail = format!(
-        ",\"result\":{}}}",
-        result_json(game.status, names, game.offline)
-    );
+    let tail = format!(",\"result\":{}}}", result_json(game, names));
     Snapshot {
         set_id: set.id.clone(),
         game_no: game.game_no,
@@ -197,17 +194,21 @@ pub fn render(
 }
 
 /// The `result` object (SPEC 6) of a finished game, or null; `"offline": true` is added when
-/// the seat that lost on time had gone away (issue 18).
-pub fn result_json(status: Status, names: &[String; 2], offline: bool) -> serde_json::Value {
-    match status {
+/// the seat that lost on time had gone away, `"forfeit": true` when the game ended because a
+/// seat's bot was withdrawn from its tournament (issue 18).
+pub fn result_json(game: &Game, names: &[String; 2]) -> serde_json::Value {
+    match game.status {
         Status::Finished { winner, reason } => {
             let mut v = serde_json::json!({
                 "winner": winner.map(Seat::number),
                 "winner_bot": winner.map(|w| names[usize::from(w.number() - 1)].as_str()),
                 "reason": reason.as_str(),
             });
-            if offline {
+            if game.offline {
                 v["offline"] = serde_json::Value::Bool(true);
+            }
+            if game.forfeit {
+                v["forfeit"] = serde_json::Value::Bool(true);
             }
             v
         }
@@ -215,8 +216,8 @@ pub fn result_json(status: Status, names: &[String; 2], offline: bool) -> serde_
     }
 }
 
-/// The stored row of a move just played.
-pub fn move_row(game: &Game, p: &super::game::Played) -> MoveRow {
+/// The stored row of a move just played, with what its bot said of it (`info`, compact JSON).
+pub fn move_row(game: &Game, p: &super::game::Played, info: Option<String>) -> MoveRow {
     let (cell_row, cell_col) = match p.mv {
         Move::Place(c) => (Some(i64::from(c.row)), Some(i64::from(c.col))),
         Move::Swap => (None, None),
@@ -230,6 +231,7 @@ pub fn move_row(game: &Game, p: &super::game::Played) -> MoveRow {
         swap: i64::from(p.mv == Move::Swap),
         elapsed_ms: p.elapsed_ms,
         at_ms: p.at_ms,
+        info,
     }
 }
 

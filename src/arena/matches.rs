@@ -13,10 +13,12 @@ use serde_json::{Value, json};
 
 use super::Arena;
 use super::elo_stats::{Wdl, sprt_bounds};
-use super::error::{ArenaError, ArenaResult};
+use super::error::{ArenaError, ArenaResult, Code};
+use super::options::GameOptions;
 use super::pairing::Round;
-use super::sets::{GameOptions, NewSet};
+use super::sets::NewSet;
 use crate::store::accounts::{self as acc, PlayerRow};
+use crate::store::status::{PairingStatus, TournamentStatus};
 use crate::store::tournaments::{self as store, EntryRow, PairingRow, TournamentRow};
 
 /// Most sets of one match.
@@ -81,7 +83,10 @@ pub struct MatchStats {
 #[must_use]
 pub fn stats(t: &TournamentRow, pairings: &[PairingRow]) -> MatchStats {
     let mut wdl = Wdl::default();
-    for p in pairings.iter().filter(|p| p.status == "finished") {
+    for p in pairings
+        .iter()
+        .filter(|p| p.status == PairingStatus::Finished)
+    {
         let mine = if p.seed1 == 0 {
             p.points2_1
         } else {
@@ -174,6 +179,7 @@ impl Arena {
             opponent: None,
             rated: false,
             practice: false,
+            pool: false,
         }
         .check_stake()?;
         let mut tx = self.store.begin_write().await?;
@@ -184,6 +190,9 @@ impl Arena {
             let b = acc::bot_by_ref(&mut tx, r)
                 .await?
                 .ok_or_else(|| ArenaError::not_found(format!("no bot '{r}'")))?;
+            if b.retired_ms.is_some() {
+                return Err(super::sets::retired(&b));
+            }
             if seed == 0 && b.owner_id != player.id {
                 return Err(ArenaError::forbidden(format!(
                     "{} is not your bot; the first bot of a match must be yours",
@@ -197,11 +206,7 @@ impl Arena {
                 return Err(ArenaError::bad_request("a match needs two different bots")
                     .with_details(json!({"field": "bots"})));
             }
-            entries.push(EntryRow {
-                seed: seed as i64,
-                bot_id: b.id,
-                rating: b.rating,
-            });
+            entries.push(EntryRow::new(seed as i64, b.id, b.rating));
         }
         let concurrency = req.concurrency.min(sets);
         let t = TournamentRow {
@@ -268,14 +273,27 @@ impl Arena {
                 bot.name
             )));
         }
+        if t.status == "proposed" {
+            // Neither bot may have retired since the proposal (issue 20).
+            for e in store::entries(&mut tx, id).await? {
+                if let Some(b) = acc::bot_by_ref(&mut tx, &e.bot_id).await?
+                    && b.retired_ms.is_some()
+                {
+                    return Err(super::sets::retired(&b));
+                }
+            }
+        }
         if store::set_status(&mut tx, id, "proposed", "running", now).await? != 1 {
-            if matches!(t.status.as_str(), "running" | "finished") {
+            if TournamentStatus::is_in(
+                &t.status,
+                &[TournamentStatus::Running, TournamentStatus::Finished],
+            ) {
                 // A retry of an accept that took effect: the same success (agents.md, retries).
                 drop(tx);
                 return self.match_view(id).await;
             }
             return Err(ArenaError::conflict(
-                "tournament_state",
+                Code::TournamentState.as_str(),
                 format!("the match is {}, not proposed", t.status),
             )
             .with_details(json!({"status": t.status})));
@@ -289,7 +307,7 @@ impl Arena {
     /// of its second bot. A retry once cancelled is the same success. Errors: 404, 403, 409
     /// `tournament_state` (finished).
     pub async fn cancel_match(&self, player: &PlayerRow, id: &str) -> ArenaResult<Value> {
-        let mut c = self.store.pool.acquire().await?;
+        let mut c = self.store.conn().await?;
         let t = store::get(&mut c, id, "")
             .await?
             .filter(|t| t.format == "match")
@@ -306,7 +324,7 @@ impl Arena {
                 "only the owners of a match's bots may cancel it",
             ));
         }
-        if t.status == "cancelled" {
+        if t.status == TournamentStatus::Cancelled {
             // A retry of a cancel that took effect: the same success (agents.md, retries).
             return self.match_view(id).await;
         }
@@ -316,7 +334,7 @@ impl Arena {
 
     /// Matches, newest first, as summaries (public).
     pub async fn list_matches(&self, limit: i64) -> ArenaResult<Value> {
-        let mut c = self.store.pool.acquire().await?;
+        let mut c = self.store.conn().await?;
         let rows = store::list(&mut c, true, limit).await?;
         drop(c);
         let mut out = vec![];
@@ -333,7 +351,7 @@ impl Arena {
     /// A match (public): bots, sets planned and played, W/D/L, score, Elo difference with its
     /// 95% error, and with an SPRT the LLR, its bounds and the decision. Errors: 404.
     pub async fn match_view(&self, id: &str) -> ArenaResult<Value> {
-        let mut c = self.store.pool.acquire().await?;
+        let mut c = self.store.conn().await?;
         let t = store::get(&mut c, id, "")
             .await?
             .filter(|t| t.format == "match")

@@ -3,20 +3,30 @@
 //! authenticates, [`Arena::play_move`] locks the game row, asks the engine, applies the clock,
 //! stores the move, settles if the set ended, commits, then wakes whoever waits.
 
+pub mod accepts;
 pub mod accounts;
+pub mod analysis;
 pub mod backoff;
 pub mod clock;
 pub mod cluster;
 pub mod commit;
 pub mod elo_stats;
 pub mod error;
+pub mod feeds;
+pub mod finisher;
 pub mod game;
+pub mod glicko;
 pub mod house;
+pub mod info;
 pub mod live;
 pub mod matches;
+pub mod matchmaking;
+pub mod options;
 pub mod pairing;
 pub mod play;
+pub mod pool;
 pub mod presence;
+pub mod ratings;
 pub mod scheduler;
 pub mod scoring;
 pub mod sets;
@@ -31,6 +41,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::broadcast;
 
+use crate::store::Conn;
 use crate::store::{Store, accounts as acc};
 use clock::TimeSource;
 use error::{ArenaError, ArenaResult};
@@ -50,6 +61,10 @@ pub struct ArenaConfig {
     /// How long a bot stays online after its last stream or long-poll, ms (SPEC 14; 60 000
     /// unless a test shortens it).
     pub presence_window_ms: i64,
+    /// The analysis of finished games (issue 21).
+    pub analysis: analysis::AnalysisConfig,
+    /// Most pool sets between one pair of bots in any hour (issue 20; `arena::pool`).
+    pub pool_pair_sets_per_hour: i64,
 }
 
 /// Something changed: wakes long-polls and streams of this set's game and of these bots.
@@ -115,7 +130,7 @@ pub struct Arena {
     pub waiters: Arc<waiters::Waiters>,
     pub scheduler: Arc<Scheduler>,
     /// Games held in memory (see [`live`]).
-    pub live: live::Live,
+    pub live: Arc<live::Live>,
     /// Stores moves (group commit on SQLite).
     pub writer: commit::Writer,
     /// Who holds a stream or long-poll on this instance (SPEC 14).
@@ -124,6 +139,8 @@ pub struct Arena {
     presence_wake: tokio::sync::Notify,
     /// Wakes the tournament driver (a set finished, a tournament changed).
     pub tournament_wake: tokio::sync::Notify,
+    /// Wakes the matchmaking pool's pass (a bot joined; see [`pool`]).
+    pub pool_wake: tokio::sync::Notify,
     /// Bot id -> name (names never change).
     names: Mutex<HashMap<String, String>>,
     /// Token hash -> bot, for authentication without a query. A bot's id, name, owner and
@@ -141,6 +158,8 @@ pub struct Arena {
     pub house: std::sync::OnceLock<Arc<house::House>>,
     /// Set once a stop signal came: the arena no longer serves (see [`Arena::stop_serving`]).
     stopping: tokio::sync::watch::Sender<bool>,
+    /// Token hashes revoked by a rotation (issue 20): the streams they opened end.
+    pub revoked_tokens: broadcast::Sender<Arc<str>>,
 }
 
 /// Most token hashes remembered (a bound against a flood of distinct valid tokens).
@@ -155,10 +174,14 @@ impl Arena {
         let scheduler = Arc::new(Scheduler::default());
         let waiters = Arc::new(waiters::Waiters::default());
         let metrics = Arc::new(crate::metrics::Metrics::new());
+        let live = Arc::new(live::Live::default());
         let presence = presence::Presence::new(config.presence_window_ms);
         let clock = Arc::new(clock::SyncedTime::new(time));
         let time: Arc<dyn TimeSource> = clock.clone();
-        store.health.use_time(time.clone());
+        let health_time = time.clone();
+        store
+            .health
+            .use_time(Arc::new(move || health_time.now_ms()));
         let writer = commit::Writer::start(
             store.clone(),
             commit::Sinks {
@@ -167,6 +190,8 @@ impl Arena {
                 waiters: waiters.clone(),
                 metrics: metrics.clone(),
                 notifier: notifier.clone(),
+                live: live.clone(),
+                origin: store.instance_id.clone(),
             },
         );
         Arc::new(Arena {
@@ -177,11 +202,12 @@ impl Arena {
             changes,
             waiters,
             scheduler,
-            live: live::Live::default(),
+            live,
             writer,
             presence,
             presence_wake: tokio::sync::Notify::new(),
             tournament_wake: tokio::sync::Notify::new(),
+            pool_wake: tokio::sync::Notify::new(),
             names: Mutex::new(HashMap::new()),
             bot_tokens: Mutex::new(HashMap::new()),
             instance_id,
@@ -190,6 +216,7 @@ impl Arena {
             notifier,
             house: std::sync::OnceLock::new(),
             stopping: tokio::sync::watch::Sender::new(false),
+            revoked_tokens: broadcast::channel(64).0,
         })
     }
 
@@ -258,9 +285,7 @@ impl Arena {
 
     /// Wakes waiters; nobody listening is fine.
     pub fn publish(&self, change: Change) {
-        let change = Arc::new(change);
-        self.waiters.wake(&change);
-        let _ = self.changes.send(change);
+        self.writer.publish(change);
     }
 
     /// The bot a token hash authenticates, remembered after the first lookup.
@@ -278,12 +303,23 @@ impl Arena {
         }
     }
 
+    /// Forgets every remembered token of a bot (its token was replaced): the next request
+    /// with the old token reads the database and is refused.
+    pub fn forget_bot_tokens(&self, bot_id: &str) {
+        if let Ok(mut m) = self.bot_tokens.lock() {
+            m.retain(|_, b| b.id != bot_id);
+        }
+    }
+
+    /// Forgets every remembered token (after missed notices, see [`cluster::resync`]).
+    pub fn forget_all_bot_tokens(&self) {
+        if let Ok(mut m) = self.bot_tokens.lock() {
+            m.clear();
+        }
+    }
+
     /// A bot's name by id, cached.
-    pub async fn bot_name(
-        &self,
-        conn: &mut sqlx::AnyConnection,
-        bot_id: &str,
-    ) -> ArenaResult<String> {
+    pub async fn bot_name(&self, conn: &mut Conn, bot_id: &str) -> ArenaResult<String> {
         if let Some(n) = self.names.lock().ok().and_then(|m| m.get(bot_id).cloned()) {
             return Ok(n);
         }

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::Arena;
 use crate::store::presence as store;
+use crate::store::{Conn, StoreResult};
 
 /// How long a bot counts as online after its last stream or long-poll ended, ms.
 pub const ONLINE_WINDOW_MS: i64 = 60_000;
@@ -160,7 +161,7 @@ impl Arena {
 
     /// Whether `bot_id` is online at `now_ms` (this instance's holders, then `last_seen_ms`
     /// written by any instance; house bots always). Errors: database.
-    pub async fn is_online(&self, c: &mut sqlx::AnyConnection, bot_id: &str) -> sqlx::Result<bool> {
+    pub async fn is_online(&self, c: &mut Conn, bot_id: &str) -> StoreResult<bool> {
         let now = self.now_ms();
         if self.presence.online_here(bot_id, now) {
             return Ok(true);
@@ -170,12 +171,7 @@ impl Arena {
 
     /// Whether `bot_id` was online at some moment from `since_ms` (a pairing's window start)
     /// until now: it showed up during the window (SPEC 14). Errors: database.
-    pub async fn seen_since(
-        &self,
-        c: &mut sqlx::AnyConnection,
-        bot_id: &str,
-        since_ms: i64,
-    ) -> sqlx::Result<bool> {
+    pub async fn seen_since(&self, c: &mut Conn, bot_id: &str, since_ms: i64) -> StoreResult<bool> {
         if self.is_online(c, bot_id).await? {
             return Ok(true);
         }
@@ -193,7 +189,7 @@ impl Arena {
     /// time): it held an event stream or long-poll once, and no instance has seen one of its for
     /// the online window ([`ONLINE_WINDOW_MS`] unless configured). A bot never seen (moves only, no stream) has not gone away.
     /// Errors: database.
-    pub async fn gone_away(&self, c: &mut sqlx::AnyConnection, bot_id: &str) -> sqlx::Result<bool> {
+    pub async fn gone_away(&self, c: &mut Conn, bot_id: &str) -> StoreResult<bool> {
         let now = self.now_ms();
         if self.presence.online_here(bot_id, now) {
             return Ok(false);
@@ -206,7 +202,7 @@ impl Arena {
     }
 
     /// Writes the due `last_seen_ms` values now (the writer task does this every few seconds).
-    pub async fn flush_presence(&self) -> sqlx::Result<()> {
+    pub async fn flush_presence(&self) -> StoreResult<()> {
         let due = self.presence.due(self.now_ms());
         if due.is_empty() {
             return Ok(());

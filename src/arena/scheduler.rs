@@ -9,10 +9,11 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
-use super::Arena;
 use super::backoff::Backoff;
 use super::clock::Unsynced;
-use crate::store::{Backend, events, games};
+use super::{Arena, Change};
+use crate::store::StoreError;
+use crate::store::{Backend, events, games, instances};
 
 #[derive(Default)]
 struct Queue {
@@ -182,7 +183,7 @@ async fn housekeeping(a: Arc<Arena>) {
                     // announced: catch up once from the database.
                     if alive.iter().any(|id| !now_alive.contains(id)) {
                         tracing::info!("an instance stopped; catching up from the database");
-                        super::cluster::resync(&a);
+                        resync(&a);
                     }
                     alive = now_alive;
                 }
@@ -228,7 +229,7 @@ async fn housekeeping(a: Arc<Arena>) {
 /// reloaded and the deadlines swept again. Returns the credit, ms.
 ///
 /// Errors: the write failed (storage still down).
-pub async fn recover_storage(arena: &Arena) -> Result<i64, sqlx::Error> {
+pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
     let Some(since) = arena.store.health.down_since_ms() else {
         return Ok(0);
     };
@@ -236,11 +237,7 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, sqlx::Error> {
     let mut tx = arena.store.begin_write_probe().await?;
     let mut credit_ms = (now - since).max(0);
     if arena.store.backend == Backend::Postgres {
-        let (others,): (Option<i64>,) =
-            sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances WHERE id <> $1")
-                .bind(&arena.instance_id)
-                .fetch_one(&mut *tx)
-                .await?;
+        let others = instances::newest_heartbeat_of_others(&mut tx, &arena.instance_id).await?;
         // Another instance that wrote its heartbeat well after this outage began was
         // serving (a heartbeat within the liveness window may be its last before the same
         // outage); an instance recovering after another one sees that one's probe here.
@@ -261,14 +258,7 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, sqlx::Error> {
     } else {
         0
     };
-    sqlx::query(
-        "INSERT INTO instances (id, heartbeat_ms) VALUES ($1, $2) \
-         ON CONFLICT (id) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms",
-    )
-    .bind(&arena.instance_id)
-    .bind(now)
-    .execute(&mut *tx)
-    .await?;
+    instances::beat(&mut tx, &arena.instance_id, now).await?;
     tx.commit().await?;
     // The held copies and queued deadlines predate the shift.
     arena.live.clear_all();
@@ -292,19 +282,36 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, sqlx::Error> {
 
 /// Writes this instance's last heartbeat at the stop moment (see [`Arena::stop_serving`]);
 /// returns that moment, ms since epoch.
-pub async fn final_heartbeat(arena: &Arena) -> Result<i64, sqlx::Error> {
+pub async fn final_heartbeat(arena: &Arena) -> Result<i64, StoreError> {
     let now = arena.now_ms();
-    sqlx::query("UPDATE instances SET heartbeat_ms = $1 WHERE id = $2")
-        .bind(now)
-        .bind(&arena.instance_id)
-        .execute(&arena.store.pool)
-        .await?;
+    let mut c = arena.store.conn().await?;
+    instances::last_beat(&mut c, &arena.instance_id, now).await?;
     Ok(now)
 }
 
+/// Catches up from the database after notices may have been missed (this instance's listener
+/// reconnected, or another instance died between a commit and its notice): copies are loaded
+/// from their rows on next read, deadlines are swept, and every waiter re-reads once.
+pub fn resync(arena: &Arc<Arena>) {
+    arena.live.clear_all();
+    // A token rotation may have been among the missed notices: authenticate afresh.
+    arena.forget_all_bot_tokens();
+    let a = arena.clone();
+    tokio::spawn(async move {
+        if let Err(e) = sweep(&a, a.now_ms() + 5_000).await {
+            tracing::warn!(error = %e, "deadline sweep after reconnecting failed");
+        }
+    });
+    arena.watermark.refresh();
+    arena.publish(Change {
+        resync: true,
+        ..Change::default()
+    });
+}
+
 /// Loads deadlines up to `until_ms` from the database into the queue.
-pub async fn sweep(arena: &Arena, until_ms: i64) -> Result<usize, sqlx::Error> {
-    let mut c = arena.store.pool.acquire().await?;
+pub async fn sweep(arena: &Arena, until_ms: i64) -> Result<usize, StoreError> {
+    let mut c = arena.store.conn().await?;
     let rows = games::deadlines_until(&mut c, until_ms).await?;
     for (d, set_id, game_no) in &rows {
         arena.scheduler.set(set_id, *game_no, Some(*d));
@@ -317,9 +324,9 @@ pub const EVENTS_KEPT_MS: i64 = 24 * 3600 * 1000;
 /// The per-move events of a finished set are kept this long after it ends.
 pub const FINISHED_EVENTS_KEPT_MS: i64 = 10 * 60 * 1000;
 
-async fn prune_events(arena: &Arena) -> Result<(), sqlx::Error> {
+async fn prune_events(arena: &Arena) -> Result<(), StoreError> {
     let now = arena.now_ms();
-    let mut c = arena.store.pool.acquire().await?;
+    let mut c = arena.store.conn().await?;
     let n = events::prune(&mut c, now - EVENTS_KEPT_MS, now - FINISHED_EVENTS_KEPT_MS).await?;
     tracing::debug!(deleted = n, "events pruned");
     Ok(())
@@ -379,21 +386,13 @@ pub async fn sync_clock(arena: &Arena) -> Option<Unsynced> {
 /// instance's heartbeat and `serving_ms`. Returns the credit, ms.
 ///
 /// Errors: the transaction failed.
-pub async fn credit_refused(arena: &Arena, since_ms: i64) -> Result<i64, sqlx::Error> {
+pub async fn credit_refused(arena: &Arena, since_ms: i64) -> Result<i64, StoreError> {
     let mut tx = arena.store.begin_write().await?;
-    if arena.store.backend == Backend::Postgres {
-        // Instances trusted again together credit one after the other: the later one sees
-        // the earlier one's serving_ms.
-        sqlx::query("LOCK TABLE instances IN EXCLUSIVE MODE")
-            .execute(&mut *tx)
-            .await?;
-    }
+    // Instances trusted again together credit one after the other: the later one sees the
+    // earlier one's serving_ms.
+    instances::lock(&mut tx, arena.store.backend).await?;
     let now = arena.now_ms();
-    let (others,): (Option<i64>,) =
-        sqlx::query_as("SELECT MAX(serving_ms) FROM instances WHERE id <> $1")
-            .bind(&arena.instance_id)
-            .fetch_one(&mut *tx)
-            .await?;
+    let others = instances::newest_serving_of_others(&mut tx, &arena.instance_id).await?;
     let mut credit_ms = (now - since_ms).max(0);
     if others.is_some_and(|s| s > since_ms + ALIVE_WITHIN_MS) {
         credit_ms = 0;
@@ -404,15 +403,7 @@ pub async fn credit_refused(arena: &Arena, since_ms: i64) -> Result<i64, sqlx::E
         crate::store::tournaments::shift_pending(&mut tx, credit_ms).await?;
         crate::store::presence::shift_seen(&mut tx, credit_ms, now).await?;
     }
-    sqlx::query(
-        "INSERT INTO instances (id, heartbeat_ms, serving_ms) VALUES ($1, $2, $2) \
-         ON CONFLICT (id) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms, \
-         serving_ms = excluded.serving_ms",
-    )
-    .bind(&arena.instance_id)
-    .bind(now)
-    .execute(&mut *tx)
-    .await?;
+    instances::beat_serving(&mut tx, &arena.instance_id, now, true).await?;
     tx.commit().await?;
     if credit_ms > 0 {
         arena.live.clear_all();
@@ -430,13 +421,10 @@ pub async fn credit_refused(arena: &Arena, since_ms: i64) -> Result<i64, sqlx::E
 
 /// (local ms before, database ms, local ms after) of one reading of the database's clock; the
 /// connection is taken first so the bracket holds only the query.
-async fn read_db_clock(arena: &Arena) -> Result<(i64, i64, i64), sqlx::Error> {
-    let mut c = arena.store.pool.acquire().await?;
+async fn read_db_clock(arena: &Arena) -> Result<(i64, i64, i64), StoreError> {
+    let mut c = arena.store.conn().await?;
     let sent = arena.clock.local_ms();
-    let (db,): (i64,) =
-        sqlx::query_as("SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)")
-            .fetch_one(&mut *c)
-            .await?;
+    let db = instances::database_now_ms(&mut c).await?;
     let received = arena.clock.local_ms();
     Ok((sent, db, received))
 }
@@ -476,31 +464,18 @@ async fn beat(a: &Arena) -> Result<(), String> {
 
 /// Writes the heartbeat at `at_ms`, and `serving_ms` too while this instance serves writes
 /// (clock trusted, storage up, not stopping): what [`credit_refused`] reads of the others.
-async fn heartbeat(arena: &Arena, at_ms: i64) -> Result<(), sqlx::Error> {
-    let serving = i64::from(arena.clock.unsynced().is_none() && !arena.is_stopping());
-    sqlx::query(
-        "INSERT INTO instances (id, heartbeat_ms, serving_ms) \
-         VALUES ($1, $2, CASE WHEN $3 = 1 THEN $2 END) \
-         ON CONFLICT (id) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms, \
-         serving_ms = CASE WHEN $3 = 1 THEN excluded.heartbeat_ms ELSE instances.serving_ms END",
-    )
-    .bind(&arena.instance_id)
-    .bind(at_ms)
-    .bind(serving)
-    .execute(&arena.store.pool)
-    .await?;
-    Ok(())
+async fn heartbeat(arena: &Arena, at_ms: i64) -> Result<(), StoreError> {
+    let serving = arena.clock.unsynced().is_none() && !arena.is_stopping();
+    let mut c = arena.store.conn().await?;
+    instances::beat_serving(&mut c, &arena.instance_id, at_ms, serving).await
 }
 
 /// The other instances whose heartbeat is recent (PostgreSQL: several share the database).
-async fn others_alive(arena: &Arena) -> Result<HashSet<String>, sqlx::Error> {
-    let rows: Vec<(String,)> =
-        sqlx::query_as("SELECT id FROM instances WHERE heartbeat_ms >= $1 AND id <> $2")
-            .bind(arena.now_ms() - ALIVE_WITHIN_MS)
-            .bind(&arena.instance_id)
-            .fetch_all(&arena.store.pool)
-            .await?;
-    Ok(rows.into_iter().map(|(id,)| id).collect())
+pub(crate) async fn others_alive(arena: &Arena) -> Result<HashSet<String>, StoreError> {
+    let mut c = arena.store.conn().await?;
+    let ids = instances::alive_since(&mut c, arena.now_ms() - ALIVE_WITHIN_MS, &arena.instance_id)
+        .await?;
+    Ok(ids.into_iter().collect())
 }
 
 /// A heartbeat younger than this may be a live instance's.
@@ -509,14 +484,15 @@ const ALIVE_WITHIN_MS: i64 = 3 * HEARTBEAT_EVERY.as_millis() as i64;
 /// The newest heartbeat if no instance is alive (the arena is down since then), or None (no
 /// instance ever ran, or one is alive). A heartbeat too young to tell a live instance from a
 /// process that just died (a quick restart) is watched until it moves on (alive) or ages.
-async fn stale_heartbeat(arena: &Arena) -> Result<Option<i64>, sqlx::Error> {
+async fn stale_heartbeat(arena: &Arena) -> Result<Option<i64>, StoreError> {
     // Real time bounds the watch even when the injected clock stands still.
     let give_up = tokio::time::Instant::now() + Duration::from_millis(ALIVE_WITHIN_MS as u64 + 200);
     let mut seen = None;
     loop {
-        let (last,): (Option<i64>,) = sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances")
-            .fetch_one(&arena.store.pool)
-            .await?;
+        let last = {
+            let mut c = arena.store.conn().await?;
+            instances::newest_heartbeat(&mut c).await?
+        };
         let Some(last) = last else { return Ok(None) };
         if seen.is_some_and(|s| last > s) {
             return Ok(None);
@@ -533,27 +509,18 @@ async fn stale_heartbeat(arena: &Arena) -> Result<Option<i64>, sqlx::Error> {
 /// working, and every running turn is moved later by that downtime so no seat is charged for
 /// it (SPEC section 7); so are the forfeit windows of waiting pairings and the bots'
 /// last-seen times (SPEC 14). Then every pending deadline is loaded.
-pub async fn recover(arena: &Arena) -> Result<(), sqlx::Error> {
+pub async fn recover(arena: &Arena) -> Result<(), StoreError> {
     let stale = stale_heartbeat(arena).await?;
     let now = arena.now_ms();
     let mut tx = arena.store.begin_write().await?;
-    if arena.store.backend == Backend::Postgres {
-        // Instances starting together recover one after the other: the later one sees the
-        // earlier one's heartbeat and does not credit the downtime a second time.
-        sqlx::query("LOCK TABLE instances IN EXCLUSIVE MODE")
-            .execute(&mut *tx)
-            .await?;
-    }
-    let (last,): (Option<i64>,) = sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances")
-        .fetch_one(&mut *tx)
-        .await?;
+    // Instances starting together recover one after the other: the later one sees the
+    // earlier one's heartbeat and does not credit the downtime a second time.
+    instances::lock(&mut tx, arena.store.backend).await?;
+    let last = instances::newest_heartbeat(&mut tx).await?;
     if let Some(last) = last.filter(|l| Some(*l) == stale) {
         // A turn that started after the last heartbeat shows the arena was still up then;
         // shifting from before it would start that turn in the future.
-        let (newest_turn,): (Option<i64>,) =
-            sqlx::query_as("SELECT MAX(turn_started_ms) FROM games WHERE status = 'active'")
-                .fetch_one(&mut *tx)
-                .await?;
+        let newest_turn = games::newest_turn_start(&mut tx).await?;
         let down_ms = now - newest_turn.unwrap_or(last).max(last).min(now);
         if down_ms > 0 {
             let n = games::shift_turns(&mut tx, down_ms).await?;
@@ -569,15 +536,7 @@ pub async fn recover(arena: &Arena) -> Result<(), sqlx::Error> {
             );
         }
     }
-    sqlx::query("DELETE FROM instances WHERE heartbeat_ms < $1")
-        .bind(now - 60_000)
-        .execute(&mut *tx)
-        .await?;
-    sqlx::query("INSERT INTO instances (id, heartbeat_ms) VALUES ($1, $2)")
-        .bind(&arena.instance_id)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
+    instances::start(&mut tx, &arena.instance_id, now, now - 60_000).await?;
     tx.commit().await?;
     sweep(arena, i64::MAX).await?;
     Ok(())

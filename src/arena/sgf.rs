@@ -192,6 +192,15 @@ pub fn to_sgf_in(state: &Value, ctx: &SgfContext) -> Option<String> {
         } else {
             vec![]
         },
+        // What each bot said of its move (issue 21), as that move's comment.
+        move_comments: if move_list.iter().any(|m| m.get("info").is_some()) {
+            move_list
+                .iter()
+                .map(|m| m.get("info").and_then(super::info::sgf_comment))
+                .collect()
+        } else {
+            vec![]
+        },
     };
     Some(hex::sgf::write(&rec))
 }
@@ -212,7 +221,7 @@ impl super::Arena {
         if state["status"] == "pending" {
             return Ok(None);
         }
-        let mut c = self.store.pool.acquire().await?;
+        let mut c = self.store.conn().await?;
         let set = crate::store::sets::get(&mut c, set_id, "").await?;
         let event = crate::store::tournaments::event_of_set(&mut c, set_id).await?;
         drop(c);

@@ -98,6 +98,10 @@ pub fn standings(n: usize, ratings: &[f64], outcomes: &[Outcome]) -> Vec<Standin
             r.sets += 1;
             match o.points2[side].cmp(&o.points2[1 - side]) {
                 std::cmp::Ordering::Greater => r.w += 1,
+                // A double forfeit is no draw: neither bot came, both lost (issue 18).
+                std::cmp::Ordering::Equal if o.kind == Kind::Forfeit && o.points2[side] == 0 => {
+                    r.l += 1;
+                }
                 std::cmp::Ordering::Equal => r.d += 1,
                 std::cmp::Ordering::Less => r.l += 1,
             }
@@ -189,6 +193,38 @@ pub fn standings(n: usize, ratings: &[f64], outcomes: &[Outcome]) -> Vec<Standin
     rows
 }
 
+/// Standings as [`standings`] gives them, leaving out every result of the seeds marked in
+/// `annulled` (a round-robin bot withdrawn before half its sets; issue 18): the others' rows
+/// count nothing of their pairings with it, and its own row, kept whole for the record, ranks
+/// below every bot not annulled.
+#[must_use]
+pub fn counted(
+    n: usize,
+    ratings: &[f64],
+    outcomes: &[Outcome],
+    annulled: &[bool],
+) -> Vec<Standing> {
+    let out = |s: usize| annulled.get(s).copied().unwrap_or(false);
+    if !(0..n).any(out) {
+        return standings(n, ratings, outcomes);
+    }
+    let kept: Vec<Outcome> = outcomes
+        .iter()
+        .filter(|o| !out(o.seed1) && !o.seed2.is_some_and(out))
+        .cloned()
+        .collect();
+    let mut rows: Vec<Standing> = standings(n, ratings, &kept)
+        .into_iter()
+        .filter(|r| !out(r.seed))
+        .collect();
+    rows.extend(
+        standings(n, ratings, outcomes)
+            .into_iter()
+            .filter(|r| out(r.seed)),
+    );
+    rows
+}
+
 /// The crosstable: `cells[i][j]` lists seed `i`'s results against seed `j` in pairing order
 /// (`1`, `½`, `0`; `+` / `-` for a forfeit won / lost), empty when they did not meet.
 #[must_use]
@@ -268,6 +304,41 @@ mod tests {
         assert_eq!(
             (by_seed(0).moves, by_seed(1).moves),
             (10 + 2 * 5, 12 + 2 * 6)
+        );
+    }
+
+    #[test]
+    fn an_annulled_bot_counts_for_nobody_and_ranks_last_with_its_own_results_kept() {
+        // Seed 3 beat seed 0, then withdrew (annulled): its forfeits to 1 and 2 are left out
+        // too. 0 beat 1, 1 drew 2; a double forfeit between 2 and 3 is a loss for both.
+        let o = vec![
+            set(3, 0, [2, 0], [4, 0], [9, 0], vec![1, 1]),
+            set(0, 1, [2, 0], [4, 0], [7, 0], vec![1, 1]),
+            set(1, 2, [1, 1], [2, 2], [6, 6], vec![1, -1]),
+            forfeit(1, 3, [2, 0], [4, 0]),
+            forfeit(2, 3, [0, 0], [0, 0]),
+        ];
+        let s = counted(4, &[1200.0; 4], &o, &[false, false, false, true]);
+        let rows: Vec<(usize, i64, i64, i64, i64)> = s
+            .iter()
+            .map(|r| (r.seed, r.points2, r.w, r.d, r.l))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                (0, 2, 1, 0, 0),
+                (1, 1, 0, 1, 1),
+                (2, 1, 0, 1, 0),
+                (3, 2, 1, 0, 2),
+            ],
+            "0's loss to 3 and 1's forfeit win over 3 are not counted; 3 keeps its own"
+        );
+        assert_eq!(s[0].buchholz2, 1, "only 1's point: 3 counts for nobody");
+        let full = standings(4, &[1200.0; 4], &o);
+        assert_eq!(
+            full.iter().find(|r| r.seed == 2).map(|r| (r.d, r.l)),
+            Some((1, 1)),
+            "the double forfeit is a loss, the drawn set a draw"
         );
     }
 

@@ -1,14 +1,13 @@
 //! JSON views of sets and games (SPEC sections 5 and 6), built from rows.
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use hex::{Cell, Move, Position, Seat};
+use hex::{Cell, Move, Seat};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::clock::Clock;
-use super::error::{ArenaError, ArenaResult};
 use crate::store::games::{GameRow, MoveRow};
 use crate::store::sets::SetRow;
+use crate::store::status::GameStatus;
 
 /// RFC 3339 UTC with milliseconds, e.g. `2026-11-29T21:30:00.123Z`.
 pub fn rfc3339(ms: i64) -> String {
@@ -20,44 +19,6 @@ pub fn rfc3339(ms: i64) -> String {
 /// RFC 3339 of an optional time; null when absent.
 pub fn opt_time(ms: Option<i64>) -> Value {
     ms.map_or(Value::Null, |m| Value::String(rfc3339(m)))
-}
-
-/// A game row's clock.
-pub fn clock_of(g: &GameRow, increment_ms: i64) -> Clock {
-    Clock {
-        remaining_ms: [g.remaining1_ms, g.remaining2_ms],
-        first_move: [g.first1 != 0, g.first2 != 0],
-        increment_ms,
-        turn_started_ms: g.turn_started_ms,
-    }
-}
-
-/// Writes a clock back into a game row.
-pub fn store_clock(g: &mut GameRow, c: &Clock) {
-    g.remaining1_ms = c.remaining_ms[0];
-    g.remaining2_ms = c.remaining_ms[1];
-    g.first1 = i64::from(c.first_move[0]);
-    g.first2 = i64::from(c.first_move[1]);
-    g.turn_started_ms = c.turn_started_ms;
-}
-
-/// The engine position stored in a game row.
-pub fn position_of(g: &GameRow) -> ArenaResult<Position> {
-    Position::from_compact(&g.board).map_err(|e| {
-        ArenaError::internal(format!("game {} {}: bad board: {e}", g.set_id, g.game_no))
-    })
-}
-
-/// The seat on move as stored (None when the game is not active).
-pub fn seat_on_move(g: &GameRow) -> Option<Seat> {
-    let id = g.to_move_id.as_deref()?;
-    if id == g.seat1_id {
-        Some(Seat::One)
-    } else if id == g.seat2_id {
-        Some(Seat::Two)
-    } else {
-        None
-    }
 }
 
 /// A move as the API spells it: `{"cell": [r, c]}` or `{"swap": true}`.
@@ -88,7 +49,7 @@ pub fn opening_of(set: &SetRow) -> Vec<[u8; 2]> {
 
 /// The `result` object of a finished game, or null.
 pub fn result_json(g: &GameRow, names: &[String; 2]) -> Value {
-    if g.status != "finished" {
+    if g.status != GameStatus::Finished {
         return Value::Null;
     }
     let winner_bot = match g.winner_seat {
@@ -99,6 +60,9 @@ pub fn result_json(g: &GameRow, names: &[String; 2]) -> Value {
     let mut v = json!({"winner": g.winner_seat, "winner_bot": winner_bot, "reason": g.reason});
     if g.offline != 0 {
         v["offline"] = Value::Bool(true); // issue 18: the loser on time had gone away
+    }
+    if g.forfeit != 0 {
+        v["forfeit"] = Value::Bool(true); // issue 18: its bot was withdrawn from the tournament
     }
     v
 }
@@ -125,6 +89,9 @@ pub struct MoveView {
     pub name: String,
     pub elapsed_ms: i64,
     pub at: String,
+    /// What the bot said of the move (`Hexarena-Info`, issue 21); absent when it sent none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub info: Option<serde_json::Value>,
 }
 
 /// A move body as a bot sends it: `{"cell": [r, c]}` or `{"swap": true}`.
@@ -173,33 +140,6 @@ pub struct OptionsView {
     pub random_stones: i64,
 }
 
-/// The full game state of SPEC section 6. Built on every move, so it is a typed value that
-/// serializes straight to JSON rather than a tree of `serde_json::Value`s.
-#[derive(Debug, Clone, Serialize)]
-pub struct GameState {
-    pub set_id: String,
-    pub game_no: i64,
-    pub status: String,
-    pub options: OptionsView,
-    pub seats: [SeatView; 2],
-    pub to_move: Option<u8>,
-    pub ply: i64,
-    pub opening: Vec<[u8; 2]>,
-    pub moves: Vec<MoveView>,
-    pub board: BoardView,
-    pub legal_moves: Vec<MoveBody>,
-    pub clock: ClockView,
-    pub result: Value,
-}
-
-impl GameState {
-    /// The bot on move, if any.
-    pub fn bot_on_move(&self) -> Option<&str> {
-        let seat = usize::from(self.to_move?);
-        self.seats.get(seat.checked_sub(1)?).map(|s| s.bot.as_str())
-    }
-}
-
 /// A stored move as the API shows it.
 pub fn move_view(m: &MoveRow) -> MoveView {
     let (cell, swap, name) = match move_of_row(m) {
@@ -214,67 +154,8 @@ pub fn move_view(m: &MoveRow) -> MoveView {
         name,
         elapsed_ms: m.elapsed_ms,
         at: rfc3339(m.at_ms),
+        info: m.info.as_deref().and_then(|i| serde_json::from_str(i).ok()),
     }
-}
-
-/// The full game state of SPEC section 6 as of `now_ms`. `names` are the bots of seats 1 and 2.
-pub fn game_state(
-    set: &SetRow,
-    g: &GameRow,
-    moves: &[MoveRow],
-    names: &[String; 2],
-    now_ms: i64,
-) -> ArenaResult<GameState> {
-    let pos = position_of(g)?;
-    let active = g.status == "active";
-    let on_move = if active { seat_on_move(g) } else { None };
-    let seat_view = |seat: Seat, name: &String| SeatView {
-        seat: seat.number(),
-        bot: name.clone(),
-        color: if seat == Seat::One { "red" } else { "blue" },
-        edges: pos.axis(seat).name(),
-    };
-    let clock = clock_of(g, set.increment_ms);
-    let remaining =
-        [Seat::One, Seat::Two].map(|s| clock.remaining_at(s, on_move == Some(s), now_ms));
-    Ok(GameState {
-        set_id: set.id.clone(),
-        game_no: g.game_no,
-        status: g.status.clone(),
-        options: OptionsView {
-            size: set.size,
-            random_stones: set.random_stones,
-        },
-        seats: [
-            seat_view(Seat::One, &names[0]),
-            seat_view(Seat::Two, &names[1]),
-        ],
-        to_move: on_move.map(|s| s.number()),
-        ply: g.ply,
-        opening: opening_of(set),
-        moves: moves.iter().map(move_view).collect(),
-        board: BoardView {
-            size: set.size,
-            cells: pos.cells(),
-            winning_path: pos
-                .winning_path()
-                .map(|p| p.iter().map(|c| [c.row, c.col]).collect()),
-        },
-        legal_moves: if active {
-            pos.legal_moves().into_iter().map(MoveBody::from).collect()
-        } else {
-            vec![]
-        },
-        clock: ClockView {
-            remaining_ms: remaining,
-            increment_ms: set.increment_ms,
-            turn_started_at: on_move.and(g.turn_started_ms).map(rfc3339),
-            deadline: on_move.and_then(|s| clock.deadline_ms(s)).map(rfc3339),
-            first_move: on_move.map(|s| clock.first_move[usize::from(s.number() - 1)]),
-            server_time: rfc3339(now_ms),
-        },
-        result: result_json(g, names),
-    })
 }
 
 /// Points as numbers (halves allowed), from doubled points.
@@ -337,6 +218,7 @@ pub fn set_row_json(s: &SetRow, n: &SetNames) -> Value {
         "practice": s.practice != 0,
         "rated": s.rated != 0,
         "staked": s.stake > 0,
+        "pool": s.pool != 0,
         "tournament": tournament,
         "match": matched,
         "points": [points_json(s.points2_creator), points_json(s.points2_acceptor)],
@@ -368,6 +250,7 @@ pub fn game_summary_json(g: &GameRow, names: &[String; 2]) -> Value {
         "winner_bot": winner_bot,
         "reason": g.reason,
         "offline": g.offline != 0,
+        "forfeit": g.forfeit != 0,
         "moves_used": [
             super::scoring::moves_of(Seat::One, g.ply),
             super::scoring::moves_of(Seat::Two, g.ply)
@@ -403,6 +286,7 @@ mod tests {
             finished_ms: Some(1),
             version: 363,
             offline: 0,
+            forfeit: 0,
             refused1: 0,
             refused2: 0,
         }

@@ -91,7 +91,7 @@ pub async fn for_game_after(
 ) -> sqlx::Result<Vec<EventRow>> {
     sqlx::query_as(
         "SELECT id, set_id, game_no, kind, payload FROM events WHERE set_id = $1 AND game_no = $2 \
-         AND kind = 'state' AND id > $3 AND id <= $4 ORDER BY id LIMIT $5",
+         AND kind IN ('state', 'analysis') AND id > $3 AND id <= $4 ORDER BY id LIMIT $5",
     )
     .bind(set_id)
     .bind(game_no)
@@ -116,8 +116,14 @@ pub async fn last_id(c: &mut AnyConnection) -> sqlx::Result<i64> {
 /// 1. `L` = the last id drawn from the events sequence. Every writer is given its transaction
 ///    id before it draws an event id ([`super::WriteTx::prepare_events`]), so each transaction
 ///    that drew an id up to `L` already had a transaction id when `L` was read;
-/// 2. a snapshot taken after that lists the transactions still running; once none of those
-///    is in progress, every transaction that drew an id up to `L` has ended, and `W = L`.
+/// 2. the transaction ids that backends connected to this database hold after that are the
+///    ones still running; once none of them is held any more, every transaction that drew an
+///    id up to `L` has ended, and `W = L`.
+///
+/// Read from `pg_stat_activity` rather than a snapshot's in-progress list: that list leaves
+/// out a running transaction whose id is at or above the snapshot's `xmax` (the newest one,
+/// when nothing newer has ended), and it spans the whole server, so a long transaction of
+/// another database (a dump, a report, another arena's tests) held every stream back.
 ///
 /// Waits (polling every `poll_ms`) while such a transaction runs; a transaction left open for
 /// long holds the watermark (not the moves) back.
@@ -127,22 +133,26 @@ pub async fn committed_watermark(c: &mut AnyConnection, poll_ms: u64) -> sqlx::R
             .fetch_one(&mut *c)
             .await?;
     let last = if called { last } else { 0 };
-    let (snapshot,): (String,) = sqlx::query_as("SELECT pg_current_snapshot()::text")
-        .fetch_one(&mut *c)
-        .await?;
-    // "xmin:xmax:xip,xip": nothing running when the list is empty.
-    if snapshot.ends_with(':') {
+    let (running,): (String,) = sqlx::query_as(
+        "SELECT COALESCE(string_agg(backend_xid::text, ','), '') FROM pg_stat_activity \
+         WHERE datname = current_database() AND backend_xid IS NOT NULL \
+         AND pid <> pg_backend_pid()",
+    )
+    .fetch_one(&mut *c)
+    .await?;
+    if running.is_empty() {
         return Ok(last);
     }
     loop {
-        let (running,): (bool,) = sqlx::query_as(
-            "SELECT EXISTS (SELECT 1 FROM pg_snapshot_xip($1::pg_snapshot) x \
-             WHERE pg_xact_status(x) = 'in progress')",
+        let (held,): (bool,) = sqlx::query_as(
+            "SELECT EXISTS (SELECT 1 FROM pg_stat_activity \
+             WHERE datname = current_database() \
+             AND backend_xid::text = ANY (string_to_array($1, ',')))",
         )
-        .bind(&snapshot)
+        .bind(&running)
         .fetch_one(&mut *c)
         .await?;
-        if !running {
+        if !held {
             return Ok(last);
         }
         tokio::time::sleep(std::time::Duration::from_millis(poll_ms)).await;

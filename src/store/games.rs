@@ -27,6 +27,9 @@ pub struct GameRow {
     pub version: i64,
     /// 1 when the seat that lost on time had gone away (issue 18: `result.offline`).
     pub offline: i64,
+    /// 1 when the game ended because its bot was withdrawn from its tournament (issue 18:
+    /// `result.forfeit`).
+    pub forfeit: i64,
     /// Refused move attempts of seat 1 and seat 2 (issue 18); written by [`add_refused`] only.
     pub refused1: i64,
     pub refused2: i64,
@@ -34,7 +37,7 @@ pub struct GameRow {
 
 const GAME_COLS: &str = "set_id, game_no, seat1_id, seat2_id, status, board, ply, to_move_id, \
     remaining1_ms, remaining2_ms, first1, first2, turn_started_ms, deadline_ms, winner_seat, reason, \
-    started_ms, finished_ms, version, offline, refused1, refused2";
+    started_ms, finished_ms, version, offline, refused1, refused2, forfeit";
 
 /// A stored move.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -47,12 +50,15 @@ pub struct MoveRow {
     pub swap: i64,
     pub elapsed_ms: i64,
     pub at_ms: i64,
+    /// What the bot said of its move (`Hexarena-Info`, issue 21) as compact JSON; NULL (no
+    /// byte stored) when it said nothing.
+    pub info: Option<String>,
 }
 
 pub async fn insert(c: &mut AnyConnection, g: &GameRow) -> sqlx::Result<()> {
     sqlx::query(sqlx::AssertSqlSafe(format!(
         "INSERT INTO games ({GAME_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, \
-         $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)"
+         $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)"
     )))
     .bind(&g.set_id)
     .bind(g.game_no)
@@ -76,6 +82,7 @@ pub async fn insert(c: &mut AnyConnection, g: &GameRow) -> sqlx::Result<()> {
     .bind(g.offline)
     .bind(g.refused1)
     .bind(g.refused2)
+    .bind(g.forfeit)
     .execute(c)
     .await?;
     Ok(())
@@ -194,7 +201,7 @@ pub async fn update(c: &mut AnyConnection, g: &GameRow) -> sqlx::Result<bool> {
         "UPDATE games SET status = $1, board = $2, ply = $3, to_move_id = $4, remaining1_ms = $5, \
          remaining2_ms = $6, first1 = $7, first2 = $8, turn_started_ms = $9, deadline_ms = $10, \
          winner_seat = $11, reason = $12, started_ms = $13, finished_ms = $14, version = $15, \
-         offline = $16 WHERE set_id = $17 AND game_no = $18 AND version = $19",
+         offline = $16, forfeit = $17 WHERE set_id = $18 AND game_no = $19 AND version = $20",
     )
     .bind(&g.status)
     .bind(&g.board)
@@ -212,6 +219,7 @@ pub async fn update(c: &mut AnyConnection, g: &GameRow) -> sqlx::Result<bool> {
     .bind(g.finished_ms)
     .bind(g.version)
     .bind(g.offline)
+    .bind(g.forfeit)
     .bind(&g.set_id)
     .bind(g.game_no)
     .bind(g.version - 1)
@@ -227,8 +235,8 @@ pub async fn insert_move(
     m: &MoveRow,
 ) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, at_ms) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, at_ms, \
+         info) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     )
     .bind(set_id)
     .bind(game_no)
@@ -239,6 +247,7 @@ pub async fn insert_move(
     .bind(m.swap)
     .bind(m.elapsed_ms)
     .bind(m.at_ms)
+    .bind(m.info.as_deref())
     .execute(c)
     .await?;
     Ok(())
@@ -252,7 +261,7 @@ pub async fn moves(
 ) -> sqlx::Result<Vec<MoveRow>> {
     sqlx::query_as(
         "SELECT m.ply, m.seat, CASE m.seat WHEN 1 THEN g.seat1_id ELSE g.seat2_id END AS bot_id, \
-         m.cell_row, m.cell_col, m.swap, m.elapsed_ms, m.at_ms FROM moves m JOIN games g \
+         m.cell_row, m.cell_col, m.swap, m.elapsed_ms, m.at_ms, m.info FROM moves m JOIN games g \
          ON g.set_id = m.set_id AND g.game_no = m.game_no WHERE m.set_id = $1 AND m.game_no = $2 ORDER BY m.ply",
     )
     .bind(set_id)
@@ -270,7 +279,7 @@ pub async fn move_at(
 ) -> sqlx::Result<Option<MoveRow>> {
     sqlx::query_as(
         "SELECT m.ply, m.seat, CASE m.seat WHEN 1 THEN g.seat1_id ELSE g.seat2_id END AS bot_id, \
-         m.cell_row, m.cell_col, m.swap, m.elapsed_ms, m.at_ms FROM moves m JOIN games g \
+         m.cell_row, m.cell_col, m.swap, m.elapsed_ms, m.at_ms, m.info FROM moves m JOIN games g \
          ON g.set_id = m.set_id AND g.game_no = m.game_no WHERE m.set_id = $1 AND m.game_no = $2 AND m.ply = $3",
     )
     .bind(set_id)
@@ -378,233 +387,11 @@ pub async fn restart_turns_started_between(
     Ok(r.rows_affected())
 }
 
-/// Stores a batch of moves on SQLite in one transaction of two round trips to the database
-/// (each statement through sqlx is a hop to its connection thread, and on a busy machine the
-/// hops, not the statements, are what a batch costs): `BEGIN IMMEDIATE` with the game rows'
-/// update, then the moves, the events and `COMMIT`. The caller holds the write queue. Returns
-/// what [`write_moves`] returns; on an error the transaction is rolled back.
-pub async fn commit_moves_sqlite(
-    c: &mut AnyConnection,
-    writes: &[MoveWrite],
-    now_ms: i64,
-) -> sqlx::Result<Vec<Option<i64>>> {
-    let r = commit_moves_sqlite_inner(&mut *c, writes, now_ms).await;
-    if r.is_err() {
-        // Whatever failed, leave no transaction open on the pooled connection.
-        let _ = sqlx::query("ROLLBACK").execute(&mut *c).await;
-    }
-    r
-}
-
-async fn commit_moves_sqlite_inner(
-    c: &mut AnyConnection,
-    writes: &[MoveWrite],
-    now_ms: i64,
-) -> sqlx::Result<Vec<Option<i64>>> {
-    let fresh = update_moved(&mut *c, writes, true).await?;
-    let kept: Vec<&MoveWrite> = writes
-        .iter()
-        .zip(&fresh)
-        .filter_map(|(w, ok)| ok.then_some(w))
-        .collect();
-    if kept.is_empty() {
-        sqlx::query("COMMIT").execute(&mut *c).await?;
-        return Ok(vec![None; writes.len()]);
-    }
-    // One text, two statements and the commit; `?` placeholders continue across statements.
-    type Shapes = std::sync::Mutex<std::collections::HashMap<usize, std::sync::Arc<str>>>;
-    static SHAPES: std::sync::OnceLock<Shapes> = std::sync::OnceLock::new();
-    let shapes = SHAPES.get_or_init(Default::default);
-    let sql = match shapes.lock().ok().and_then(|m| m.get(&kept.len()).cloned()) {
-        Some(sql) => sql,
-        None => {
-            let moves = super::values_sql(
-                c,
-                "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, \
-                 elapsed_ms, at_ms) VALUES",
-                9,
-                kept.len(),
-                "; ",
-            );
-            let events = super::values_sql(
-                c,
-                "INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms) VALUES",
-                6,
-                kept.len(),
-                " RETURNING id; COMMIT",
-            );
-            let sql: std::sync::Arc<str> = format!("{moves}{events}").into();
-            if let Ok(mut m) = shapes.lock() {
-                m.insert(kept.len(), sql.clone());
-            }
-            sql
-        }
-    };
-    let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
-    q = bind_moves(q, &kept);
-    for w in &kept {
-        q = q
-            .bind(w.event_bot.as_deref())
-            .bind(&w.game.set_id)
-            .bind(Some(w.game.game_no))
-            .bind("state")
-            .bind(&w.event_payload)
-            .bind(now_ms);
-    }
-    let mut ids = q.fetch_all(&mut *c).await?;
-    ids.sort_unstable();
-    let mut ids = ids.into_iter();
-    Ok(fresh
-        .into_iter()
-        .map(|ok| if ok { ids.next() } else { None })
-        .collect())
-}
-
-/// The game rows of a batch of moves in one statement (SQLite's `UPDATE ... FROM VALUES`),
-/// after `BEGIN IMMEDIATE` in the same text when `begin`: each row changes only if still at
-/// the version its move was computed from. Returns, per write, whether its row changed. Only what a move changes is written (status stays active).
-async fn update_moved(
-    c: &mut AnyConnection,
-    writes: &[MoveWrite],
-    begin: bool,
-) -> sqlx::Result<Vec<bool>> {
-    if writes.is_empty() {
-        return Ok(vec![]);
-    }
-    // VALUES columns are column1..column12 in SQLite.
-    macro_rules! update_head {
-        () => {
-            "UPDATE games SET board = v.column3, ply = v.column4, to_move_id = v.column5, \
-             remaining1_ms = v.column6, remaining2_ms = v.column7, first1 = v.column8, \
-             first2 = v.column9, turn_started_ms = v.column10, deadline_ms = v.column11, \
-             version = v.column12 FROM (VALUES"
-        };
-    }
-    let head = if begin {
-        concat!("BEGIN IMMEDIATE; ", update_head!())
-    } else {
-        update_head!()
-    };
-    let sql = super::values_sql(
-        c,
-        head,
-        12,
-        writes.len(),
-        ") AS v WHERE games.set_id = v.column1 AND games.game_no = v.column2 \
-         AND games.version = v.column12 - 1 RETURNING games.set_id, games.game_no",
-    );
-    let mut q = sqlx::query_as::<_, (String, i64)>(sqlx::AssertSqlSafe(sql.to_string()));
-    for w in writes {
-        let g = &w.game;
-        q = q
-            .bind(&g.set_id)
-            .bind(g.game_no)
-            .bind(&g.board)
-            .bind(g.ply)
-            .bind(&g.to_move_id)
-            .bind(g.remaining1_ms)
-            .bind(g.remaining2_ms)
-            .bind(g.first1)
-            .bind(g.first2)
-            .bind(g.turn_started_ms)
-            .bind(g.deadline_ms)
-            .bind(g.version);
-    }
-    let changed = q.fetch_all(c).await?;
-    Ok(writes
-        .iter()
-        .map(|w| {
-            changed
-                .iter()
-                .any(|(s, n)| *s == w.game.set_id && *n == w.game.game_no)
-        })
-        .collect())
-}
-
-/// A query over the `Any` driver that returns one integer per row (or none).
-type ScalarQuery<'q> = sqlx::query::QueryScalar<'q, sqlx::Any, i64, sqlx::any::AnyArguments>;
-
-/// Binds the moves of `kept` in the column order of the moves insert (nine values each).
-fn bind_moves<'q>(mut q: ScalarQuery<'q>, kept: &[&'q MoveWrite]) -> ScalarQuery<'q> {
-    for w in kept {
-        q = q
-            .bind(&w.game.set_id)
-            .bind(w.game.game_no)
-            .bind(w.mv.ply)
-            .bind(w.mv.seat)
-            .bind(w.mv.cell_row)
-            .bind(w.mv.cell_col)
-            .bind(w.mv.swap)
-            .bind(w.mv.elapsed_ms)
-            .bind(w.mv.at_ms);
-    }
-    q
-}
-
-/// One move to store on the fast path: the game row after it (`version` one above the row's
-/// current one), the move, and the game's `state` event for the streams (`event_bot` is the
-/// bot now on move; `event_payload` the small event body).
-#[derive(Debug, Clone)]
-pub struct MoveWrite {
-    pub game: GameRow,
-    pub mv: MoveRow,
-    pub event_bot: Option<String>,
-    pub event_payload: String,
-}
-
-/// Stores a batch of moves in the caller's transaction: each game row is updated only if it is
-/// still at the version the move was computed from; the moves and events of those are then
-/// inserted, one statement each for the whole batch. Returns, per write, its event id, or None
-/// when the row had moved on (another writer got there first: nothing of it is written).
-pub async fn write_moves(
-    c: &mut AnyConnection,
-    writes: &[MoveWrite],
-    now_ms: i64,
-    backend: super::Backend,
-) -> sqlx::Result<Vec<Option<i64>>> {
-    let fresh = match backend {
-        super::Backend::Sqlite => update_moved(&mut *c, writes, false).await?,
-        super::Backend::Postgres => {
-            let mut fresh = Vec::with_capacity(writes.len());
-            for w in writes {
-                fresh.push(update(&mut *c, &w.game).await?);
-            }
-            fresh
-        }
-    };
-    let kept: Vec<&MoveWrite> = writes
-        .iter()
-        .zip(&fresh)
-        .filter_map(|(w, ok)| ok.then_some(w))
-        .collect();
-    if kept.is_empty() {
-        return Ok(vec![None; writes.len()]);
-    }
-    let sql = super::values_sql(
-        c,
-        "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, \
-         at_ms) VALUES",
-        9,
-        kept.len(),
-        "",
-    );
-    let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
-    bind_moves(q, &kept).fetch_all(&mut *c).await?;
-    let events: Vec<super::events::NewEvent<'_>> = kept
-        .iter()
-        .map(|w| super::events::NewEvent {
-            bot_id: w.event_bot.as_deref(),
-            set_id: &w.game.set_id,
-            game_no: Some(w.game.game_no),
-            kind: "state",
-            payload: &w.event_payload,
-        })
-        .collect();
-    let mut ids = super::events::insert_all(c, &events, now_ms)
-        .await?
-        .into_iter();
-    Ok(fresh
-        .into_iter()
-        .map(|ok| if ok { ids.next() } else { None })
-        .collect())
+/// When the newest running turn started (None when no game is active).
+pub async fn newest_turn_start(c: &mut AnyConnection) -> sqlx::Result<Option<i64>> {
+    let (newest,): (Option<i64>,) =
+        sqlx::query_as("SELECT MAX(turn_started_ms) FROM games WHERE status = 'active'")
+            .fetch_one(c)
+            .await?;
+    Ok(newest)
 }

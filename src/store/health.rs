@@ -12,13 +12,15 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use crate::arena::clock::{SystemTime, TimeSource};
-
 /// Longest pause between two recovery probes while storage is down.
 pub const PROBE_MAX: Duration = Duration::from_secs(1);
 
 /// No outage: the value of `down_since_ms` while writes succeed.
 const UP: i64 = i64::MIN;
+
+/// A clock read by the store: milliseconds since the Unix epoch, UTC (the arena passes its
+/// injected clock; see `arena::clock::TimeSource`).
+pub type NowMs = Arc<dyn Fn() -> i64 + Send + Sync>;
 
 /// The storage's state, shared by every clone of a [`super::Store`].
 pub struct Health {
@@ -26,7 +28,7 @@ pub struct Health {
     down_since_ms: AtomicI64,
     /// The first error of the current outage, for `/healthz` and the log.
     cause: Mutex<String>,
-    time: OnceLock<Arc<dyn TimeSource>>,
+    time: OnceLock<NowMs>,
     /// Set by a graceful stop: writes are refused from the stop moment on.
     stopping: AtomicBool,
     /// ms since epoch (injected clock) of the last heartbeat the database answered, or
@@ -48,14 +50,15 @@ impl Default for Health {
 
 impl Health {
     /// Uses the arena's (injected) clock for the outage's times; set once, at start.
-    pub fn use_time(&self, time: Arc<dyn TimeSource>) {
-        let _ = self.time.set(time);
+    pub fn use_time(&self, now_ms: NowMs) {
+        let _ = self.time.set(now_ms);
     }
 
+    /// The injected clock, or the wall clock before one is set.
     fn now_ms(&self) -> i64 {
         self.time
             .get()
-            .map_or_else(|| SystemTime.now_ms(), |t| t.now_ms())
+            .map_or_else(|| chrono::Utc::now().timestamp_millis(), |now| now())
     }
 
     /// When the current outage began (ms since epoch), or None while storage is up.
@@ -210,13 +213,14 @@ pub fn is_storage_error(e: &sqlx::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arena::clock::FakeTime;
+    use crate::arena::clock::{FakeTime, TimeSource};
 
     #[test]
     fn an_io_error_starts_one_outage_that_a_recovery_measures_on_the_injected_clock() {
         let h = Health::default();
         let t = Arc::new(FakeTime::new(1_000));
-        h.use_time(t.clone());
+        let clock = t.clone();
+        h.use_time(Arc::new(move || clock.now_ms()));
         assert!(!h.failed(&sqlx::Error::RowNotFound), "not a storage error");
         assert!(!h.is_down());
         assert!(h.failed(&sqlx::Error::Io(std::io::Error::other("disk full"))));

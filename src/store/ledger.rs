@@ -123,6 +123,27 @@ pub struct PostingRow {
     pub at_ms: i64,
 }
 
+/// One leg of a transfer as shown with a settlement: the player (if any) and its name.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TransferLeg {
+    pub account: String,
+    pub player_id: Option<String>,
+    pub kind: String,
+    pub amount: i64,
+    pub player_name: Option<String>,
+}
+
+/// The legs of the transfer with idempotency key `key`, in the order written.
+pub async fn legs_of_transfer(c: &mut AnyConnection, key: &str) -> sqlx::Result<Vec<TransferLeg>> {
+    sqlx::query_as(
+        "SELECT l.account, l.player_id, l.kind, l.amount, p.name AS player_name FROM ledger l \
+         LEFT JOIN players p ON p.id = l.player_id WHERE l.transfer_key = $1 ORDER BY l.id",
+    )
+    .bind(key)
+    .fetch_all(c)
+    .await
+}
+
 /// A player's postings, newest first, before posting id `before` if given.
 pub async fn of_player(
     c: &mut AnyConnection,

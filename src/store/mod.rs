@@ -7,13 +7,18 @@
 //! `SELECT ... FOR UPDATE` on the rows it changes in PostgreSQL.
 
 pub mod accounts;
+pub mod analysis;
 pub mod events;
 pub mod games;
 pub mod health;
+pub mod instances;
 pub mod ledger;
+pub mod move_batch;
 pub mod notify;
+pub mod pool;
 pub mod presence;
 pub mod sets;
+pub mod status;
 pub mod tournaments;
 
 use std::collections::HashMap;
@@ -24,6 +29,55 @@ use sqlx::SqlSafeStr;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{Any, AnyPool, Connection, Executor, Transaction};
 use tokio::sync::{Mutex, OwnedMutexGuard};
+
+/// A database connection as the store's functions take it: a pooled connection or an open
+/// transaction (both dereference to one). The arena and the API name it only through this.
+pub type Conn = sqlx::AnyConnection;
+
+/// A connection taken from the pool ([`Store::conn`]); returned to it when dropped.
+pub type PooledConn = sqlx::pool::PoolConnection<Any>;
+
+/// A failed statement, as the database driver reports it.
+pub type StoreError = sqlx::Error;
+
+/// Result of a store call.
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// What a failed statement means to the arena ([`fault`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The pool is closed or timed out, or the database is busy: retry shortly.
+    Busy,
+    /// A unique key was already taken (by a concurrent transaction, or an existing row).
+    Duplicate,
+    /// The storage itself fails ([`health::is_storage_error`]).
+    Storage,
+    /// Anything else: a fault of ours.
+    Other,
+}
+
+/// Classifies a failed statement (the arena maps each [`Fault`] to a refusal).
+#[must_use]
+pub fn fault(e: &StoreError) -> Fault {
+    match e {
+        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => Fault::Busy,
+        sqlx::Error::Database(db) if is_busy(db.message()) => Fault::Busy,
+        sqlx::Error::Database(db) if db.is_unique_violation() => Fault::Duplicate,
+        _ if health::is_storage_error(e) => Fault::Storage,
+        _ => Fault::Other,
+    }
+}
+
+/// Whether a failed statement is a unique key already taken (whatever else it says).
+#[must_use]
+pub fn is_duplicate(e: &StoreError) -> bool {
+    matches!(e, sqlx::Error::Database(db) if db.is_unique_violation())
+}
+
+/// Whether a database message says it is locked or busy.
+fn is_busy(msg: &str) -> bool {
+    msg.contains("database is locked") || msg.contains("busy")
+}
 
 /// Which database is behind the pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -297,6 +351,11 @@ impl Store {
         self.note(e)
     }
 
+    /// A connection from the pool. Errors: the pool's (timeout, closed).
+    pub async fn conn(&self) -> StoreResult<PooledConn> {
+        self.pool.acquire().await
+    }
+
     /// Whether the database answers a fresh connection (outside the pool) within
     /// [`REACH_TIMEOUT`]: always on SQLite (a local file). Errors: why not.
     pub async fn reachable(&self) -> Result<(), String> {
@@ -318,7 +377,7 @@ impl Store {
     }
 
     /// SQLite's writer: the in-process write queue's lock and a connection, for a writer that
-    /// runs its own `BEGIN IMMEDIATE ... COMMIT` (see `games::commit_moves_sqlite`). None on
+    /// runs its own `BEGIN IMMEDIATE ... COMMIT` (see `move_batch::commit_moves_sqlite`). None on
     /// PostgreSQL. Errors: while storage is down, at once.
     pub async fn sqlite_writer(
         &self,

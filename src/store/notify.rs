@@ -37,6 +37,10 @@ pub struct Notice {
     /// receiving instance tells its `GET /v1/events` clients too.
     #[serde(rename = "l", default, skip_serializing_if = "std::ops::Not::not")]
     pub listed: bool,
+    /// A bot token rotated (issue 20): (bot id, hash of the revoked token). Every instance
+    /// forgets the bot's cached tokens and ends the streams the old token opened.
+    #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
+    pub revoked: Option<(String, String)>,
 }
 
 /// Largest payload sent in one notification (PostgreSQL refuses 8000 bytes and more).
@@ -74,6 +78,15 @@ async fn notify(c: &mut AnyConnection, payload: &str) -> sqlx::Result<()> {
         .execute(c)
         .await
         .map(|_| ())
+}
+
+/// A connection of its own that listens on [`CHANNEL`] (PostgreSQL), opened from `url`;
+/// it does not end when the pool closes.
+pub async fn subscribe(url: &str) -> sqlx::Result<sqlx::postgres::PgListener> {
+    let mut listener = sqlx::postgres::PgListener::connect(url).await?;
+    listener.ignore_pool_close_event(true);
+    listener.listen(CHANNEL).await?;
+    Ok(listener)
 }
 
 /// The notices in a payload (a JSON array of notices, or one notice).

@@ -48,6 +48,34 @@ pub struct EntryRow {
     pub bot_id: String,
     /// Rating when the tournament was created.
     pub rating: f64,
+    /// When the participant was withdrawn (issue 18); None while it plays on.
+    pub withdrawn_ms: Option<i64>,
+    /// The round that was current when it was withdrawn (0: before the first was paired).
+    pub withdrawn_round: Option<i64>,
+    /// Who withdrew it: `operator`, or `absence` (the arena, after consecutive forfeits by
+    /// absence).
+    pub withdrawn_by: Option<String>,
+}
+
+impl EntryRow {
+    /// A participant as it enters a tournament: not withdrawn.
+    #[must_use]
+    pub fn new(seed: i64, bot_id: String, rating: f64) -> EntryRow {
+        EntryRow {
+            seed,
+            bot_id,
+            rating,
+            withdrawn_ms: None,
+            withdrawn_round: None,
+            withdrawn_by: None,
+        }
+    }
+
+    /// Whether the participant was withdrawn.
+    #[must_use]
+    pub fn withdrawn(&self) -> bool {
+        self.withdrawn_ms.is_some()
+    }
 }
 
 /// One pairing of a round (or a bye: `seed2` None). Points are doubled.
@@ -72,10 +100,14 @@ pub struct PairingRow {
     pub games_json: Option<String>,
     pub created_ms: i64,
     pub finished_ms: Option<i64>,
+    /// The seed whose withdrawal decided this pairing (issue 18): a forfeit made for it, or its
+    /// set forfeited in play.
+    pub withdrawn_seed: Option<i64>,
 }
 
 const P_COLS: &str = "tournament_id, round, board, seed1, seed2, status, set_id, points2_1, \
-    points2_2, games2_1, games2_2, moves_1, moves_2, games_json, created_ms, finished_ms";
+    points2_2, games2_1, games2_2, moves_1, moves_2, games_json, created_ms, finished_ms, \
+    withdrawn_seed";
 
 /// Inserts a new tournament (or match) row; `current_round` starts at 0, `started_ms` and
 /// `finished_ms` empty.
@@ -154,14 +186,55 @@ pub async fn list(
     .await
 }
 
-/// Ids of tournaments the driver has work on at `now_ms`: running or paused ones, and created
-/// ones whose start time has come.
+/// Ids of tournaments the driver has work on at `now_ms`: running or paused ones, created
+/// ones whose start time has come, and cancelled ones with a set still playing (its result is
+/// recorded when it ends; issue 18).
 pub async fn due(c: &mut AnyConnection, now_ms: i64) -> sqlx::Result<Vec<String>> {
     let rows: Vec<(String,)> = sqlx::query_as(
-        "SELECT id FROM tournaments WHERE status IN ('running', 'paused') \
-         OR (status = 'created' AND start_ms IS NOT NULL AND start_ms <= $1) ORDER BY id",
+        "SELECT id FROM tournaments t WHERE status IN ('running', 'paused') \
+         OR (status = 'created' AND start_ms IS NOT NULL AND start_ms <= $1) \
+         OR (status = 'cancelled' AND EXISTS (SELECT 1 FROM tournament_pairings p \
+             WHERE p.tournament_id = t.id AND p.status = 'playing')) ORDER BY id",
     )
     .bind(now_ms)
+    .fetch_all(c)
+    .await?;
+    Ok(rows.into_iter().map(|r| r.0).collect())
+}
+
+/// Ids of the tournaments not started yet (status `created`, matches excluded) and of the
+/// matches proposed or running where bot `bot_id` is a participant: `(tournaments, matches)`,
+/// what retiring the bot takes it out of (it leaves the first, the second are cancelled).
+pub async fn unstarted_and_matches_of(
+    c: &mut AnyConnection,
+    bot_id: &str,
+) -> sqlx::Result<(Vec<String>, Vec<String>)> {
+    let rows: Vec<(String, String)> = sqlx::query_as(
+        "SELECT t.id, t.format FROM tournaments t JOIN tournament_entries e \
+         ON e.tournament_id = t.id WHERE e.bot_id = $1 AND e.withdrawn_ms IS NULL AND \
+         ((t.format <> 'match' AND t.status = 'created') OR \
+          (t.format = 'match' AND t.status IN ('proposed', 'running'))) ORDER BY t.id",
+    )
+    .bind(bot_id)
+    .fetch_all(c)
+    .await?;
+    let (matches, tournaments): (Vec<_>, Vec<_>) =
+        rows.into_iter().partition(|(_, f)| f == "match");
+    Ok((
+        tournaments.into_iter().map(|r| r.0).collect(),
+        matches.into_iter().map(|r| r.0).collect(),
+    ))
+}
+
+/// Ids of running or paused tournaments (matches excluded) where bot `bot_id` is a participant
+/// not yet withdrawn: what retiring the bot withdraws it from (issue 20).
+pub async fn active_entries_of(c: &mut AnyConnection, bot_id: &str) -> sqlx::Result<Vec<String>> {
+    let rows: Vec<(String,)> = sqlx::query_as(
+        "SELECT t.id FROM tournaments t JOIN tournament_entries e ON e.tournament_id = t.id \
+         WHERE e.bot_id = $1 AND e.withdrawn_ms IS NULL AND t.status IN ('running', 'paused') \
+         AND t.format <> 'match' ORDER BY t.id",
+    )
+    .bind(bot_id)
     .fetch_all(c)
     .await?;
     Ok(rows.into_iter().map(|r| r.0).collect())
@@ -194,7 +267,8 @@ pub async fn set_status(
 /// Participants in seed order.
 pub async fn entries(c: &mut AnyConnection, id: &str) -> sqlx::Result<Vec<EntryRow>> {
     sqlx::query_as(
-        "SELECT seed, bot_id, rating FROM tournament_entries WHERE tournament_id = $1 ORDER BY seed",
+        "SELECT seed, bot_id, rating, withdrawn_ms, withdrawn_round, withdrawn_by \
+         FROM tournament_entries WHERE tournament_id = $1 ORDER BY seed",
     )
     .bind(id)
     .fetch_all(c)
@@ -249,8 +323,8 @@ pub async fn insert_round(
 pub async fn insert_pairing(c: &mut AnyConnection, p: &PairingRow) -> sqlx::Result<()> {
     sqlx::query(
         "INSERT INTO tournament_pairings (tournament_id, round, board, seed1, seed2, status, \
-         points2_1, points2_2, created_ms, finished_ms) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+         points2_1, points2_2, games2_1, games2_2, created_ms, finished_ms, withdrawn_seed) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
     )
     .bind(&p.tournament_id)
     .bind(p.round)
@@ -260,8 +334,11 @@ pub async fn insert_pairing(c: &mut AnyConnection, p: &PairingRow) -> sqlx::Resu
     .bind(&p.status)
     .bind(p.points2_1)
     .bind(p.points2_2)
+    .bind(p.games2_1)
+    .bind(p.games2_2)
     .bind(p.created_ms)
     .bind(p.finished_ms)
+    .bind(p.withdrawn_seed)
     .execute(c)
     .await?;
     Ok(())
@@ -305,8 +382,8 @@ pub async fn record(c: &mut AnyConnection, p: &PairingRow, from_status: &str) ->
     let r = sqlx::query(
         "UPDATE tournament_pairings SET status = $1, points2_1 = $2, points2_2 = $3, \
          games2_1 = $4, games2_2 = $5, moves_1 = $6, moves_2 = $7, games_json = $8, \
-         finished_ms = $9 \
-         WHERE tournament_id = $10 AND round = $11 AND board = $12 AND status = $13",
+         finished_ms = $9, withdrawn_seed = $10 \
+         WHERE tournament_id = $11 AND round = $12 AND board = $13 AND status = $14",
     )
     .bind(&p.status)
     .bind(p.points2_1)
@@ -317,10 +394,27 @@ pub async fn record(c: &mut AnyConnection, p: &PairingRow, from_status: &str) ->
     .bind(p.moves_2)
     .bind(&p.games_json)
     .bind(p.finished_ms)
+    .bind(p.withdrawn_seed)
     .bind(&p.tournament_id)
     .bind(p.round)
     .bind(p.board)
     .bind(from_status)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected())
+}
+
+/// Marks a playing pairing as decided by the withdrawal of `seed` (its set is to be forfeited;
+/// issue 18); returns the rows changed (0: no longer playing).
+pub async fn mark_withdrawn(c: &mut AnyConnection, p: &PairingRow, seed: i64) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE tournament_pairings SET withdrawn_seed = $1 \
+         WHERE tournament_id = $2 AND round = $3 AND board = $4 AND status = 'playing'",
+    )
+    .bind(seed)
+    .bind(&p.tournament_id)
+    .bind(p.round)
+    .bind(p.board)
     .execute(c)
     .await?;
     Ok(r.rows_affected())
@@ -348,4 +442,111 @@ pub async fn shift_pending(c: &mut AnyConnection, shift_ms: i64) -> sqlx::Result
     .execute(c)
     .await?;
     Ok(r.rows_affected())
+}
+
+/// Marks a participant withdrawn (issue 18); returns the rows changed (0: unknown or already
+/// withdrawn).
+pub async fn withdraw_entry(
+    c: &mut AnyConnection,
+    id: &str,
+    seed: i64,
+    round: i64,
+    by: &str,
+    now_ms: i64,
+) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE tournament_entries SET withdrawn_ms = $1, withdrawn_round = $2, withdrawn_by = $3 \
+         WHERE tournament_id = $4 AND seed = $5 AND withdrawn_ms IS NULL",
+    )
+    .bind(now_ms)
+    .bind(round)
+    .bind(by)
+    .bind(id)
+    .bind(seed)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected())
+}
+
+/// Replaces every participant of a tournament that has not started (seeds renumbered by the
+/// caller; issue 18). Deleting first keeps the `(tournament_id, seed)` key free on both backends.
+pub async fn replace_entries(
+    c: &mut AnyConnection,
+    id: &str,
+    entries: &[EntryRow],
+) -> sqlx::Result<()> {
+    sqlx::query("DELETE FROM tournament_entries WHERE tournament_id = $1")
+        .bind(id)
+        .execute(&mut *c)
+        .await?;
+    for e in entries {
+        insert_entry(c, id, e).await?;
+    }
+    Ok(())
+}
+
+/// Writes the settings of a tournament that has not started (PATCH; issue 18); returns the
+/// rows changed (0: it is no longer `created`).
+pub async fn update_settings(c: &mut AnyConnection, t: &TournamentRow) -> sqlx::Result<u64> {
+    let r = sqlx::query(
+        "UPDATE tournaments SET name = $1, rounds = $2, size = $3, random_stones = $4, \
+         initial_ms = $5, increment_ms = $6, stake = $7, rated = $8, max_concurrent = $9, \
+         absent = $10, forfeit_after_ms = $11, start_ms = $12 \
+         WHERE id = $13 AND status = 'created'",
+    )
+    .bind(&t.name)
+    .bind(t.rounds)
+    .bind(t.size)
+    .bind(t.random_stones)
+    .bind(t.initial_ms)
+    .bind(t.increment_ms)
+    .bind(t.stake)
+    .bind(t.rated)
+    .bind(t.max_concurrent)
+    .bind(&t.absent)
+    .bind(t.forfeit_after_ms)
+    .bind(t.start_ms)
+    .bind(&t.id)
+    .execute(c)
+    .await?;
+    Ok(r.rows_affected())
+}
+
+/// Deletes a tournament that never started, with its participants (and any round rows, of which
+/// it has none); returns the tournament rows deleted (issue 18).
+pub async fn delete_unstarted(c: &mut AnyConnection, id: &str) -> sqlx::Result<u64> {
+    for table in [
+        "tournament_pairings",
+        "tournament_rounds",
+        "tournament_entries",
+    ] {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DELETE FROM {table} WHERE tournament_id = $1"
+        )))
+        .bind(id)
+        .execute(&mut *c)
+        .await?;
+    }
+    let r = sqlx::query("DELETE FROM tournaments WHERE id = $1 AND started_ms IS NULL")
+        .bind(id)
+        .execute(c)
+        .await?;
+    Ok(r.rows_affected())
+}
+
+/// Sets in play whose pairing a withdrawal decided (issue 18): the forfeit still to be applied
+/// to them, after a crash between the withdrawal and the forfeit. (set id, withdrawn bot id).
+pub async fn withdrawn_in_play(
+    c: &mut AnyConnection,
+    id: &str,
+) -> sqlx::Result<Vec<(String, String)>> {
+    sqlx::query_as(
+        "SELECT p.set_id, e.bot_id FROM tournament_pairings p JOIN tournament_entries e \
+         ON e.tournament_id = p.tournament_id AND e.seed = p.withdrawn_seed \
+         JOIN sets s ON s.id = p.set_id \
+         WHERE p.tournament_id = $1 AND p.status = 'playing' AND s.status = 'active'",
+    )
+    .bind(id)
+    .fetch_all(c)
+    .await
 }

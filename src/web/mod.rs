@@ -1,6 +1,16 @@
-//! The viewers' pages (SPEC section 9b): static HTML that reads the JSON API in the browser.
+//! The viewers' pages (SPEC section 9b): rendered on the server with their content from the
+//! same values the JSON API answers (issue 21); their script adds live updates and the replay.
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpResponse, http::StatusCode, web};
+use serde_json::Value;
+
+use crate::api::{AppState, OPENAPI_YAML};
+use crate::error::ApiError;
+use crate::store::status::SetStatus;
+
+mod html;
+pub mod pages;
+pub mod standings;
 
 const INDEX_HTML: &str = include_str!("index.html");
 const SET_HTML: &str = include_str!("set.html");
@@ -10,24 +20,16 @@ const TOURNAMENT_HTML: &str = include_str!("tournament.html");
 const FAVICON_SVG: &str = include_str!("favicon.svg");
 const SITE_CSS: &str = include_str!("site.css");
 const SITE_JS: &str = include_str!("site.js");
-/// The API description, served as it is in the repository.
-/// The API description served at `/openapi.yaml` (also the source of `Allow` headers).
-pub(crate) const OPENAPI_YAML: &str = include_str!("../../openapi.yaml");
 
 /// Registers the pages (issue 14 added bots, tournaments and the favicon).
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/openapi.yaml", web::get().to(openapi))
         .route("/", web::get().to(index))
         .route("/sets/{id}", web::get().to(set_page))
-        .route("/bots/{name}", web::get().to(|| async { html(BOT_HTML) }))
-        .route(
-            "/tournaments",
-            web::get().to(|| async { html(TOURNAMENTS_HTML) }),
-        )
-        .route(
-            "/tournaments/{id}",
-            web::get().to(|| async { html(TOURNAMENT_HTML) }),
-        )
+        .route("/bots/{name}", web::get().to(bot_page))
+        .route("/tournaments", web::get().to(tournaments_page))
+        .route("/tournaments/{id}", web::get().to(tournament_page))
+        .route("/tournaments/{id}/standings", web::get().to(standings_page))
         .route("/assets/{file}", web::get().to(asset))
         .route("/favicon.svg", web::get().to(favicon))
         .route("/favicon.ico", web::get().to(favicon));
@@ -58,8 +60,21 @@ async fn favicon() -> HttpResponse {
         .body(FAVICON_SVG)
 }
 
-async fn index() -> HttpResponse {
-    html(INDEX_HTML)
+/// `/`: the leaderboard (top 20), the lobby, the active and the recently finished sets.
+async fn index(st: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let leaders = crate::api::accounts::leaderboard_rows(
+        &st.arena,
+        crate::store::accounts::Provisional::All,
+        20,
+        0,
+    )
+    .await?;
+    let open = st.arena.list_sets(Some("open"), None, None, 50).await?;
+    let active = st.arena.list_sets(Some("active"), None, None, 20).await?;
+    let finished = st.arena.list_sets(Some("finished"), None, None, 20).await?;
+    Ok(page(pages::home(
+        INDEX_HTML, &leaders, &open, &active, &finished,
+    )))
 }
 
 async fn openapi() -> HttpResponse {
@@ -68,12 +83,99 @@ async fn openapi() -> HttpResponse {
         .body(OPENAPI_YAML)
 }
 
-async fn set_page() -> HttpResponse {
-    html(SET_HTML)
+/// `/tournaments/{id}/standings`: the printable standings, rendered here (issue 18). Errors:
+/// 404 (the JSON envelope, as every error).
+async fn standings_page(
+    st: web::Data<crate::api::AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, crate::error::ApiError> {
+    let t = st.arena.tournament(&id).await?;
+    let now = super::arena::views::rfc3339(st.arena.now_ms());
+    Ok(HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .insert_header(("cache-control", "no-cache"))
+        .body(standings::render(&t, &now)))
 }
 
-fn html(body: &'static str) -> HttpResponse {
+/// Whether `e` says that the thing asked for does not exist.
+fn missing(e: &ApiError) -> bool {
+    e.status == StatusCode::NOT_FOUND
+}
+
+/// The HTML 404 page for `what`.
+fn not_found(what: &str) -> HttpResponse {
+    HttpResponse::NotFound()
+        .content_type("text/html; charset=utf-8")
+        .insert_header(("cache-control", "no-cache"))
+        .body(pages::not_found(what))
+}
+
+/// `/sets/{id}`: the set and both games' latest positions. Errors: 404 page for an unknown set.
+async fn set_page(
+    st: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let set = match st.arena.get_set(&id).await.map_err(ApiError::from) {
+        Ok(s) => s,
+        Err(e) if missing(&e) => return Ok(not_found(&format!("No set '{id}'."))),
+        Err(e) => return Err(e),
+    };
+    let mut games = vec![];
+    let status = set["status"].as_str().unwrap_or_default();
+    if SetStatus::is_in(status, &[SetStatus::Active, SetStatus::Finished]) {
+        let now = st.arena.now_ms();
+        for n in [1, 2] {
+            let body = st.arena.game_snapshot(&id, n).await?.body_at(now);
+            let state: Value = serde_json::from_str(&body)
+                .map_err(|e| ApiError::internal(format!("game state: {e}")))?;
+            games.push((n, state));
+        }
+    }
+    Ok(page(pages::set_page(SET_HTML, &set, &games)))
+}
+
+/// `/bots/{name}`: the bot's record, rating chart, head to head and recent sets. Errors: 404
+/// page for an unknown bot.
+async fn bot_page(
+    st: web::Data<AppState>,
+    name: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let mut c = st.arena.store.conn().await?;
+    let Some(b) = crate::store::accounts::bot_by_ref(&mut c, &name).await? else {
+        return Ok(not_found(&format!("No bot '{name}'.")));
+    };
+    let profile = st.arena.bot_profile(&mut c, &b).await?;
+    let ratings = crate::api::accounts::ratings(&st.arena, &mut c, &b).await?;
+    let versus = crate::api::accounts::opponents(&st.arena, &mut c, &b, 5).await?;
+    drop(c);
+    let sets = st.arena.list_sets(None, Some(&b.name), None, 20).await?;
+    Ok(page(pages::bot_page(
+        BOT_HTML, &profile, &ratings, &sets, &versus,
+    )))
+}
+
+/// `/tournaments`: every tournament, newest first.
+async fn tournaments_page(st: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let all = st.arena.list_tournaments(100).await?;
+    Ok(page(pages::tournaments_page(TOURNAMENTS_HTML, &all)))
+}
+
+/// `/tournaments/{id}`: standings, crosstable and rounds. Errors: 404 page for an unknown one.
+async fn tournament_page(
+    st: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    match st.arena.tournament(&id).await.map_err(ApiError::from) {
+        Ok(t) => Ok(page(pages::tournament_page(TOURNAMENT_HTML, &t))),
+        Err(e) if missing(&e) => Ok(not_found(&format!("No tournament '{id}'."))),
+        Err(e) => Err(e),
+    }
+}
+
+/// A rendered page; never cached, since it shows the arena as it is now.
+fn page(body: String) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
+        .insert_header(("cache-control", "no-cache"))
         .body(body)
 }

@@ -90,7 +90,8 @@ function fmtBoard(o) {
 }
 
 function fmtClockSettings(c) {
-  return c ? `${c.initial_s ?? "?"} s + ${c.increment_s ?? "?"} s` : "–";
+  // No break between a number and its unit.
+  return c ? `${c.initial_s ?? "?"}\u00a0s + ${c.increment_s ?? "?"}\u00a0s` : "–";
 }
 
 function fmtStake(s) {
@@ -142,11 +143,33 @@ function showError(tbodyId, message) {
 }
 
 /**
- * Calls `reload(setId)` when the public stream (`GET /v1/events`) reports a change, at most
- * once per `gapMs`; on a stream error it falls back to reloading every 15 s until it reconnects.
+ * Calls `start()` once a person is at the page (a pointer, a key, a touch, a wheel or the
+ * tab coming back into view). An open stream keeps a page busy for good, so a page nobody
+ * touches (a screenshot, a print, a link preview) opens none; it polls with short requests.
+ * Not on "scroll": the page scrolls its own move lists.
  */
-function onArenaChanges(reload, gapMs = 700) {
-  let timer = null, pending = new Set(), fallback = null;
+function whenSomeoneIsThere(start) {
+  const events = ["pointerdown", "pointermove", "keydown", "touchstart", "wheel"];
+  let started = false;
+  const go = () => {
+    if (started) return;
+    started = true;
+    for (const e of events) window.removeEventListener(e, go, true);
+    document.removeEventListener("visibilitychange", onVisible);
+    start();
+  };
+  const onVisible = () => { if (document.visibilityState === "visible") go(); };
+  for (const e of events) window.addEventListener(e, go, { capture: true, passive: true });
+  document.addEventListener("visibilitychange", onVisible);
+}
+
+/**
+ * Calls `reload(setIds)` when the public stream (`GET /v1/events`) reports a change, at most
+ * once per `gapMs`. Until someone is at the page (see `whenSomeoneIsThere`), and while the
+ * stream is down, it reloads every `pollMs` instead (not while the tab is hidden).
+ */
+function onArenaChanges(reload, gapMs = 700, pollMs = 2500) {
+  let timer = null, pending = new Set(), poll = null;
   const fire = () => {
     timer = null;
     const ids = pending;
@@ -157,19 +180,19 @@ function onArenaChanges(reload, gapMs = 700) {
     pending.add(id);
     if (!timer) timer = setTimeout(fire, gapMs);
   };
-  if (!("EventSource" in window)) {
-    setInterval(() => queue(null), 15000);
-    return;
-  }
-  const es = new EventSource("/v1/events");
-  es.addEventListener("set", ev => {
-    try { queue(JSON.parse(ev.data).set_id ?? null); } catch (_) { queue(null); }
+  const startPolling = () => {
+    if (!poll) poll = setInterval(() => { if (!document.hidden) queue(null); }, pollMs);
+  };
+  const stopPolling = () => { if (poll) { clearInterval(poll); poll = null; } };
+  startPolling();
+  if (!("EventSource" in window)) return;
+  whenSomeoneIsThere(() => {
+    const es = new EventSource("/v1/events");
+    es.addEventListener("set", ev => {
+      try { queue(JSON.parse(ev.data).set_id ?? null); } catch (_) { queue(null); }
+    });
+    es.addEventListener("open", () => { if (poll) { stopPolling(); queue(null); } });
+    es.addEventListener("error", startPolling);
+    window.addEventListener("pagehide", () => es.close());
   });
-  es.addEventListener("open", () => {
-    if (fallback) { clearInterval(fallback); fallback = null; queue(null); }
-  });
-  es.addEventListener("error", () => {
-    if (!fallback) fallback = setInterval(() => queue(null), 15000);
-  });
-  window.addEventListener("pagehide", () => es.close());
 }

@@ -119,6 +119,16 @@ if (OP) {
   check(false, "ARENA_OPERATOR_TOKEN is set (needed for the tournament)");
 }
 
+// The arena's analysis of the finished games (issue 21), waited for so every page shows it
+// whatever the machine's speed (the server analyses with a small budget, see tests/browser.rs).
+for (const id of finished) for (const n of [1, 2]) {
+  const until = Date.now() + 120000;
+  while ((await must("GET", `/v1/sets/${id}/games/${n}/analysis`)).status !== "ready") {
+    if (Date.now() > until) throw new Error(`the analysis of ${id} game ${n} was not ready in 120 s`);
+    await new Promise(r => setTimeout(r, 200));
+  }
+}
+
 // A live set: a few moves in, left running.
 const live = await must("POST", "/v1/sets", adaBot.token, { game: "hex", stake: 0 });
 await must("POST", `/v1/sets/${live.id}/accept`, graceBot.token, {});
@@ -140,14 +150,25 @@ const problems = [];   // console errors, page errors, failed requests, on every
 async function open(path, viewport = { width: 1280, height: 900 }) {
   const page = await browser.newPage();
   await page.setViewportSize(viewport);
-  page.on("console", m => { if (m.type() === "error") problems.push(`${path}: console: ${m.text()}`); });
+  // The arena's analysis of a game (issue 21) is 404 until it is served; the page shows nothing then.
+  const analysis404 = url => /\/games\/\d+\/analysis$/.test(url);
+  page.on("console", m => {
+    if (m.type() !== "error") return;
+    if (/status of 404/.test(m.text()) && analysis404(m.location()?.url ?? "")) return;
+    problems.push(`${path}: console: ${m.text()}`);
+  });
   page.on("pageerror", e => problems.push(`${path}: page error: ${e.message}`));
   page.on("requestfailed", r => {
-    // Streams cut when a page closes are not failures.
-    if (r.failure()?.errorText === "net::ERR_ABORTED" && /\/events$/.test(r.url())) return;
+    // Streams cut when a page closes are not failures, nor the pages' short polls of the
+    // API (`/v1/...`) caught in flight when the test moves on.
+    if (r.failure()?.errorText === "net::ERR_ABORTED" &&
+        (/\/events$/.test(r.url()) || new URL(r.url()).pathname.startsWith("/v1/"))) return;
     problems.push(`${path}: request failed: ${r.url()} ${r.failure()?.errorText}`);
   });
-  page.on("response", r => { if (r.status() >= 400) problems.push(`${path}: HTTP ${r.status()} ${r.url()}`); });
+  page.on("response", r => {
+    if (r.status() === 404 && analysis404(r.url())) return;
+    if (r.status() >= 400) problems.push(`${path}: HTTP ${r.status()} ${r.url()}`);
+  });
   await page.goto(BASE + path, { waitUntil: "load" });
   return page;
 }
@@ -167,6 +188,10 @@ async function axe(page, name) {
 async function noSidewaysOverflow(page, name) {
   const o = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, win: window.innerWidth }));
   check(o.doc <= o.win, `${name}: nothing overflows sideways (${o.doc} <= ${o.win})`);
+  // Issue 21: nor does any table scroll sideways inside its box.
+  const wide = await page.$$eval(".wrap", ws => ws.filter(w => w.scrollWidth > w.clientWidth + 1)
+    .map(w => `${w.closest("section")?.getAttribute("aria-labelledby") ?? "?"} by ${w.scrollWidth - w.clientWidth} px`));
+  check(wide.length === 0, `${name}: no table scrolls sideways (${wide.join(", ") || "none"})`);
 }
 
 async function shot(page, name) {
@@ -183,11 +208,11 @@ try {
   check(href === "/bots/ada-bot", "the leaderboard links the bot's page");
   // Live lists: a new challenge appears in the lobby without a reload.
   const c = await must("POST", "/v1/sets", graceBot.token, { game: "hex", stake: 0 });
-  await page.waitForSelector(`#lobby a[href='/sets/${c.id}']`, { timeout: 5000 }).then(
+  await page.waitForSelector(`#lobby a[href='/sets/${c.id}']`, { timeout: 10000 }).then(
     () => check(true, "the lobby shows a new challenge without a reload"),
     () => check(false, "the lobby shows a new challenge without a reload"));
   await must("POST", `/v1/sets/${c.id}/cancel`, graceBot.token, {});
-  await page.waitForSelector(`#lobby a[href='/sets/${c.id}']`, { state: "detached", timeout: 5000 }).then(
+  await page.waitForSelector(`#lobby a[href='/sets/${c.id}']`, { state: "detached", timeout: 10000 }).then(
     () => check(true, "a cancelled challenge leaves the lobby without a reload"),
     () => check(false, "a cancelled challenge leaves the lobby without a reload"));
   await axe(page, "/");
@@ -263,7 +288,7 @@ try {
   await moveOnce(adaBot);   // whichever of the two is on move plays
   await moveOnce(graceBot);
   await page.waitForFunction(n => document.querySelectorAll(".game:first-of-type .moves li button").length > n,
-    before, { timeout: 5000 }).then(() => check(true, "a live game advances without a reload"),
+    before, { timeout: 10000 }).then(() => check(true, "a live game advances without a reload"),
     () => check(false, "a live game advances without a reload"));
   await axe(page, "/sets/{live}");
   await shot(page, "set-live-1280");
@@ -286,6 +311,14 @@ try {
     await axe(page, "/tournaments/{id}");
     await shot(page, "tournament-1280");
     await page.close();
+    // The printable standings (issue 18): rendered by the server, no script.
+    page = await open(`/tournaments/${tourId}/standings`);
+    const printed = await page.$$eval("table tbody tr", rs => rs.length);
+    check(printed >= 3 + 3, `the printable page has the standings and crosstable rows (${printed})`);
+    check((await page.$$("script")).length === 0, "the printable page runs no script");
+    await axe(page, "/tournaments/{id}/standings");
+    await shot(page, "tournament-standings-1280");
+    await page.close();
   }
 
   // A phone: the board first and across the width, labels readable, nothing overflowing.
@@ -297,6 +330,15 @@ try {
   check(box.top < phone.height, `at 390x844 the board starts on the first screen (top ${box.top.toFixed(0)} px)`);
   const label = await page.$eval(".game:first-of-type svg text.coord", t => t.getBoundingClientRect().height);
   check(label >= 11, `coordinate labels are at least 11 px high (${label.toFixed(1)} px)`);
+  // Issue 21: no label sticks out of the board's drawing (the right-hand row numbers did).
+  const clipped = await page.$eval(".game:first-of-type .board svg", s => {
+    const box = s.getBoundingClientRect();
+    return [...s.querySelectorAll("text.coord")].filter(t => {
+      const r = t.getBoundingClientRect();
+      return r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5;
+    }).map(t => t.textContent);
+  });
+  check(clipped.length === 0, `every coordinate label lies inside the board (outside: ${clipped.join(" ") || "none"})`);
   const buttons = await page.$$eval(".game:first-of-type .controls button", bs => new Set(bs.map(b => Math.round(b.getBoundingClientRect().top))).size);
   check(buttons === 1, "the replay buttons stay on one line");
   await noSidewaysOverflow(page, "/sets/{id} at 390");
@@ -304,13 +346,122 @@ try {
   await shot(page, "set-390");
   await page.close();
   for (const [path, name] of [["/", "home-390"], ["/bots/ada-bot", "bot-390"],
-                              ...(tourId ? [[`/tournaments/${tourId}`, "tournament-390"]] : [])]) {
+                              ...(tourId ? [[`/tournaments/${tourId}`, "tournament-390"],
+                                            [`/tournaments/${tourId}/standings`, "tournament-standings-390"]] : [])]) {
     page = await open(path, phone);
     await page.waitForLoadState("networkidle").catch(() => {});
     await page.waitForTimeout(300);
     await noSidewaysOverflow(page, path + " at 390");
     await shot(page, name);
     await page.close();
+  }
+
+  // Issue 21: the win probability under the board follows the replay, with the mistakes
+  // marked in the move list and each move's own eval beside it. The analysis is served by
+  // the page's route here (a made-up curve of the right length), so the drawing is checked
+  // whatever the server's analysis says; the server's own answer is checked below.
+  {
+    const n = g1.moves.length;
+    const wp = Array.from({ length: n + 1 }, (_, i) => 0.5 + 0.4 * Math.sin(i / 5) * (i / n));
+    const mistakes = [{ ply: 3, seat: g1.moves[2].seat, drop: 0.25, best: "b2" }];
+    page = await open("/sets/" + setId);
+    await page.route(/\/games\/1\/analysis$/, r => r.fulfill({ json: { status: "ready", engine: "test", win_prob: wp, mistakes } }));
+    await page.route(/\/games\/1$/, async r => {
+      const res = await r.fetch();
+      const st = await res.json();
+      st.moves[0].info = { eval: 0.62 };
+      await r.fulfill({ response: res, json: st });
+    });
+    await page.reload({ waitUntil: "load" });
+    await page.waitForSelector(".game:first-of-type svg.win-graph", { timeout: 5000 }).catch(() => {});
+    const pts = await page.$$eval(".game:first-of-type svg.win-graph polyline.win-line",
+      ls => ls.map(l => l.getAttribute("points").trim().split(/\s+/).length));
+    check(pts.length === 1 && pts[0] === n + 1, `the win-probability graph has a point per position (${pts} = ${n + 1})`);
+    const at = () => page.$eval(".game:first-of-type svg.win-graph .replay-at", l => Number(l.getAttribute("x1")));
+    const end = await at();
+    await page.click("h1");
+    await page.keyboard.press("Home");
+    const start = await at();
+    check(start < end, `the graph follows the replay (its marker moves from ${end.toFixed(0)} to ${start.toFixed(0)})`);
+    const marked = await page.$$eval(".game:first-of-type .moves button.mistake", b => b.map(x => x.textContent));
+    check(marked.length === 1 && marked[0].includes(g1.moves[2].name), `the mistake is marked in the move list (${marked})`);
+    const own = await page.$$eval(".game:first-of-type .moves .ev", e => e.map(x => x.textContent));
+    check(own.length === 1 && own[0] === "62%", `a move's own eval is shown beside it (${own})`);
+    await shot(page, "set-graph-1280");
+    await page.close();
+    // The server's own analysis, unrouted: drawn with a point per position.
+    page = await open("/sets/" + setId);
+    await page.waitForSelector(".game:first-of-type svg.win-graph", { timeout: 5000 }).catch(() => {});
+    const real = await page.$$eval(".game:first-of-type svg.win-graph polyline.win-line",
+      ls => ls.map(l => l.getAttribute("points").trim().split(/\s+/).length));
+    check(real.length === 1 && real[0] === n + 1, `the server's analysis is drawn with a point per position (${real} = ${n + 1})`);
+    await page.close();
+  }
+
+  // Issue 21: a page needs no open stream, so it goes idle (screenshots and prints return).
+  for (const path of ["/", `/sets/${live.id}`, "/bots/ada-bot"]) {
+    page = await open(path);
+    const idle = await page.waitForLoadState("networkidle", { timeout: 8000 }).then(() => true, () => false);
+    check(idle, `${path} goes idle with nobody at it (no stream held open)`);
+    await page.close();
+  }
+
+  // Issue 21: every page carries its content without JavaScript.
+  const plain = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking"] });
+  try {
+    for (const viewport of [{ width: 1280, height: 900 }, phone]) {
+      const ctx = await plain.newContext({ javaScriptEnabled: false, viewport });
+      const w = viewport.width;
+      const visit = async (path, name) => {
+        const p = await ctx.newPage();
+        const res = await p.goto(BASE + path, { waitUntil: "load" });
+        check(res.status() === 200, `${path} without JavaScript answers 200 (${res.status()})`);
+        await noSidewaysOverflow(p, `${path} without JavaScript at ${w}`);
+        await shot(p, `${name}-nojs-${w}`);
+        return p;
+      };
+      page = await visit("/", "home");
+      check((await page.textContent("#leaderboard tr[data-bot='ada-bot'] td.owner")) === "Ada Lovelace",
+            `without JavaScript the leaderboard shows ada-bot and its owner (${w})`);
+      check((await page.$$(`#finished a[href='/sets/${finished[1]}']`)).length === 1,
+            `without JavaScript the recent sets list the finished set (${w})`);
+      await page.close();
+
+      page = await visit(`/sets/${setId}`, "set");
+      const stonesIn = g1.board.cells.flat().filter(c => c !== 0).length;
+      const drawn = await page.$$eval(".game:first-of-type .board svg polygon.cell",
+        ps => [ps.length, ps.filter(p => p.getAttribute("fill") !== "#efe6cf").length]);
+      check(drawn[0] === g1.board.size ** 2 && drawn[1] === stonesIn,
+            `without JavaScript game 1's board has its ${g1.board.size ** 2} cells and ${stonesIn} stones (${drawn})`);
+      const items = await page.$$eval(".game:first-of-type .moves li", li => li.map(l => l.textContent));
+      check(items.length === g1.opening.length + g1.moves.length && items.at(-1).endsWith(g1.moves.at(-1).name),
+            `without JavaScript the move list has every move in a1 names (${items.length}, last "${items.at(-1)}")`);
+      check((await page.$$(".game:first-of-type .winning-path")).length === 1, "without JavaScript the winning path is marked");
+      check(/wins/.test(await page.textContent(".game:first-of-type .status")), "without JavaScript the result is shown");
+      check((await page.textContent("#facts")).includes(set.seed), "without JavaScript the revealed seed is shown");
+      check(!(await page.isVisible(".game:first-of-type .controls")), "without JavaScript the replay controls are hidden");
+      await page.close();
+
+      page = await visit("/bots/ada-bot", "bot");
+      check((await page.$$eval("svg.rating-chart circle", c => c.length)) === 3, "without JavaScript the bot page has its chart");
+      check((await page.textContent(".owner")) === "Ada Lovelace", "without JavaScript the bot page names the owner");
+      check((await page.$$("#sets tr")).length >= 2, "without JavaScript the bot page lists its sets");
+      await page.close();
+
+      if (tourId) {
+        page = await visit("/tournaments", "tournaments");
+        check((await page.$$(`a[href='/tournaments/${tourId}']`)).length === 1, "without JavaScript the tournaments are listed");
+        await page.close();
+        page = await visit(`/tournaments/${tourId}`, "tournament");
+        check((await page.$$("#standings tr[data-bot]")).length === 3, "without JavaScript the standings have a row per bot");
+        check((await page.$$("#rounds a[href^='/sets/']")).length >= 3, "without JavaScript the rounds link their sets");
+        await page.close();
+      }
+      await ctx.close();
+    }
+  } finally {
+    await plain.close();
   }
 
   // The favicon is served.
@@ -325,5 +476,7 @@ try {
 
 for (const p of problems) console.log("     " + p);
 check(problems.length === 0, `no console errors or failed requests (${problems.length})`);
+// The failed checks again, last, so a log's tail (all CI keeps) names them.
+for (const f of failures) console.log("FAILED CHECK: " + f);
 console.log(`${failures.length ? "FAILED" : "passed"}: ${failures.length} failure(s) in ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots in ${OUT}`);
 process.exit(failures.length ? 1 : 0);

@@ -2,8 +2,17 @@
 //! drive it over HTTP as a bot would. The database is a fresh SQLite file, or, when
 //! `TEST_DATABASE_URL=postgres://...` is set, a fresh PostgreSQL database created on that
 //! server for each app (so the same suite runs against PostgreSQL).
+//!
+//! Requests go through one [`TestApp`] method per route (`api.rs`: `app.create_set(..)`,
+//! `app.post_move(..)`, `app.get_game(..)`, ...), and every `/v1/` path is spelled once, in
+//! `paths.rs`; a test that needs a path itself (an event stream, a server in another process)
+//! takes it from there. `tests/openapi_routes.rs` checks that no other test file spells one.
+//! Tests that reach into the server (`app.arena`, the database) live in `*_greybox.rs` files.
 #![allow(dead_code)]
 
+pub mod api;
+pub mod glicko;
+pub mod paths;
 pub mod process;
 pub mod sse;
 
@@ -12,7 +21,10 @@ use std::sync::Arc;
 use hexarena::arena::Arena;
 use hexarena::arena::clock::{SystemTime, TimeSource};
 use hexarena::config::ServeConfig;
+use hexarena_contract::{GameState, SetView};
 use reqwest::{Method, StatusCode};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 /// A running arena for one test.
@@ -39,6 +51,29 @@ impl Resp {
     pub fn code(&self) -> &str {
         self.body["error"]["code"].as_str().unwrap_or("")
     }
+
+    /// The body read as a contract type (`hexarena-contract`); panics naming the type and
+    /// the body when it does not parse.
+    pub fn typed<T: DeserializeOwned>(&self) -> T {
+        serde_json::from_value(self.body.clone()).unwrap_or_else(|e| {
+            panic!("{} is not a {}: {e}", self.body, std::any::type_name::<T>())
+        })
+    }
+}
+
+/// Reads `v` as a contract type and checks that writing it back gives the same JSON: the type
+/// names every field the server sent, with the server's shapes.
+pub fn round_trip<T: Serialize + DeserializeOwned>(v: &Value) -> T {
+    let t: T = serde_json::from_value(v.clone())
+        .unwrap_or_else(|e| panic!("{v} is not a {}: {e}", std::any::type_name::<T>()));
+    let back = serde_json::to_value(&t).expect("a contract type serializes");
+    assert_eq!(
+        &back,
+        v,
+        "{} does not write back the same JSON",
+        std::any::type_name::<T>()
+    );
+    t
 }
 
 /// Options of [`spawn_with`].
@@ -60,6 +95,14 @@ pub struct Spawn {
     /// Demo mode, and its least time per house move (ms).
     pub demo: bool,
     pub demo_think_ms: u64,
+    /// The background analysis of finished games (issue 21; off unless a test wants it).
+    pub analysis: bool,
+    /// Its playouts per position (0: the server's default).
+    pub analysis_playouts: u32,
+    /// Most pool sets between one pair of bots in any hour (issue 20).
+    pub pool_pair_sets_per_hour: i64,
+    /// Outside GTP engines as house bots (`NAME=COMMAND`, issue 23).
+    pub house_engines: Vec<String>,
 }
 
 impl Default for Spawn {
@@ -78,6 +121,10 @@ impl Default for Spawn {
             house_lobby_wait_ms: 10_000,
             demo: false,
             demo_think_ms: 2_000,
+            analysis: false,
+            analysis_playouts: 0,
+            pool_pair_sets_per_hour: hexarena::arena::pool::PAIR_SETS_PER_HOUR_DEFAULT,
+            house_engines: vec![],
         }
     }
 }
@@ -106,8 +153,12 @@ pub async fn spawn_with(s: Spawn) -> TestApp {
         house_games_per_thread: s.house_games_per_thread,
         house_lobby_wait_ms: s.house_lobby_wait_ms,
         demo_think_ms: s.demo_think_ms,
+        house_engines: s.house_engines.clone(),
         register_per_min: s.register_per_min,
         sets_per_min: s.sets_per_min,
+        analysis: s.analysis,
+        analysis_playouts: s.analysis_playouts,
+        pool_pair_sets_per_hour: s.pool_pair_sets_per_hour,
         ..ServeConfig::default()
     };
     let running = hexarena::start(&cfg, s.time.clone())
@@ -176,6 +227,14 @@ impl TestApp {
         self.call(Method::POST, path, token, Some(body)).await
     }
 
+    pub async fn patch(&self, path: &str, token: Option<&str>, body: Value) -> Resp {
+        self.call(Method::PATCH, path, token, Some(body)).await
+    }
+
+    pub async fn delete(&self, path: &str, token: Option<&str>) -> Resp {
+        self.call(Method::DELETE, path, token, None).await
+    }
+
     /// Sends a raw body (for malformed JSON and size limits).
     pub async fn post_raw(&self, path: &str, token: Option<&str>, body: Vec<u8>) -> Resp {
         let mut rb = self.http.post(format!("{}{}", self.url, path)).body(body);
@@ -195,7 +254,7 @@ impl TestApp {
 
     /// Registers a player; returns (player id, player token).
     pub async fn player(&self, name: &str) -> (String, String) {
-        let r = self.post("/v1/players", None, json!({"name": name})).await;
+        let r = self.create_player(json!({"name": name})).await;
         assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
         (
             r.body["id"].as_str().expect("id").into(),
@@ -206,7 +265,7 @@ impl TestApp {
     /// Registers a bot for a player token; returns the bot token.
     pub async fn bot(&self, player_token: &str, name: &str) -> String {
         let r = self
-            .post("/v1/bots", Some(player_token), json!({"name": name}))
+            .create_bot(Some(player_token), json!({"name": name}))
             .await;
         assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
         r.body["token"].as_str().expect("token").into()
@@ -227,20 +286,30 @@ impl TestApp {
                 o.insert(k.clone(), v.clone());
             }
         }
-        let r = self.post("/v1/sets", Some(creator), b).await;
+        let r = self.create_set(Some(creator), b).await;
         assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
         let id = r.body["id"].as_str().expect("set id").to_string();
-        let r = self
-            .post(&format!("/v1/sets/{id}/accept"), Some(acceptor), json!({}))
-            .await;
+        let r = self.accept_set(Some(acceptor), &id, json!({})).await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
         id
     }
 
+    /// `GET /v1/sets/{id}/games/{n}` as the contract's [`GameState`].
+    pub async fn game(&self, set_id: &str, game_no: i64) -> GameState {
+        let r = self.get_game(set_id, game_no).await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        r.typed()
+    }
+
+    /// `GET /v1/sets/{id}` as the contract's [`SetView`].
+    pub async fn set_view(&self, set_id: &str) -> SetView {
+        let r = self.get_set(set_id).await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        r.typed()
+    }
+
     pub async fn state(&self, set_id: &str, game_no: i64) -> Value {
-        let r = self
-            .get(&format!("/v1/sets/{set_id}/games/{game_no}"))
-            .await;
+        let r = self.get_game(set_id, game_no).await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
         r.body
     }
@@ -255,12 +324,60 @@ impl TestApp {
         ply: Option<i64>,
     ) -> Resp {
         let q = ply.map(|k| format!("?ply={k}")).unwrap_or_default();
-        self.post(
-            &format!("/v1/sets/{set_id}/games/{game_no}/moves{q}"),
+        self.call(
+            Method::POST,
+            &format!("{}{q}", paths::moves(set_id, game_no)),
             Some(token),
-            mv,
+            Some(mv),
         )
         .await
+    }
+
+    /// Posts a move with a `Hexarena-Info` header value (issue 21), with `?ply=` when given.
+    pub async fn play_with_info(
+        &self,
+        token: &str,
+        set_id: &str,
+        game_no: i64,
+        mv: Value,
+        ply: Option<i64>,
+        info: &str,
+    ) -> Resp {
+        let q = ply.map(|k| format!("?ply={k}")).unwrap_or_default();
+        let r = self
+            .http
+            .post(format!("{}{}{q}", self.url, paths::moves(set_id, game_no)))
+            .bearer_auth(token)
+            .header("Hexarena-Info", info)
+            .json(&mv)
+            .send()
+            .await
+            .expect("request sent");
+        let status = r.status();
+        let headers = r.headers().clone();
+        let text = r.text().await.expect("body read");
+        Resp {
+            status,
+            body: serde_json::from_str(&text).unwrap_or(Value::Null),
+            headers,
+        }
+    }
+
+    /// `GET path` as text, with its status (SGF exports).
+    pub async fn get_text(&self, path: &str) -> (StatusCode, String) {
+        let r = self
+            .http
+            .get(format!("{}{path}", self.url))
+            .send()
+            .await
+            .expect("request sent");
+        let status = r.status();
+        (status, r.text().await.expect("body read"))
+    }
+
+    /// `GET /v1/sets/{id}/games/{n}/analysis`.
+    pub async fn analysis(&self, set_id: &str, game_no: i64) -> Resp {
+        self.get(&paths::analysis(set_id, game_no)).await
     }
 
     /// Plays a list of moves alternately for whoever is on move (tokens by seat 1, seat 2).
@@ -290,8 +407,50 @@ impl TestApp {
         last.expect("at least one move")
     }
 
+    /// A whole set between Alpha (`alpha`, the creator) and Bravo (`bravo`) on 9x9 without
+    /// opening stones: game 1 with a swap, won by connection; game 2 resigned by Alpha.
+    /// Returns the set id.
+    pub async fn play_whole_set(&self, alpha: &str, bravo: &str) -> String {
+        let cell = |r: u8, c: u8| json!({"cell": [r, c]});
+        let set = self
+            .start_set(
+                alpha,
+                bravo,
+                json!({"options": {"size": 9, "random_stones": 0}}),
+            )
+            .await;
+        let st = self.state(&set, 1).await;
+        let seats = seat_tokens(&st, &[("Alpha", alpha), ("Bravo", bravo)]);
+        let mut moves = vec![cell(4, 4), json!({"swap": true})];
+        for c in 0..9u8 {
+            moves.push(cell(0, c)); // seat 1, now left-right after the swap
+            if c < 8 {
+                moves.push(cell(8, c)); // seat 2
+            }
+        }
+        let last = self.play_moves(seats, &set, 1, &moves).await;
+        assert_eq!(last.body["result"]["reason"], "connection");
+        let st = self.state(&set, 2).await;
+        assert_eq!(st["status"], "active");
+        let r = self.resign(Some(alpha), &set, 2, json!({})).await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        set
+    }
+
+    /// Ends a running set with `loser` losing both games: it resigns game 1, `winner` (seat 1
+    /// of game 2) makes game 2's first move, and `loser` resigns game 2.
+    pub async fn lose_set(&self, loser: &str, winner: &str, set_id: &str) {
+        let r = self.resign(Some(loser), set_id, 1, json!({})).await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        let first = self.state(set_id, 2).await["legal_moves"][0].clone();
+        let r = self.play(winner, set_id, 2, first, Some(1)).await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        let r = self.resign(Some(loser), set_id, 2, json!({})).await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    }
+
     pub async fn balance(&self, player_token: &str) -> i64 {
-        self.get_auth("/v1/players/me", player_token).await.body["balance"]
+        self.get_player(Some(player_token)).await.body["balance"]
             .as_i64()
             .expect("balance")
     }

@@ -112,6 +112,8 @@ impl Server {
             }
         }
         cmd.env("RUST_LOG", "warn");
+        // The background analysis (issue 21) only where a test asks for it.
+        cmd.env("ARENA_ANALYSIS", "false");
         for (k, v) in envs {
             cmd.env(k, v);
         }

@@ -109,6 +109,9 @@ pub struct SgfRecord {
     pub times_left: Vec<Option<String>>,
     /// `C` of the root node: free text.
     pub comment: Option<String>,
+    /// `C` of each move's node (what the bot said of its move, issue 21); empty when no move
+    /// carries one.
+    pub move_comments: Vec<Option<String>>,
 }
 
 /// Why an SGF text could not be read as a Hex game.
@@ -199,6 +202,9 @@ pub fn write(rec: &SgfRecord) -> String {
         out.push_str(&format!(";{}[{value}]", color.letter()));
         if let Some(Some(left)) = rec.times_left.get(ply) {
             out.push_str(&format!("{}L[{}]", color.letter(), escape(left)));
+        }
+        if let Some(Some(c)) = rec.move_comments.get(ply) {
+            out.push_str(&format!("C[{}]", escape(c)));
         }
     }
     out.push_str(")\n");
@@ -409,6 +415,7 @@ pub fn parse(text: &str) -> Result<SgfRecord, SgfError> {
         time_limit: text_of("TM"),
         comment: text_of("C"),
         times_left: Vec::new(),
+        move_comments: Vec::new(),
     };
     let mut expected = Color::Black;
     for (k, node) in nodes.iter().enumerate() {
@@ -457,10 +464,18 @@ pub fn parse(text: &str) -> Result<SgfRecord, SgfError> {
                 .find(|(n, _)| *n == left_name)
                 .and_then(|(_, v)| v.first().cloned()),
         );
+        rec.move_comments.push(
+            node.iter()
+                .find(|(n, _)| n == "C")
+                .and_then(|(_, v)| v.first().cloned()),
+        );
     }
-    // No move with a time left reads as none at all, as written.
+    // No move with a time left (or a comment) reads as none at all, as written.
     if rec.times_left.iter().all(Option::is_none) {
         rec.times_left.clear();
+    }
+    if rec.move_comments.iter().all(Option::is_none) {
+        rec.move_comments.clear();
     }
     Ok(rec)
 }
@@ -529,6 +544,24 @@ mod tests {
         assert_eq!(
             text,
             "(;FF[4]GM[11]AP[hexarena]SZ[9]PB[Alpha]PW[Beta]AB[a1][c3]AW[b2][d4]PL[B];B[i9])\n"
+        );
+        assert_eq!(parse(&text), Ok(r));
+    }
+
+    #[test]
+    fn a_move_comment_is_written_on_its_node_and_read_back() {
+        let r = SgfRecord {
+            move_comments: vec![None, Some("eval 0.62 pv c3 [x]".into())],
+            ..rec(vec![
+                Move::Place(Cell::new(0, 0)),
+                Move::Place(Cell::new(1, 1)),
+            ])
+        };
+        let text = write(&r);
+        assert!(
+            text.trim_end()
+                .ends_with(r";B[a1];W[b2]C[eval 0.62 pv c3 [x\]])"),
+            "{text}"
         );
         assert_eq!(parse(&text), Ok(r));
     }

@@ -134,19 +134,65 @@ pub fn strong_move_tuned(
     limits: Limits<'_>,
     tuning: &Tuning,
 ) -> Option<Move> {
+    strong_move_tuned_reported(pos, rng, limits, tuning).0
+}
+
+/// What the search knew when it chose a move (issue 21: what `hexarena play` sends as the
+/// move's `Hexarena-Info`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchInfo {
+    /// The mover's win rate after the move, 0..=1 (1 for a move that wins at once).
+    pub win_rate: f64,
+    /// The expected line, the move first.
+    pub pv: Vec<Move>,
+    /// Playouts run.
+    pub playouts: u32,
+}
+
+/// [`strong_move_within`] with what the search knew: None for a move chosen without a search
+/// (the pie rule, the first move's ring, a forced block), a win rate of 1 for a move that wins
+/// at once. The move is the one [`strong_move_within`] plays for the same RNG state.
+pub fn strong_move_reported(
+    pos: &Position,
+    rng: &mut impl Rng,
+    limits: Limits<'_>,
+) -> (Option<Move>, Option<SearchInfo>) {
+    strong_move_tuned_reported(pos, rng, limits, &Tuning::HOUSE)
+}
+
+fn strong_move_tuned_reported(
+    pos: &Position,
+    rng: &mut impl Rng,
+    limits: Limits<'_>,
+    tuning: &Tuning,
+) -> (Option<Move>, Option<SearchInfo>) {
+    let searched = |r: Option<Report>| match r {
+        Some(r) => {
+            let place = |i: u16| Move::Place(pos.cell_at(usize::from(i)));
+            (
+                Some(place(r.cell)),
+                Some(SearchInfo {
+                    win_rate: r.win_rate.clamp(0.0, 1.0),
+                    pv: r.pv.iter().map(|&i| place(i)).collect(),
+                    playouts: r.playouts,
+                }),
+            )
+        }
+        None => (None, None),
+    };
     if pos.is_over() {
-        return None;
+        return (None, None);
     }
     let me = pos.mover().number();
     let opp = me ^ 3;
     let empties = empty_indices(pos);
     if pos.swap_allowed() && swap_is_worth_it(pos) {
-        return Some(Move::Swap);
+        return (Some(Move::Swap), None);
     }
     if empties.is_empty() {
-        return None;
+        return (None, None);
     }
-    let place = |i: u16| Some(Move::Place(pos.cell_at(usize::from(i))));
+    let place = |i: u16| (Some(Move::Place(pos.cell_at(usize::from(i)))), None);
     if pos.ply() == 0 && pos.opening_len() == 0 && pos.size() > 2 {
         let ring: Vec<u16> = empties
             .iter()
@@ -161,7 +207,15 @@ pub fn strong_move_tuned(
         .iter()
         .find(|&&i| pos.connects_if_placed(usize::from(i), me))
     {
-        return place(win);
+        let mv = Move::Place(pos.cell_at(usize::from(win)));
+        return (
+            Some(mv),
+            Some(SearchInfo {
+                win_rate: 1.0,
+                pv: vec![mv],
+                playouts: 0,
+            }),
+        );
     }
     let threats: Vec<u16> = empties
         .iter()
@@ -172,10 +226,10 @@ pub fn strong_move_tuned(
         1 => place(threats[0]),
         0 if tuning.fill_in || tuning.solver => match knowledge_root(pos, &empties, tuning) {
             Root::Play(i) => place(i),
-            Root::Search(cands) => search(pos, rng, limits, tuning, &cands).and_then(place),
+            Root::Search(cands) => searched(search(pos, rng, limits, tuning, &cands)),
         },
-        0 => search(pos, rng, limits, tuning, &empties).and_then(place),
-        _ => search(pos, rng, limits, tuning, &threats).and_then(place),
+        0 => searched(search(pos, rng, limits, tuning, &empties)),
+        _ => searched(search(pos, rng, limits, tuning, &threats)),
     }
 }
 
@@ -408,15 +462,26 @@ fn select(nodes: &[Node], parent: usize, rave_bias: f32) -> usize {
     first + best
 }
 
+/// What one tree search found: the most visited root move (padded index), the mover's win
+/// rate after it, the principal variation (the most visited child at each level, starting with
+/// that move) and the playouts run.
+pub(crate) struct Report {
+    pub cell: u16,
+    pub win_rate: f64,
+    pub pv: Vec<u16>,
+    pub playouts: u32,
+}
+
 /// Monte Carlo tree search with RAVE from `pos`, root moves limited to `candidates` (padded
-/// indices of empty cells). Returns the most visited root move, `None` without candidates.
-fn search(
+/// indices of empty cells). Returns the most visited root move with its statistics, `None`
+/// without candidates.
+pub(crate) fn search(
     pos: &Position,
     rng: &mut impl Rng,
     limits: Limits<'_>,
     tuning: &Tuning,
     candidates: &[u16],
-) -> Option<u16> {
+) -> Option<Report> {
     if candidates.is_empty() {
         return None;
     }
@@ -439,10 +504,12 @@ fn search(
     let mut slot = [0u16; PADDED_CELLS];
 
     let Limits { max_playouts, stop } = limits;
+    let mut playouts = 0;
     for done in 0..max_playouts.max(1) {
         if done > 0 && done % STOP_CHECK_EVERY == 0 && stop(done) {
             break;
         }
+        playouts = done + 1;
         filler.reset();
         path.clear();
         path.push(0);
@@ -507,11 +574,34 @@ fn search(
         }
     }
 
-    let mut best: Option<&Node> = None;
-    for child in &nodes[nodes[0].children()] {
-        if best.is_none_or(|b| child.visits > b.visits) {
-            best = Some(child);
+    let most_visited = |at: usize| -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for k in nodes[at].children() {
+            if best.is_none_or(|b| nodes[k].visits > nodes[b].visits) {
+                best = Some(k);
+            }
         }
+        best
+    };
+    let first = most_visited(0)?;
+    let mut pv = vec![nodes[first].cell];
+    let mut at = first;
+    while let Some(k) = most_visited(at) {
+        if nodes[k].visits < 1.0 {
+            break;
+        }
+        pv.push(nodes[k].cell);
+        at = k;
     }
-    best.map(|b| b.cell)
+    let b = &nodes[first];
+    Some(Report {
+        cell: b.cell,
+        win_rate: if b.visits > 0.0 {
+            f64::from(b.wins / b.visits)
+        } else {
+            0.5
+        },
+        pv,
+        playouts,
+    })
 }

@@ -4,6 +4,8 @@
 //! - [`random_move`], [`strong_move`] and friends: random play and the Monte Carlo tree search
 //!   with RAVE over bridge-aware playouts.
 //! - [`ladder`]: the graded house bots and the thinking time a Fischer clock affords.
+//! - [`think`]: one move's budget (thinking time, playout cap) from the seat's clock and the
+//!   load, and the search within it: what a house bot and `hexarena play` both run.
 //! - Hex knowledge (issue 23), each pure and tested on hand-made positions: [`vc`] (bridges,
 //!   edge templates, H-search), [`inferior`] (dead and captured cells, fill-in), [`solver`]
 //!   (won and lost positions from the connections, the mustplay), on the analysis [`board`].
@@ -11,21 +13,27 @@
 //!   [`Tuning::KNOWLEDGE`]); the house bots' [`Tuning::HOUSE`] does not yet (see
 //!   `BENCHMARKS.md`, issue 23, for the measurements that decide it).
 //!
+//! - [`analysis`]: the arena's analysis of a game (issue 21): seat 1's win probability per
+//!   position and the mistakes, from the same search.
+//!
 //! Everything is pure: a position and an injected RNG in, a move out; no clock, no I/O.
 //! All of `hex`'s items are re-exported here, so a user of the strategies needs one crate.
 
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod board;
 mod bots;
 pub mod inferior;
 pub mod ladder;
 mod playout;
 pub mod solver;
+pub mod think;
 pub mod vc;
 
 pub use bots::{
-    Limits, STOP_CHECK_EVERY, STRONG_BUDGET, Tuning, playout_winner, random_move, random_playout,
-    strong_budget_for, strong_move, strong_move_tuned, strong_move_within,
+    Limits, STOP_CHECK_EVERY, STRONG_BUDGET, SearchInfo, Tuning, playout_winner, random_move,
+    random_playout, strong_budget_for, strong_move, strong_move_reported, strong_move_tuned,
+    strong_move_within,
 };
 pub use hex::*;

@@ -9,8 +9,11 @@ use std::time::Duration;
 
 use super::House;
 use crate::arena::Arena;
-use crate::arena::sets::{GameOptions, NewSet};
+use crate::arena::options::GameOptions;
+use crate::arena::sets::NewSet;
+use crate::store::StoreError;
 use crate::store::sets;
+use crate::store::status::SetStatus;
 
 /// How often the running demo set is checked.
 const CHECK_EVERY: Duration = Duration::from_secs(1);
@@ -39,13 +42,13 @@ pub async fn run(arena: Arc<Arena>, house: Arc<House>) {
         let active = match &current {
             Some(id) => {
                 let status = async {
-                    let mut c = arena.store.pool.acquire().await?;
-                    Ok::<_, sqlx::Error>(sets::get(&mut c, id, "").await?.map(|s| s.status))
+                    let mut c = arena.store.conn().await?;
+                    Ok::<_, StoreError>(sets::get(&mut c, id, "").await?.map(|s| s.status))
                 };
                 // Unknown while the database is busy: assume it still runs.
                 status
                     .await
-                    .map_or(true, |s| s.as_deref() == Some("active"))
+                    .map_or(true, |s| s.is_some_and(|s| s == SetStatus::Active))
             }
             None => false,
         };
@@ -66,6 +69,7 @@ pub async fn run(arena: Arc<Arena>, house: Arc<House>) {
                 opponent: Some(acceptor.name.clone()),
                 rated: true,
                 practice: false,
+                pool: false,
             };
             match arena.start_now(creator, acceptor, req).await {
                 Ok(set) => {
@@ -82,7 +86,7 @@ pub async fn run(arena: Arc<Arena>, house: Arc<House>) {
 
 /// A demo set already running (after a restart): an active set between two house bots.
 async fn running_demo(arena: &Arena, house: &House) -> Option<String> {
-    let mut c = arena.store.pool.acquire().await.ok()?;
+    let mut c = arena.store.conn().await.ok()?;
     for hb in &house.bots {
         let rows = sets::list(&mut c, Some("active"), Some(&hb.bot.id), None, 20)
             .await

@@ -21,11 +21,12 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::pool::Job;
 use super::{House, lobby};
-use crate::arena::error::ArenaResult;
+use crate::arena::error::{ArenaResult, Code};
 use crate::arena::game::{EndReason, Status};
 use crate::arena::{Arena, Change};
+use crate::store::StoreError;
 use crate::store::events::LOBBY;
-use crate::store::{Backend, games, sets};
+use crate::store::{Backend, games, instances, sets};
 
 /// How often the games held in memory are looked over (and the lobby, when something changed).
 const TICK: Duration = Duration::from_secs(1);
@@ -59,6 +60,7 @@ pub async fn run(arena: Arc<Arena>, house: Arc<House>) {
                     tracing::warn!(error = %e, "reading the live instances failed");
                 }
                 sweep_memory(&arena, &house);
+                forget_ended_engines(&arena, &house);
                 if n % DB_SCAN_EVERY == 1 {
                     spawn_db_scan(&arena, &house);
                 }
@@ -84,6 +86,10 @@ fn on_change(arena: &Arc<Arena>, house: &Arc<House>, c: &Change) {
     let concerns_house = c.bots.iter().any(|b| house.is_house(b));
     if concerns_house && let Some(state) = &c.state {
         count_time_loss(arena, house, state);
+        if matches!(state.status, Status::Finished { .. }) {
+            // An outside engine's game ended: its process is stopped.
+            house.outside.forget(&state.set_id, state.game_no);
+        }
     }
     match (&c.state, c.game_no) {
         (Some(state), _) => {
@@ -160,6 +166,21 @@ fn count_time_loss(arena: &Arena, house: &House, state: &crate::arena::live::Sna
     }
 }
 
+/// Stops the outside engines of games that are no longer in play here (a change missed, a
+/// game let go from memory).
+fn forget_ended_engines(arena: &Arena, house: &House) {
+    if house.outside.is_empty() {
+        return;
+    }
+    house.outside.forget_where(|set_id, game_no| {
+        arena
+            .live
+            .existing(set_id, game_no)
+            .and_then(|slot| slot.current())
+            .is_none_or(|l| !matches!(l.game.status, Status::Active { .. }))
+    });
+}
+
 /// Jobs for every game held in memory where a house bot is on move and none is in flight.
 fn sweep_memory(arena: &Arc<Arena>, house: &Arc<House>) {
     for (set_id, game_no, ply, bot_id) in arena.live.on_move_among(|b| house.is_house(b)) {
@@ -181,11 +202,11 @@ fn spawn_db_scan(arena: &Arc<Arena>, house: &Arc<House>) {
 async fn db_scan(arena: &Arc<Arena>, house: &Arc<House>) -> ArenaResult<()> {
     for hb in &house.bots {
         let on_move = {
-            let mut c = arena.store.pool.acquire().await?;
+            let mut c = arena.store.conn().await?;
             games::all_on_move(&mut c, &hb.bot.id).await?
         };
         for (set_id, game_no) in on_move {
-            if !owns(arena, house, &set_id) {
+            if !house.owns(arena, &set_id) {
                 continue;
             }
             let (_, l) = arena.live_game(&set_id, game_no).await?;
@@ -207,17 +228,21 @@ async fn accept_private(arena: &Arena, house: &House, bot_id: &str) -> ArenaResu
         return Ok(());
     };
     let open = {
-        let mut c = arena.store.pool.acquire().await?;
+        let mut c = arena.store.conn().await?;
         sets::open_for(&mut c, bot_id).await?
     };
     for s in open
         .iter()
         .filter(|s| s.opponent_id.as_deref() == Some(bot_id))
-        .filter(|s| owns(arena, house, &s.id))
+        .filter(|s| house.owns(arena, &s.id))
     {
+        // Under the admission lock: between the accept's commit and the game entering the
+        // live cache, the challenge is neither open nor in play, and an admission counting
+        // both would miss it and let one game too many in.
+        let _admission = house.admission.lock().await;
         match arena.accept_set(&hb.bot, &s.id).await {
             Ok(_) => tracing::info!(bot = %hb.bot.name, set_id = %s.id, "house bot accepts"),
-            Err(e) if e.code == "set_not_open" => {}
+            Err(e) if e.is(Code::SetNotOpen) => {}
             Err(e) => {
                 tracing::info!(bot = %hb.bot.name, set_id = %s.id, error = %e, "house bot declines");
                 let _ = arena.close_set(&hb.bot, &s.id, true).await;
@@ -227,55 +252,20 @@ async fn accept_private(arena: &Arena, house: &House, bot_id: &str) -> ArenaResu
     Ok(())
 }
 
-/// Whether this instance plays the house's side of this set: always on SQLite (one
-/// instance); on PostgreSQL, when it ranks first among the live instances for the set id.
-pub(crate) fn owns(arena: &Arena, house: &House, set_id: &str) -> bool {
-    let peers = house.peers.lock().map(|p| p.clone()).unwrap_or_default();
-    if peers.len() < 2 {
-        return true;
-    }
-    let me = arena.instance_id.as_str();
-    let score = |id: &str| fnv1a(id.as_bytes(), set_id.as_bytes());
-    peers
-        .iter()
-        .max_by_key(|id| (score(id), id.as_str()))
-        .is_none_or(|best| best == me)
-}
-
-/// FNV-1a over two byte strings (stable across processes and builds, unlike std's hasher).
-fn fnv1a(a: &[u8], b: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &x in a.iter().chain([0u8].iter()).chain(b) {
-        h ^= u64::from(x);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
 /// Suffix of the `instances` row by which an instance says that it runs house bots (its own
 /// id plus this suffix, refreshed every tick; no other instance plays house games).
 const HOUSE_ROW: &str = "/house";
 
 /// Says that this instance runs house bots and reads which live instances do (PostgreSQL).
-async fn refresh_peers(arena: &Arena, house: &House) -> Result<(), sqlx::Error> {
+async fn refresh_peers(arena: &Arena, house: &House) -> Result<(), StoreError> {
     let now = arena.now_ms();
-    sqlx::query(
-        "INSERT INTO instances (id, heartbeat_ms) VALUES ($1, $2) \
-         ON CONFLICT (id) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms",
-    )
-    .bind(format!("{}{HOUSE_ROW}", arena.instance_id))
-    .bind(now)
-    .execute(&arena.store.pool)
-    .await?;
-    let rows: Vec<(String,)> =
-        sqlx::query_as("SELECT id FROM instances WHERE heartbeat_ms >= $1 AND id LIKE $2")
-            .bind(now - PEER_ALIVE_MS)
-            .bind(format!("%{HOUSE_ROW}"))
-            .fetch_all(&arena.store.pool)
-            .await?;
+    let mut c = arena.store.conn().await?;
+    instances::beat(&mut c, &format!("{}{HOUSE_ROW}", arena.instance_id), now).await?;
+    let rows = instances::alive_with_suffix(&mut c, now - PEER_ALIVE_MS, HOUSE_ROW).await?;
+    drop(c);
     let mut ids: Vec<String> = rows
         .into_iter()
-        .filter_map(|(id,)| id.strip_suffix(HOUSE_ROW).map(str::to_string))
+        .filter_map(|id| id.strip_suffix(HOUSE_ROW).map(str::to_string))
         .collect();
     if !ids.contains(&arena.instance_id) {
         ids.push(arena.instance_id.clone());
@@ -297,7 +287,7 @@ fn launch(
     ply: i64,
     bot_id: &str,
 ) {
-    if !owns(arena, house, set_id) || arena.store.health.is_down() || arena.is_stopping() {
+    if !house.owns(arena, set_id) || arena.store.health.is_down() || arena.is_stopping() {
         // No move can be stored now: do not think for nothing (the clocks are held; the
         // recovery's resync launches the move again).
         return;
@@ -350,6 +340,13 @@ async fn play_one(
     if l.game.ply != ply || l.game.bot_of(seat) != bot_id {
         return Ok(());
     }
+    let rung = match (hb.rung, &hb.outside) {
+        (_, Some(engine)) => {
+            return super::outside::play_one(arena, house, hb, engine, &l, seat, ply).await;
+        }
+        (Some(rung), None) => rung,
+        (None, None) => return Ok(()),
+    };
     let clock = l.game.clock;
     let now_ms = arena.now_ms();
     let Some(flag_ms) = clock.deadline_ms(seat) else {
@@ -358,7 +355,7 @@ async fn play_one(
     let i = usize::from(seat.number() - 1);
     let flag_in = Duration::from_millis(u64::try_from(flag_ms - now_ms).unwrap_or(0));
     let flag_at = Instant::now() + flag_in;
-    let (mv, thought_ms) = match hb.rung.play {
+    let (mv, thought_ms) = match rung.play {
         hex_search::ladder::Play::Random => {
             let mut rng =
                 <rand_pcg::Pcg64 as rand_core::SeedableRng>::seed_from_u64(rand::random());
@@ -367,7 +364,7 @@ async fn play_one(
         hex_search::ladder::Play::Search { .. } => {
             let job = Job {
                 position: l.game.position.clone(),
-                rung: hb.rung,
+                rung,
                 flag_at,
                 clock_cap_ms: clock.first_move[i]
                     .then(|| u64::try_from(clock.remaining_ms[i]).unwrap_or(0)),
@@ -388,7 +385,7 @@ async fn play_one(
         pace(arena, house, clock.turn_started_ms, flag_at).await;
     }
     arena
-        .play_move(&hb.bot, set_id, game_no, mv, Some(ply + 1))
+        .play_move(&hb.bot, set_id, game_no, mv, Some(ply + 1), None)
         .await?;
     // What the move cost its clock besides thinking: the pool plans the next ones with it.
     // (A free first move is not charged; a random rung does not use the pool.)

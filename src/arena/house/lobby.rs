@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 
 use super::{House, HouseBot};
 use crate::arena::Arena;
-use crate::arena::error::ArenaResult;
+use crate::arena::error::{ArenaResult, Code};
 use crate::store::accounts as acc;
 use crate::store::sets;
 
@@ -51,14 +51,14 @@ pub fn tick(arena: &Arc<Arena>, house: &Arc<House>) {
 /// when some challenge is still waiting (too young, or the house is busy).
 async fn scan(arena: &Arena, house: &House, wait_ms: i64) -> ArenaResult<bool> {
     let open = {
-        let mut c = arena.store.pool.acquire().await?;
+        let mut c = arena.store.conn().await?;
         sets::list(&mut c, Some("open"), None, None, LOBBY_PAGE).await?
     };
     let now = arena.now_ms();
     let mut waiting = false;
     // Oldest first: the longest-waiting challenger is served first.
     for s in open.iter().rev().filter(|s| s.opponent_id.is_none()) {
-        if house.is_house(&s.creator_id) || !super::driver::owns(arena, house, &s.id) {
+        if house.is_house(&s.creator_id) || !house.owns(arena, &s.id) {
             continue;
         }
         if now - s.created_ms < wait_ms {
@@ -72,14 +72,14 @@ async fn scan(arena: &Arena, house: &House, wait_ms: i64) -> ArenaResult<bool> {
         {
             Ok(g) => g,
             // A clock the house can never pay on that board: left to other bots.
-            Err(e) if e.code == "clock_too_fast_for_house" => continue,
+            Err(e) if e.is(Code::ClockTooFastForHouse) => continue,
             Err(_) => {
                 waiting = true;
                 continue;
             }
         };
         let (challenger, bots) = {
-            let mut c = arena.store.pool.acquire().await?;
+            let mut c = arena.store.conn().await?;
             let challenger = acc::bot_by_ref(&mut c, &s.creator_id).await?;
             let mut bots = Vec::with_capacity(house.bots.len());
             for hb in &house.bots {
@@ -135,7 +135,8 @@ mod tests {
                 max_stake,
                 ..BotRow::default()
             },
-            rung: hex_search::ladder::rung(name).expect("on the ladder"),
+            rung: hex_search::ladder::rung(name),
+            outside: None,
             rung_no,
         }
     }

@@ -12,12 +12,16 @@
 //!   past a bound per thread, or a move recently played cheap), new practice sets and
 //!   private challenges to a house bot are refused with 503 `house_busy`
 //!   ([`Arena::house_admit`]).
+//! - Outside engines (issue 23): GTP engines the operator installed play as house bots
+//!   `house-NAME` beside the ladder, each game on its own engine process ([`outside`]).
 
 pub mod demo;
 pub mod driver;
 pub mod lobby;
+pub mod outside;
 pub mod pool;
-pub mod think;
+// The thinking budget is pure and shared with `hexarena play`: it lives in the search crate.
+pub use hex_search::think;
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -27,7 +31,7 @@ use hex_search::ladder::{LADDER, Rung};
 use serde_json::{Value, json};
 
 use super::Arena;
-use super::error::{ArenaError, ArenaResult, ErrorKind};
+use super::error::{ArenaError, ArenaResult, Code, ErrorKind};
 use crate::store::accounts::{self as acc, BotRow};
 
 /// The weakest house bot: uniformly random legal moves. The default practice opponent.
@@ -55,6 +59,14 @@ pub const SEED_RATINGS: [(&str, f64); 5] = [
     ("house-bridge", 1940.0),
     ("house-master", 2110.0),
 ];
+
+/// The Glicko-2 deviation a house bot's seed carries (issue 20), rating points: small, since
+/// the ladder is measured (200 games of the round robin, every rung above the one below) and
+/// its programs do not change; below the provisional mark (110), so a house bot counts as
+/// established from the start, and small enough that a result against one moves a new bot
+/// nearly as much as one against a certain opponent would (g(60) = 0.98). Its Glicko-2
+/// rating starts at its seed in [`SEED_RATINGS`].
+pub const HOUSE_SEED_DEVIATION: f64 = 60.0;
 
 /// Default house load per worker thread, in games at 10+0 on 11x11, above which new house
 /// sets are refused (see [`clock_weight`]). Measured on 2 shared cores, debug build, with the
@@ -160,14 +172,17 @@ impl Default for HouseConfig {
     }
 }
 
-/// A registered house bot and its rung.
+/// A registered house bot: a rung of the ladder or an outside engine.
 #[derive(Debug, Clone)]
 pub struct HouseBot {
     /// Its bot row (only the immutable columns are relied on).
     pub bot: BotRow,
-    /// How it plays.
-    pub rung: &'static Rung,
-    /// Its place on the ladder, 1 = weakest.
+    /// How it plays, on the ladder (None: an outside engine).
+    pub rung: Option<&'static Rung>,
+    /// The outside engine that plays for it (None: a rung of the ladder).
+    pub outside: Option<Arc<outside::OutsideEngine>>,
+    /// Its place among the house bots, 1 = weakest rung; outside engines come after the
+    /// ladder, in the order configured.
     pub rung_no: usize,
 }
 
@@ -191,11 +206,30 @@ pub struct House {
     admission: tokio::sync::Mutex<()>,
     /// House games lost on time since start (this instance's commits).
     pub time_losses: AtomicU64,
+    /// The outside engines' processes, one per game in play.
+    pub outside: outside::Sessions,
+    /// Outside engine processes that died or hung (their games resigned) since start.
+    pub outside_restarts: AtomicU64,
     /// A look at the lobby is running.
     lobby_scanning: AtomicBool,
 }
 
 impl House {
+    /// Whether this instance plays the house's side of this set: always on SQLite (one
+    /// instance); on PostgreSQL, when it ranks first among the live instances for the set id.
+    pub(crate) fn owns(&self, arena: &Arena, set_id: &str) -> bool {
+        let peers = self.peers.lock().map(|p| p.clone()).unwrap_or_default();
+        if peers.len() < 2 {
+            return true;
+        }
+        let me = arena.instance_id.as_str();
+        let score = |id: &str| fnv1a(id.as_bytes(), set_id.as_bytes());
+        peers
+            .iter()
+            .max_by_key(|id| (score(id), id.as_str()))
+            .is_none_or(|best| best == me)
+    }
+
     /// The house bot with this id.
     pub fn by_id(&self, bot_id: &str) -> Option<&HouseBot> {
         self.bots.iter().find(|b| b.bot.id == bot_id)
@@ -223,6 +257,16 @@ impl House {
     }
 }
 
+/// The `engine` entry of a house bot's profile: `{"outside": true, "protocol": "gtp",
+/// "command_name"}` for an outside engine that this process runs; None otherwise.
+pub fn engine_json(arena: &Arena, name: &str) -> Option<Value> {
+    arena
+        .house_bot_named(name)?
+        .outside
+        .as_ref()
+        .map(|e| e.profile_json())
+}
+
 /// The ladder entry of a house bot's profile (rung number from 1, rungs, summary), computed
 /// from [`LADDER`]; None for a bot that is not on the ladder.
 pub fn ladder_json(name: &str) -> Option<Value> {
@@ -248,7 +292,7 @@ pub fn house_clock_check(size: i64, initial_ms: i64, increment_ms: i64) -> Arena
     );
     Err(ArenaError::new(
         ErrorKind::Unprocessable,
-        "clock_too_fast_for_house",
+        super::error::Code::ClockTooFastForHouse.as_str(),
         format!(
             "a house bot may have to make {m} moves on {size}x{size}, each costing its clock at least {MOVE_FLOOR_MS} ms besides thinking; this clock cannot pay that: choose {hint}"
         ),
@@ -266,12 +310,16 @@ pub fn house_clock_check(size: i64, initial_ms: i64, increment_ms: i64) -> Arena
 }
 
 /// Registers every rung's house bot that is missing (a database from before the ladder has
-/// only some of them); returns them all, weakest first.
-pub async fn ensure(arena: &Arena) -> ArenaResult<Vec<HouseBot>> {
+/// only some of them), then every outside engine's ([`outside`]); returns them all, the
+/// ladder weakest first, then the outside engines.
+pub async fn ensure(
+    arena: &Arena,
+    engines: &[outside::OutsideEngine],
+) -> ArenaResult<Vec<HouseBot>> {
     let mut out = vec![];
     for (i, rung) in LADDER.iter().enumerate() {
         let existing = {
-            let mut c = arena.store.pool.acquire().await?;
+            let mut c = arena.store.conn().await?;
             acc::bot_by_ref(&mut c, rung.name).await?
         };
         let bot = match existing {
@@ -292,27 +340,94 @@ pub async fn ensure(arena: &Arena) -> ArenaResult<Vec<HouseBot>> {
                     .map_or_else(|| format!("House of {}", rung.name), |(_, o)| o.to_string());
                 let (player, _token) = arena.register_player(&owner, true).await?;
                 let (bot, _token) = arena
-                    .create_bot(&player, rung.name, Some(super::sets::STAKE_MAX), true)
+                    .create_bot(&player, rung.name, Some(super::options::STAKE_MAX), true)
                     .await?;
                 tracing::info!(bot = rung.name, "registered house bot");
                 bot
             }
         };
         let bot = match SEED_RATINGS.iter().find(|(n, _)| *n == rung.name) {
-            Some(&(_, seed)) if bot.sets == 0 && bot.rating != seed => {
-                let mut c = arena.store.pool.acquire().await?;
+            Some(&(_, seed))
+                if (bot.sets == 0 && bot.rating != seed) || bot.glicko_at_ms.is_none() =>
+            {
+                let mut c = arena.store.conn().await?;
                 acc::seed_rating(&mut c, &bot.id, seed).await?;
+                // Glicko-2 is seeded once, then moves (and its deviation grows) like anyone's.
+                let figures = acc::GlickoFigures {
+                    rating: seed,
+                    deviation: HOUSE_SEED_DEVIATION,
+                    volatility: super::glicko::START_VOLATILITY,
+                };
+                acc::seed_glicko(&mut c, &bot.id, figures, arena.now_ms()).await?;
                 acc::bot_by_ref(&mut c, &bot.id).await?.unwrap_or(bot)
             }
             _ => bot,
         };
         out.push(HouseBot {
             bot,
-            rung,
+            rung: Some(rung),
+            outside: None,
             rung_no: i + 1,
         });
     }
+    let first = out.len();
+    for (k, engine) in engines.iter().enumerate() {
+        if let Some(bot) = ensure_outside(arena, engine).await? {
+            out.push(HouseBot {
+                bot,
+                rung: None,
+                outside: Some(Arc::new(engine.clone())),
+                rung_no: first + k + 1,
+            });
+        }
+    }
     Ok(out)
+}
+
+/// Registers an outside engine's house bot if missing (owner "House of NAME") and seeds its
+/// ratings at [`outside::SEED_RATING`], provisional, while it has played no rated set. None
+/// when a player's bot holds the name (the engine is then left out, with a warning).
+async fn ensure_outside(
+    arena: &Arena,
+    engine: &outside::OutsideEngine,
+) -> ArenaResult<Option<BotRow>> {
+    let name = engine.bot_name.as_str();
+    let existing = {
+        let mut c = arena.store.conn().await?;
+        acc::bot_by_ref(&mut c, name).await?
+    };
+    let bot = match existing {
+        Some(b) if b.house != 0 => b,
+        Some(_) => {
+            tracing::warn!(
+                bot = name,
+                "a player's bot holds this outside engine's name; engine left out"
+            );
+            return Ok(None);
+        }
+        None => {
+            let owner = format!("House of {}", &name[outside::PREFIX.len()..]);
+            let (player, _token) = arena.register_player(&owner, true).await?;
+            let (bot, _token) = arena
+                .create_bot(&player, name, Some(super::options::STAKE_MAX), true)
+                .await?;
+            tracing::info!(bot = name, command = %engine.command_name, "registered outside engine");
+            bot
+        }
+    };
+    let seed = outside::SEED_RATING;
+    if bot.sets == 0 && (bot.rating != seed || bot.glicko_at_ms.is_none()) {
+        let mut c = arena.store.conn().await?;
+        acc::seed_rating(&mut c, &bot.id, seed).await?;
+        let figures = acc::GlickoFigures {
+            rating: seed,
+            deviation: super::glicko::MAX_DEVIATION,
+            volatility: super::glicko::START_VOLATILITY,
+        };
+        acc::seed_glicko(&mut c, &bot.id, figures, arena.now_ms()).await?;
+        return Ok(Some(acc::bot_by_ref(&mut c, &bot.id).await?.unwrap_or(bot)));
+    }
+    Ok(Some(bot))
 }
 
 /// Starts the house: the pool, the driver (moves, challenges, the lobby) and, in demo mode,
@@ -331,6 +446,8 @@ pub fn spawn(arena: Arc<Arena>, bots: Vec<HouseBot>, config: HouseConfig) -> any
         lobby_scanning: AtomicBool::new(false),
         admission: tokio::sync::Mutex::new(()),
         time_losses: AtomicU64::new(0),
+        outside: outside::Sessions::default(),
+        outside_restarts: AtomicU64::new(0),
     });
     if arena.house.set(house.clone()).is_err() {
         anyhow::bail!("the house is already running");
@@ -378,12 +495,12 @@ impl Arena {
         house_clock_check(size, initial_ms, increment_ms)?;
         let guard = house.admission.lock().await;
         let open = {
-            let mut c = self.store.pool.acquire().await?;
+            let mut c = self.store.conn().await?;
             crate::store::sets::open_to_house(&mut c).await?
         };
         let (pending, pending_units) = open
             .iter()
-            .filter(|s| driver::owns(self, house, &s.0))
+            .filter(|s| house.owns(self, &s.0))
             .fold((0usize, 0.0), |(n, u), s| {
                 (n + 1, u + clock_weight(s.2, s.3, s.1))
             });
@@ -401,7 +518,7 @@ impl Arena {
         };
         let mut e = ArenaError::new(
             ErrorKind::Unavailable,
-            "house_busy",
+            Code::HouseBusy.as_str(),
             format!(
                 "the house bots are playing {} games ({pending} more challenged), as many as they can play well; retry in {BUSY_RETRY_AFTER_S} s",
                 load.games
@@ -434,6 +551,16 @@ impl Arena {
     pub fn is_house_bot(&self, bot_id: &str) -> bool {
         self.house.get().is_some_and(|h| h.is_house(bot_id))
     }
+}
+
+/// FNV-1a over two byte strings (stable across processes and builds, unlike std's hasher).
+fn fnv1a(a: &[u8], b: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &x in a.iter().chain([0u8].iter()).chain(b) {
+        h ^= u64::from(x);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ use rand_core::SeedableRng;
 use tokio::sync::oneshot;
 
 use super::think::{self, Budget};
+use crate::metrics::PoolStats;
 
 /// A queued move must start this long (ms) before its flag: when the head of the queue gets
 /// this close and all workers are busy, the running searches stop and answer.
@@ -86,39 +87,6 @@ pub struct Thought {
     pub load: usize,
     /// Time left before the flag when the answer was ready, ms (negative: past it).
     pub margin_ms: i64,
-}
-
-/// Figures of the pool since it started.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PoolStats {
-    /// Worker threads.
-    pub threads: usize,
-    /// Jobs answered.
-    pub jobs: u64,
-    /// Jobs answered with a cheap move.
-    pub cheap: u64,
-    /// Longest wait in the queue, ms.
-    pub max_wait_ms: u64,
-    /// Longest wait in the queue of a move on the clock (not a free first move), ms.
-    pub max_wait_clock_ms: u64,
-    /// Sum of the waits, ms.
-    pub total_wait_ms: u64,
-    /// Longest thinking time of one job, ms.
-    pub max_think_ms: u64,
-    /// Sum of the thinking times, ms.
-    pub total_think_ms: u64,
-    /// Smallest time left before a flag when an answer was ready, ms (`i64::MAX` before
-    /// the first job).
-    pub min_margin_ms: i64,
-    /// Smallest time left on a house clock when its move was stored, ms (negative: past
-    /// the flag; `i64::MAX` before the first).
-    pub min_stored_margin_ms: i64,
-    /// The moving average of a move's cost besides thinking, ms ([`Pool::overhead_ms`]).
-    pub overhead_ms: u64,
-    /// Largest cost besides thinking of one move on the clock, ms.
-    pub max_overhead_ms: u64,
-    /// Jobs waiting now.
-    pub queued: usize,
 }
 
 #[derive(Default)]

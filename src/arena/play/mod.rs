@@ -1,0 +1,283 @@
+//! Moves, resignations and timeouts; the end of games and sets with settlement and ratings
+//! (SPEC sections 6, 7, 8).
+//!
+//! A command runs on the game held in memory ([`super::live`]) under that game's turn lock:
+//! the pure aggregate ([`super::game::Game`]) decides, then the change is stored. A move that
+//! does not end the game is one small write (the move, the game row, one event) through the
+//! group-commit writer; a move that ends a game, a resignation or a timeout is one transaction
+//! that also starts game 2 or ends the set. Every write checks the game row's version, so a
+//! command computed on a stale copy is never stored: the copy is reloaded and the command runs
+//! again on the row as it is.
+
+use std::sync::Arc;
+
+use hex::{Move, Seat};
+use serde_json::json;
+
+use super::commit::MoveCommit;
+pub use super::commit::{Effects, StateMarker};
+use super::error::{ArenaError, ArenaResult, Code};
+use super::finisher;
+use super::game::{Game, GameError, Transition};
+use super::live::{self, LiveGame, MovesFrom, Slot, Snapshot};
+use super::scoring::{GameEnd, SetOutcome, Side};
+use super::views;
+use super::{Arena, Change};
+use crate::store::Backend;
+use crate::store::Conn;
+use crate::store::accounts::{self as acc, BotRow};
+use crate::store::games::{self, GameRow, MoveRow};
+use crate::store::ledger;
+use crate::store::move_batch::MoveWrite;
+use crate::store::sets::{self, SetRow};
+use crate::store::status::SetStatus;
+
+mod ending;
+mod moves;
+mod set_end;
+
+pub(crate) use super::finisher::Forfeit;
+
+/// How many times a command is recomputed after finding its copy of the game stale.
+const STALE_RETRIES: usize = 3;
+/// What became of a transition that ends a game.
+enum Ending {
+    /// Committed: the game's new state.
+    Stored(Arc<Snapshot>),
+    /// The row had moved on: reload and decide again.
+    Stale,
+    /// Another instance is committing this timeout now (PostgreSQL; claims only).
+    ClaimedElsewhere,
+}
+
+impl Ending {
+    /// The new state if committed; None otherwise (a claim is made only by timeouts).
+    fn stored(self) -> Option<Arc<Snapshot>> {
+        match self {
+            Ending::Stored(s) => Some(s),
+            Ending::Stale | Ending::ClaimedElsewhere => None,
+        }
+    }
+}
+/// When a timeout was claimed elsewhere, look again this much later (ms).
+const CLAIM_RECHECK_MS: i64 = 500;
+
+impl Arena {
+    /// After commit: the effects of a transaction applied in memory (see
+    /// [`super::commit::Sinks::apply`], the one path after every commit).
+    pub fn apply(&self, fx: Effects) {
+        self.writer.apply(fx);
+    }
+
+    /// The game as held in memory, loaded from its row when not held (or, on PostgreSQL, when
+    /// another instance changed it). Errors: 404 for an unknown game.
+    pub async fn live_game(
+        &self,
+        set_id: &str,
+        game_no: i64,
+    ) -> ArenaResult<(Arc<Slot>, Arc<LiveGame>)> {
+        let slot = self
+            .live
+            .slot(set_id, game_no)
+            .ok_or_else(|| not_found(set_id, game_no))?;
+        if let Some(l) = slot.current() {
+            if self.store.backend == Backend::Sqlite {
+                return Ok((slot, l));
+            }
+            // Several instances may share PostgreSQL: check the copy against the row.
+            let mut c = self.store.conn().await?;
+            if games::version_of(&mut c, set_id, game_no).await? == Some(l.game.version) {
+                return Ok((slot, l));
+            }
+            slot.clear();
+        }
+        match self.load_live(&slot, set_id, game_no).await {
+            Ok(l) => {
+                if l.set.status == SetStatus::Finished {
+                    // A finished set is read from the database: anyone may walk the archive,
+                    // and holding every game read would pin them all in memory.
+                    self.live.forget_set(set_id);
+                }
+                Ok((slot, l))
+            }
+            Err(e) => {
+                if e.is(Code::NotFound) {
+                    // No slot is kept for a game that does not exist (any id can be asked for).
+                    self.live.forget_set(set_id);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    async fn load_live(
+        &self,
+        slot: &Slot,
+        set_id: &str,
+        game_no: i64,
+    ) -> ArenaResult<Arc<LiveGame>> {
+        let mut c = self.store.conn().await?;
+        let (set, g) = load(&mut c, set_id, game_no, "").await?;
+        let moves = games::moves(&mut c, set_id, game_no).await?;
+        let names = self.bot_names(&mut c, &g).await?;
+        drop(c);
+        let game = Game::from_row(&g, set.increment_ms)?;
+        let at = g
+            .turn_started_ms
+            .or(g.finished_ms)
+            .unwrap_or_else(|| self.now_ms());
+        let snapshot = Arc::new(live::render(
+            &set,
+            &game,
+            &names,
+            MovesFrom::Rows(&moves),
+            at,
+        ));
+        let l = Arc::new(LiveGame {
+            game,
+            set: Arc::new(set),
+            names,
+            snapshot,
+        });
+        slot.install(l.clone());
+        Ok(l)
+    }
+
+    /// Loads every active game into memory (at start, so the first move of each is as cheap as
+    /// the rest). Returns how many.
+    pub async fn hold_active_games(&self) -> ArenaResult<usize> {
+        let active = {
+            let mut c = self.store.conn().await?;
+            games::active(&mut c).await?
+        };
+        for (set_id, game_no) in &active {
+            self.live_game(set_id, *game_no).await?;
+        }
+        Ok(active.len())
+    }
+
+    /// A game's state (public), rendered once per change and shared.
+    pub async fn game_snapshot(&self, set_id: &str, game_no: i64) -> ArenaResult<Arc<Snapshot>> {
+        Ok(self.live_game(set_id, game_no).await?.1.snapshot.clone())
+    }
+
+    /// A game's state as of now, as JSON text (SPEC section 6).
+    pub async fn game_state_body(&self, set_id: &str, game_no: i64) -> ArenaResult<String> {
+        Ok(self
+            .game_snapshot(set_id, game_no)
+            .await?
+            .body_at(self.now_ms()))
+    }
+
+    /// The state a stored game-state event stands for: the current one when it is that ply,
+    /// otherwise rebuilt from the stored moves up to `m.ply` (a stream resumed from an old id).
+    pub async fn state_body_at(
+        &self,
+        set_id: &str,
+        game_no: i64,
+        m: StateMarker,
+    ) -> ArenaResult<String> {
+        let (_, l) = self.live_game(set_id, game_no).await?;
+        if (l.game.ply == m.ply && l.snapshot.finished() == m.is_final) || m.is_final {
+            return Ok(l.snapshot.body());
+        }
+        let mut c = self.store.conn().await?;
+        let moves = games::moves(&mut c, set_id, game_no).await?;
+        drop(c);
+        let k = usize::try_from(m.ply).unwrap_or(0).min(moves.len());
+        let game = game_at(&l, &moves[..k])?;
+        let at = game.clock.turn_started_ms.unwrap_or(l.snapshot.at_ms);
+        Ok(live::render(&l.set, &game, &l.names, MovesFrom::Rows(&moves[..k]), at).body())
+    }
+}
+
+fn game_end(g: &GameRow) -> GameEnd {
+    GameEnd {
+        game_no: g.game_no,
+        winner: g
+            .winner_seat
+            .and_then(|w| u8::try_from(w).ok())
+            .and_then(Seat::from_number),
+        ply: g.ply,
+    }
+}
+
+/// Doubled points of one finished game, by side.
+fn game_points(g: &GameRow) -> [i64; 2] {
+    let mut p = [0; 2];
+    for seat in [Seat::One, Seat::Two] {
+        let side = Side::in_seat(g.game_no, seat) as usize;
+        p[side] += match game_end(g).winner {
+            Some(w) if w == seat => 2,
+            Some(_) => 0,
+            None => 1,
+        };
+    }
+    p
+}
+
+async fn load(
+    c: &mut Conn,
+    set_id: &str,
+    game_no: i64,
+    lock: &str,
+) -> ArenaResult<(SetRow, GameRow)> {
+    let not_found = || ArenaError::not_found(format!("no game {game_no} in set '{set_id}'"));
+    if !(1..=2).contains(&game_no) {
+        return Err(not_found());
+    }
+    let g = games::get(c, set_id, game_no, lock)
+        .await?
+        .ok_or_else(not_found)?;
+    let set = sets::get(c, set_id, "").await?.ok_or_else(not_found)?;
+    Ok((set, g))
+}
+
+/// The game of `l` as it stood after `moves` (a prefix of its stored moves): the position
+/// replayed from the opening, the clocks charged move by move, the next seat on move.
+fn game_at(l: &LiveGame, moves: &[MoveRow]) -> ArenaResult<Game> {
+    let set = &l.set;
+    let size = u8::try_from(set.size).map_err(ArenaError::internal)?;
+    let opening: Vec<hex::Cell> = views::opening_of(set)
+        .into_iter()
+        .map(hex::Cell::from)
+        .collect();
+    let mut position = hex::Position::with_opening(size, &opening)
+        .map_err(|e| ArenaError::internal(format!("opening: {e}")))?;
+    let mut clock = super::clock::Clock::new(set.initial_ms, set.increment_ms);
+    clock.turn_started_ms = l.game.started_ms;
+    for m in moves {
+        let mv = views::move_of_row(m).ok_or_else(|| ArenaError::internal("bad stored move"))?;
+        position
+            .play(mv)
+            .map_err(|e| ArenaError::internal(format!("stored move refused: {e}")))?;
+        let i = usize::try_from(m.seat - 1).unwrap_or(0).min(1);
+        if clock.first_move[i] {
+            clock.first_move[i] = false;
+        } else {
+            clock.remaining_ms[i] += clock.increment_ms - m.elapsed_ms;
+        }
+        clock.turn_started_ms = Some(m.at_ms);
+    }
+    let to_move = position
+        .to_move()
+        .ok_or_else(|| ArenaError::internal("no seat on move in a past position"))?;
+    Ok(Game {
+        status: super::game::Status::Active { to_move },
+        position,
+        clock,
+        ply: i64::try_from(moves.len()).unwrap_or(0),
+        finished_ms: None,
+        ..l.game.clone()
+    })
+}
+
+fn not_found(set_id: &str, game_no: i64) -> ArenaError {
+    ArenaError::not_found(format!("no game {game_no} in set '{set_id}'"))
+}
+
+/// 409 `game_over` with the result (the same body however the game ended).
+fn game_over(l: &LiveGame) -> ArenaError {
+    ArenaError::conflict("game_over", "the game is over")
+        .with_details(json!({"result": live::result_json(&l.game, &l.names)}))
+}

@@ -1,0 +1,196 @@
+//! Starting a round's pending sets up to `max_concurrent`, and forfeits for absent bots.
+
+use super::withdraw::absence_streak;
+use super::*;
+
+impl Arena {
+    /// Starts pending sets of the current round while fewer than `max_concurrent` play, when both
+    /// bots are online; forfeits an absent bot after `forfeit_after_ms` when the tournament says
+    /// so, and withdraws a bot after [`ABSENT_FORFEITS_TO_WITHDRAW`] such forfeits in a row.
+    pub(super) async fn start_pending(&self, id: &str) -> ArenaResult<bool> {
+        let (t, pairings, entries) = {
+            let mut c = self.store.conn().await?;
+            let Some(t) = store::get(&mut c, id, "").await? else {
+                return Ok(false);
+            };
+            (
+                t,
+                store::pairings(&mut c, id).await?,
+                store::entries(&mut c, id).await?,
+            )
+        };
+        if t.status != TournamentStatus::Running {
+            return Ok(false);
+        }
+        let mut playing = pairings
+            .iter()
+            .filter(|p| p.status == PairingStatus::Playing)
+            .count() as i64;
+        let mut changed = false;
+        for p in pairings
+            .iter()
+            .filter(|p| p.status == PairingStatus::Pending && p.round == t.current_round)
+        {
+            if playing >= t.max_concurrent {
+                break;
+            }
+            let (Some(e1), Some(e2)) = (entry(&entries, Some(p.seed1)), entry(&entries, p.seed2))
+            else {
+                continue;
+            };
+            let (on1, on2) = {
+                let mut c = self.store.conn().await?;
+                (
+                    self.is_online(&mut c, &e1.bot_id).await?,
+                    self.is_online(&mut c, &e2.bot_id).await?,
+                )
+            };
+            let now = self.now_ms();
+            if on1 && on2 {
+                match self.start_pairing(&t, p, &e1.bot_id, &e2.bot_id).await {
+                    Ok(true) => {
+                        playing += 1;
+                        changed = true;
+                    }
+                    Ok(false) => {}
+                    Err(e) => {
+                        tracing::warn!(tournament = id, round = p.round, board = p.board, error = %e, "pairing could not start");
+                    }
+                }
+            } else if t.absent == "forfeit" && now - p.created_ms >= t.forfeit_after_ms {
+                // A bot that showed up during the window (before a restart, say) is not the
+                // absent one; if one is online now, it alone wins. A double forfeit means
+                // neither showed up at all (SPEC 14).
+                let (seen1, seen2) = {
+                    let mut c = self.store.conn().await?;
+                    (
+                        self.seen_since(&mut c, &e1.bot_id, p.created_ms).await?,
+                        self.seen_since(&mut c, &e2.bot_id, p.created_ms).await?,
+                    )
+                };
+                let (win1, win2) = forfeit_winners(on1, on2, seen1, seen2);
+                let mut f = p.clone();
+                f.status = "forfeit".into();
+                f.points2_1 = if win1 { 2 } else { 0 };
+                f.points2_2 = if win2 { 2 } else { 0 };
+                f.games2_1 = 2 * f.points2_1;
+                f.games2_2 = 2 * f.points2_2;
+                f.finished_ms = Some(now);
+                let mut tx = self.store.begin_write().await?;
+                let Some(t) = store::get(&mut tx, id, self.store.for_update()).await? else {
+                    return Ok(changed);
+                };
+                if store::record(&mut tx, &f, "pending").await? != 1 {
+                    continue; // decided meanwhile (a withdrawal, another instance): roll back
+                }
+                // Repeated absence (issue 18): the bot has gone; spare the field its windows.
+                let all = store::pairings(&mut tx, id).await?;
+                for (seed, won) in [(f.seed1, win1), (f.seed2.unwrap_or(f.seed1), win2)] {
+                    if !won && absence_streak(&all, seed) >= ABSENT_FORFEITS_TO_WITHDRAW {
+                        self.withdraw_in(&mut tx, &t, seed, "absence", InPlay::Finish, now)
+                            .await?;
+                        tracing::info!(
+                            tournament = id,
+                            seed,
+                            "participant withdrawn after repeated absence"
+                        );
+                    }
+                }
+                tx.commit().await?;
+                tracing::info!(
+                    tournament = id,
+                    round = p.round,
+                    board = p.board,
+                    "pairing forfeited"
+                );
+                changed = true;
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Starts one pairing's set and links it, in one transaction. Ok(false) when someone else did.
+    async fn start_pairing(
+        &self,
+        t: &TournamentRow,
+        p: &PairingRow,
+        creator_id: &str,
+        acceptor_id: &str,
+    ) -> ArenaResult<bool> {
+        let mut tx = self.store.begin_write().await?;
+        let now = self.now_ms();
+        let creator = acc::bot_by_ref(&mut tx, creator_id)
+            .await?
+            .ok_or_else(|| ArenaError::internal("tournament bot missing"))?;
+        let acceptor = acc::bot_by_ref(&mut tx, acceptor_id)
+            .await?
+            .ok_or_else(|| ArenaError::internal("tournament bot missing"))?;
+        let req = NewSet {
+            options: GameOptions {
+                size: t.size,
+                random_stones: t.random_stones,
+            },
+            initial_ms: t.initial_ms,
+            increment_ms: t.increment_ms,
+            stake: t.stake,
+            opponent: Some(acceptor.name.clone()),
+            rated: t.rated != 0,
+            practice: false,
+            pool: false,
+        };
+        let (view, fx) = self
+            .start_now_in(&mut tx, &creator, &acceptor, req, now)
+            .await?;
+        let set_id = view["id"].as_str().unwrap_or_default().to_string();
+        if store::claim(&mut tx, p, &set_id).await? != 1 {
+            return Ok(false); // rolled back: the pairing was no longer pending
+        }
+        fx.commit(tx, self, now).await?;
+        tracing::info!(tournament = %t.id, round = p.round, board = p.board, set_id, "tournament set started");
+        Ok(true)
+    }
+}
+
+fn entry(entries: &[EntryRow], seed: Option<i64>) -> Option<&EntryRow> {
+    entries.iter().find(|e| Some(e.seed) == seed)
+}
+
+pub(super) fn new_pairing(
+    id: &str,
+    round: i64,
+    board: i64,
+    a: usize,
+    b: Option<usize>,
+    now: i64,
+) -> PairingRow {
+    PairingRow {
+        tournament_id: id.to_string(),
+        round,
+        board,
+        seed1: a as i64,
+        seed2: b.map(|b| b as i64),
+        status: "pending".into(),
+        set_id: None,
+        points2_1: 0,
+        points2_2: 0,
+        games2_1: 0,
+        games2_2: 0,
+        moves_1: 0,
+        moves_2: 0,
+        games_json: None,
+        created_ms: now,
+        finished_ms: None,
+        withdrawn_seed: None,
+    }
+}
+
+/// Who wins a forfeited pairing (seat 1, seat 2): the bot online now, else every bot seen
+/// during the window; nobody when neither showed up (SPEC 14).
+#[must_use]
+pub fn forfeit_winners(on1: bool, on2: bool, seen1: bool, seen2: bool) -> (bool, bool) {
+    if on1 || on2 {
+        (on1, on2)
+    } else {
+        (seen1, seen2)
+    }
+}

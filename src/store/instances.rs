@@ -1,0 +1,158 @@
+//! The `instances` table: one row per running process with its heartbeat (ms since epoch)
+//! and, while it serves writes, `serving_ms` (SPEC sections 7, 12, 13). The scheduler reads
+//! it to credit downtime; the house driver keeps a second row per instance (its id plus a
+//! suffix) to share the house's games among the instances that run house bots.
+
+use sqlx::AnyConnection;
+
+use super::Backend;
+
+/// Serializes the instances that credit downtime at once (PostgreSQL: `LOCK TABLE`; a no-op
+/// on SQLite, whose write transaction already excludes every other writer).
+pub async fn lock(c: &mut AnyConnection, backend: Backend) -> sqlx::Result<()> {
+    if backend == Backend::Postgres {
+        sqlx::query("LOCK TABLE instances IN EXCLUSIVE MODE")
+            .execute(c)
+            .await?;
+    }
+    Ok(())
+}
+
+/// The newest heartbeat of any instance; None when no row is left.
+pub async fn newest_heartbeat(c: &mut AnyConnection) -> sqlx::Result<Option<i64>> {
+    let (last,): (Option<i64>,) = sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances")
+        .fetch_one(c)
+        .await?;
+    Ok(last)
+}
+
+/// The newest heartbeat of any instance but `id`.
+pub async fn newest_heartbeat_of_others(
+    c: &mut AnyConnection,
+    id: &str,
+) -> sqlx::Result<Option<i64>> {
+    let (last,): (Option<i64>,) =
+        sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances WHERE id <> $1")
+            .bind(id)
+            .fetch_one(c)
+            .await?;
+    Ok(last)
+}
+
+/// The latest moment any instance but `id` served writes.
+pub async fn newest_serving_of_others(
+    c: &mut AnyConnection,
+    id: &str,
+) -> sqlx::Result<Option<i64>> {
+    let (last,): (Option<i64>,) =
+        sqlx::query_as("SELECT MAX(serving_ms) FROM instances WHERE id <> $1")
+            .bind(id)
+            .fetch_one(c)
+            .await?;
+    Ok(last)
+}
+
+/// Writes the heartbeat of row `id` at `at_ms` (inserting the row if needed); `serving_ms`
+/// is left as it is.
+pub async fn beat(c: &mut AnyConnection, id: &str, at_ms: i64) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO instances (id, heartbeat_ms) VALUES ($1, $2) \
+         ON CONFLICT (id) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms",
+    )
+    .bind(id)
+    .bind(at_ms)
+    .execute(c)
+    .await?;
+    Ok(())
+}
+
+/// Writes the heartbeat of row `id` at `at_ms`, and `serving_ms` too when `serving`
+/// (inserting the row if needed).
+pub async fn beat_serving(
+    c: &mut AnyConnection,
+    id: &str,
+    at_ms: i64,
+    serving: bool,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO instances (id, heartbeat_ms, serving_ms) \
+         VALUES ($1, $2, CASE WHEN $3 = 1 THEN $2 END) \
+         ON CONFLICT (id) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms, \
+         serving_ms = CASE WHEN $3 = 1 THEN excluded.heartbeat_ms ELSE instances.serving_ms END",
+    )
+    .bind(id)
+    .bind(at_ms)
+    .bind(i64::from(serving))
+    .execute(c)
+    .await?;
+    Ok(())
+}
+
+/// Writes the heartbeat of an existing row `id` (a stopping instance's last).
+pub async fn last_beat(c: &mut AnyConnection, id: &str, at_ms: i64) -> sqlx::Result<()> {
+    sqlx::query("UPDATE instances SET heartbeat_ms = $1 WHERE id = $2")
+        .bind(at_ms)
+        .bind(id)
+        .execute(c)
+        .await?;
+    Ok(())
+}
+
+/// Rows whose heartbeat is at `since_ms` or later, other than `except_id`.
+pub async fn alive_since(
+    c: &mut AnyConnection,
+    since_ms: i64,
+    except_id: &str,
+) -> sqlx::Result<Vec<String>> {
+    let rows: Vec<(String,)> =
+        sqlx::query_as("SELECT id FROM instances WHERE heartbeat_ms >= $1 AND id <> $2")
+            .bind(since_ms)
+            .bind(except_id)
+            .fetch_all(c)
+            .await?;
+    Ok(rows.into_iter().map(|(id,)| id).collect())
+}
+
+/// Rows whose heartbeat is at `since_ms` or later and whose id ends with `suffix`.
+pub async fn alive_with_suffix(
+    c: &mut AnyConnection,
+    since_ms: i64,
+    suffix: &str,
+) -> sqlx::Result<Vec<String>> {
+    let rows: Vec<(String,)> =
+        sqlx::query_as("SELECT id FROM instances WHERE heartbeat_ms >= $1 AND id LIKE $2")
+            .bind(since_ms)
+            .bind(format!("%{suffix}"))
+            .fetch_all(c)
+            .await?;
+    Ok(rows.into_iter().map(|(id,)| id).collect())
+}
+
+/// Starts this process's row: forgets rows whose heartbeat is older than `prune_before_ms`,
+/// then inserts `id` at `now_ms`.
+pub async fn start(
+    c: &mut AnyConnection,
+    id: &str,
+    now_ms: i64,
+    prune_before_ms: i64,
+) -> sqlx::Result<()> {
+    sqlx::query("DELETE FROM instances WHERE heartbeat_ms < $1")
+        .bind(prune_before_ms)
+        .execute(&mut *c)
+        .await?;
+    sqlx::query("INSERT INTO instances (id, heartbeat_ms) VALUES ($1, $2)")
+        .bind(id)
+        .bind(now_ms)
+        .execute(c)
+        .await?;
+    Ok(())
+}
+
+/// The database's own clock, ms since epoch (PostgreSQL's `clock_timestamp()`).
+pub async fn database_now_ms(c: &mut AnyConnection) -> sqlx::Result<i64> {
+    let (db,): (i64,) =
+        sqlx::query_as("SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)")
+            .fetch_one(c)
+            .await?;
+    Ok(db)
+}

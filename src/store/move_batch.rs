@@ -1,0 +1,223 @@
+//! A batch of moves written in one transaction: the group commit of `arena::commit` (SPEC
+//! section 12: a move is answered only once committed). The game rows change in one
+//! statement, then the moves and their `state` events are inserted with one statement each
+//! for the whole batch, on SQLite and PostgreSQL alike.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use sqlx::AnyConnection;
+
+use super::games::{GameRow, MoveRow};
+
+/// One move to store on the fast path: the game row after it (`version` one above the row's
+/// current one), the move, and the game's `state` event for the streams (`event_bot` is the
+/// bot now on move; `event_payload` the small event body).
+#[derive(Debug, Clone)]
+pub struct MoveWrite {
+    pub game: GameRow,
+    pub mv: MoveRow,
+    pub event_bot: Option<String>,
+    pub event_payload: String,
+}
+
+/// Stores a batch of moves on SQLite in one transaction of two round trips to the database
+/// (each statement through sqlx is a hop to its connection thread): `BEGIN IMMEDIATE` with the
+/// game rows' update, then the moves, the events and `COMMIT`. The caller holds the write
+/// queue. Returns what [`write_moves`] returns; on an error the transaction is rolled back.
+pub async fn commit_moves_sqlite(
+    c: &mut AnyConnection,
+    writes: &[&MoveWrite],
+    now_ms: i64,
+) -> sqlx::Result<Vec<Option<i64>>> {
+    let r = commit_moves_sqlite_inner(&mut *c, writes, now_ms).await;
+    if r.is_err() {
+        // Whatever failed, leave no transaction open on the pooled connection.
+        let _ = sqlx::query("ROLLBACK").execute(&mut *c).await;
+    }
+    r
+}
+
+/// The writes whose game row was still at their version (`fresh`, one flag per write).
+fn still_fresh<'a>(writes: &[&'a MoveWrite], fresh: &[bool]) -> Vec<&'a MoveWrite> {
+    writes
+        .iter()
+        .zip(fresh)
+        .filter_map(|(w, ok)| ok.then_some(*w))
+        .collect()
+}
+
+async fn commit_moves_sqlite_inner(
+    c: &mut AnyConnection,
+    writes: &[&MoveWrite],
+    now_ms: i64,
+) -> sqlx::Result<Vec<Option<i64>>> {
+    let fresh = update_moved(&mut *c, writes, true).await?;
+    let kept = still_fresh(writes, &fresh);
+    if kept.is_empty() {
+        sqlx::query("COMMIT").execute(&mut *c).await?;
+        return Ok(vec![None; writes.len()]);
+    }
+    // One text, two statements and the commit; `?` placeholders continue across statements.
+    let sql = inserts_and_commit(c, kept.len());
+    let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
+    let ids = bind_events(bind_moves(q, &kept), &kept, now_ms)
+        .fetch_all(&mut *c)
+        .await?;
+    Ok(spread(fresh, ids))
+}
+
+/// The SQLite text of a batch's second round trip: both inserts and `COMMIT`, built once per
+/// batch size and remembered.
+fn inserts_and_commit(c: &AnyConnection, rows: usize) -> Arc<str> {
+    type Shapes = Mutex<HashMap<usize, Arc<str>>>;
+    static SHAPES: OnceLock<Shapes> = OnceLock::new();
+    let shapes = SHAPES.get_or_init(Default::default);
+    if let Some(sql) = shapes.lock().ok().and_then(|m| m.get(&rows).cloned()) {
+        return sql;
+    }
+    let moves = super::values_sql(c, MOVES_HEAD, 10, rows, "; ");
+    let events = super::values_sql(c, EVENTS_HEAD, 6, rows, " RETURNING id; COMMIT");
+    let sql: Arc<str> = format!("{moves}{events}").into();
+    if let Ok(mut m) = shapes.lock() {
+        m.insert(rows, sql.clone());
+    }
+    sql
+}
+
+const MOVES_HEAD: &str = "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, \
+    swap, elapsed_ms, at_ms, info) VALUES";
+const EVENTS_HEAD: &str =
+    "INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms) VALUES";
+
+/// The event ids (in any order) given back to the writes whose rows changed, in order.
+fn spread(fresh: Vec<bool>, mut ids: Vec<i64>) -> Vec<Option<i64>> {
+    ids.sort_unstable();
+    let mut ids = ids.into_iter();
+    fresh
+        .into_iter()
+        .map(|ok| if ok { ids.next() } else { None })
+        .collect()
+}
+
+/// The game rows of a batch of moves in one statement (`UPDATE ... FROM (VALUES ...)`, whose
+/// columns are `column1..column12` on SQLite and PostgreSQL alike), after `BEGIN IMMEDIATE`
+/// in the same text when `begin` (SQLite): each row changes only if still at the version its move
+/// was computed from. Returns, per write, whether its row changed. Only what a move changes is
+/// written (status stays active).
+async fn update_moved(
+    c: &mut AnyConnection,
+    writes: &[&MoveWrite],
+    begin: bool,
+) -> sqlx::Result<Vec<bool>> {
+    if writes.is_empty() {
+        return Ok(vec![]);
+    }
+    macro_rules! update_head {
+        () => {
+            "UPDATE games SET board = v.column3, ply = v.column4, to_move_id = v.column5, \
+             remaining1_ms = v.column6, remaining2_ms = v.column7, first1 = v.column8, \
+             first2 = v.column9, turn_started_ms = v.column10, deadline_ms = v.column11, \
+             version = v.column12 FROM (VALUES"
+        };
+    }
+    let head = if begin {
+        concat!("BEGIN IMMEDIATE; ", update_head!())
+    } else {
+        update_head!()
+    };
+    let sql = super::values_sql(
+        c,
+        head,
+        12,
+        writes.len(),
+        ") AS v WHERE games.set_id = v.column1 AND games.game_no = v.column2 \
+         AND games.version = v.column12 - 1 RETURNING games.set_id, games.game_no",
+    );
+    let mut q = sqlx::query_as::<_, (String, i64)>(sqlx::AssertSqlSafe(sql.to_string()));
+    for w in writes {
+        let g = &w.game;
+        q = q
+            .bind(&g.set_id)
+            .bind(g.game_no)
+            .bind(&g.board)
+            .bind(g.ply)
+            .bind(&g.to_move_id)
+            .bind(g.remaining1_ms)
+            .bind(g.remaining2_ms)
+            .bind(g.first1)
+            .bind(g.first2)
+            .bind(g.turn_started_ms)
+            .bind(g.deadline_ms)
+            .bind(g.version);
+    }
+    let changed = q.fetch_all(c).await?;
+    Ok(writes
+        .iter()
+        .map(|w| {
+            changed
+                .iter()
+                .any(|(s, n)| *s == w.game.set_id && *n == w.game.game_no)
+        })
+        .collect())
+}
+
+/// A query over the `Any` driver that returns one integer per row (or none).
+type ScalarQuery<'q> = sqlx::query::QueryScalar<'q, sqlx::Any, i64, sqlx::any::AnyArguments>;
+
+/// Binds the moves of `kept` in the column order of the moves insert (ten values each).
+fn bind_moves<'q>(mut q: ScalarQuery<'q>, kept: &[&'q MoveWrite]) -> ScalarQuery<'q> {
+    for w in kept {
+        q = q
+            .bind(&w.game.set_id)
+            .bind(w.game.game_no)
+            .bind(w.mv.ply)
+            .bind(w.mv.seat)
+            .bind(w.mv.cell_row)
+            .bind(w.mv.cell_col)
+            .bind(w.mv.swap)
+            .bind(w.mv.elapsed_ms)
+            .bind(w.mv.at_ms)
+            .bind(w.mv.info.as_deref());
+    }
+    q
+}
+
+/// Binds the `state` events of `kept` in the column order of the events insert (six each).
+fn bind_events<'q>(mut q: ScalarQuery<'q>, kept: &[&'q MoveWrite], now_ms: i64) -> ScalarQuery<'q> {
+    for w in kept {
+        q = q
+            .bind(w.event_bot.as_deref())
+            .bind(&w.game.set_id)
+            .bind(Some(w.game.game_no))
+            .bind("state")
+            .bind(&w.event_payload)
+            .bind(now_ms);
+    }
+    q
+}
+
+/// Stores a batch of moves in the caller's transaction (PostgreSQL's group commit) in three
+/// statements: each game row is updated only if it is still at the version the move was
+/// computed from (the rows' update comes first, so on PostgreSQL the transaction has its id
+/// before any event id is drawn: see `WriteTx::prepare_events`); the moves and events of those
+/// are then inserted. Returns, per write, its event id, or None when the row had moved on
+/// (another writer got there first: nothing of it is written).
+pub async fn write_moves(
+    c: &mut AnyConnection,
+    writes: &[&MoveWrite],
+    now_ms: i64,
+) -> sqlx::Result<Vec<Option<i64>>> {
+    let fresh = update_moved(&mut *c, writes, false).await?;
+    let kept = still_fresh(writes, &fresh);
+    if kept.is_empty() {
+        return Ok(vec![None; writes.len()]);
+    }
+    let sql = super::values_sql(c, MOVES_HEAD, 10, kept.len(), "");
+    let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
+    bind_moves(q, &kept).fetch_all(&mut *c).await?;
+    let sql = super::values_sql(c, EVENTS_HEAD, 6, kept.len(), " RETURNING id");
+    let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
+    let ids = bind_events(q, &kept, now_ms).fetch_all(&mut *c).await?;
+    Ok(spread(fresh, ids))
+}

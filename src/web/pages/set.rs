@@ -1,0 +1,244 @@
+//! One set's page: its facts and both games' sections.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::game_section;
+use super::home::list;
+use crate::store::status::SetStatus;
+use crate::web::html::{bot_link, esc, fill, half, isolated, num, s, when};
+
+fn fact(out: &mut String, label: &str, value: &str) {
+    let _ = write!(out, "<dt>{label}</dt><dd>{value}</dd>");
+}
+
+fn set_facts(set: &Value, id: &str) -> String {
+    let mut dl = String::new();
+    let st = s(&set["status"]);
+    let mut status = esc(if st.is_empty() { "?" } else { st });
+    if st == "open" {
+        if set["opponent"].is_string() {
+            let _ = write!(
+                status,
+                " – private challenge for {}",
+                bot_link(&set["opponent"])
+            );
+        } else {
+            status.push_str(" – waiting for an opponent");
+        }
+    } else if st == "finished" && set["result"].is_string() {
+        let _ = write!(status, " – {}", esc(s(&set["result"])));
+    }
+    fact(&mut dl, "Status", &status);
+    fact(
+        &mut dl,
+        "Set",
+        &format!("<span class=\"mono\">{}</span>", esc(id)),
+    );
+    if set["result"].is_string() {
+        fact(
+            &mut dl,
+            "Result",
+            &format!("<strong>{}</strong>", esc(s(&set["result"]))),
+        );
+    }
+    let t = &set["tournament"];
+    if t.is_object() {
+        let name = if t["name"].is_string() {
+            &t["name"]
+        } else {
+            &t["id"]
+        };
+        fact(
+            &mut dl,
+            "Tournament",
+            &format!(
+                "<a href=\"{}\">{}</a> · round {}, board {}",
+                esc(s(&t["url"])),
+                isolated(name),
+                num(&t["round"]),
+                num(&t["board"])
+            ),
+        );
+    }
+    let m = &set["match"];
+    if m.is_object() {
+        let name = if m["name"].is_string() {
+            &m["name"]
+        } else {
+            &m["id"]
+        };
+        fact(
+            &mut dl,
+            "Match",
+            &format!("<a href=\"{}\">{}</a>", esc(s(&m["url"])), isolated(name)),
+        );
+    }
+    if set["acceptor"].is_string() {
+        fact(
+            &mut dl,
+            "Points",
+            &format!(
+                "{} {} – {} {}",
+                bot_link(&set["creator"]),
+                half(&set["points"][0]),
+                half(&set["points"][1]),
+                bot_link(&set["acceptor"])
+            ),
+        );
+    }
+    let mut stake_text = match set["stake"].as_i64() {
+        Some(n) if n > 0 => format!("{n} PTS each"),
+        _ => "none".into(),
+    };
+    if set["practice"].as_bool() == Some(true) {
+        stake_text.push_str(" (practice)");
+    }
+    match set["rated"].as_bool() {
+        Some(false) => stake_text.push_str(" · unrated"),
+        Some(true) => stake_text.push_str(" · rated"),
+        None => {}
+    }
+    fact(&mut dl, "Stake", &stake_text);
+    let sm = &set["settlement"];
+    if sm.is_object() {
+        let pays: Vec<String> = list(sm, "payouts")
+            .iter()
+            .map(|p| {
+                let who = if p["player_name"].is_string() {
+                    &p["player_name"]
+                } else {
+                    &p["player"]
+                };
+                format!(
+                    "{}: {} PTS ({})",
+                    isolated(who),
+                    num(&p["amount"]),
+                    esc(s(&p["kind"]))
+                )
+            })
+            .collect();
+        let fee = if sm["fee"].is_null() {
+            "0".into()
+        } else {
+            num(&sm["fee"])
+        };
+        let mut text = format!("pot {}, fee {fee}", num(&sm["pot"]));
+        if !pays.is_empty() {
+            let _ = write!(text, " → {}", pays.join(", "));
+        }
+        fact(&mut dl, "Settlement", &text);
+    }
+    let o = &set["options"];
+    let stones = o["random_stones"].as_i64();
+    fact(
+        &mut dl,
+        "Board",
+        &format!(
+            "{0}×{0}, {1} random stones per side{2}",
+            num(&o["size"]),
+            num(&o["random_stones"]),
+            if stones == Some(0) {
+                " (swap allowed)"
+            } else {
+                ""
+            }
+        ),
+    );
+    if set["clock"].is_object() {
+        fact(
+            &mut dl,
+            "Clock",
+            &format!(
+                "{} s + {} s per move",
+                num(&set["clock"]["initial_s"]),
+                num(&set["clock"]["increment_s"])
+            ),
+        );
+    }
+    fact(
+        &mut dl,
+        "Seed SHA-256",
+        &format!(
+            "<span class=\"mono\">{}</span>",
+            esc(s(&set["seed_sha256"]))
+        ),
+    );
+    let seed = if set["seed"].is_string() {
+        format!(
+            "<span class=\"mono\">{}</span> <span id=\"seed-check\"></span>",
+            esc(s(&set["seed"]))
+        )
+    } else {
+        "<span class=\"muted\">revealed when the set is finished</span>".into()
+    };
+    fact(&mut dl, "Seed", &seed);
+    fact(&mut dl, "Created", &when(&set["created_at"]));
+    if set["started_at"].is_string() {
+        fact(&mut dl, "Started", &when(&set["started_at"]));
+    }
+    if set["finished_at"].is_string() {
+        fact(&mut dl, "Finished", &when(&set["finished_at"]));
+    }
+    dl
+}
+
+/// The set page from the set (`GET /v1/sets/{id}`) and the states of the games played so far.
+pub fn set_page(template: &str, set: &Value, games: &[(i64, Value)]) -> String {
+    let id = s(&set["id"]);
+    let status = s(&set["status"]);
+    let acceptor = if set["acceptor"].is_string() {
+        bot_link(&set["acceptor"])
+    } else if *status == SetStatus::Open {
+        "(open)".into()
+    } else {
+        "?".into()
+    };
+    let name = |v: &Value| esc(v.as_str().unwrap_or("?"));
+    let plain_acceptor = if set["acceptor"].is_string() {
+        name(&set["acceptor"])
+    } else if *status == SetStatus::Open {
+        "(open)".into()
+    } else {
+        "?".into()
+    };
+    let mut body = String::new();
+    if games.is_empty() {
+        let text = if *status == SetStatus::Open {
+            "The games start when a bot accepts this challenge.".to_string()
+        } else {
+            format!("This set was {}; no games were played.", esc(status))
+        };
+        let _ = write!(body, "<p class=\"notice\">{text}</p>");
+    }
+    for (n, st) in games {
+        body.push_str(&game_section(id, *n, st));
+    }
+    fill(
+        template,
+        &[
+            (
+                "page-title",
+                format!(
+                    "{} vs {} – Hex arena",
+                    name(&set["creator"]),
+                    plain_acceptor
+                ),
+            ),
+            (
+                "title",
+                format!(
+                    "<bdi>{}</bdi> vs <bdi>{plain_acceptor}</bdi>",
+                    name(&set["creator"])
+                ),
+            ),
+            (
+                "set-title",
+                format!("{} vs {acceptor}", bot_link(&set["creator"])),
+            ),
+            ("facts", set_facts(set, id)),
+            ("games", body),
+        ],
+    )
+}

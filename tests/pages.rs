@@ -1,0 +1,229 @@
+//! The viewers' pages carry their content in the HTML the server sends (issue 21): the home
+//! page's tables, a set's boards, moves, result and seed, a bot's record and sets, and the
+//! tournaments' standings; names users chose are escaped; unknown sets, bots and tournaments
+//! are 404 pages.
+
+mod common;
+use common::paths;
+
+use common::{TestApp, seat_tokens, spawn_app};
+use reqwest::StatusCode;
+use serde_json::json;
+
+/// GET a page: its status, content type and text.
+async fn page(app: &TestApp, path: &str) -> (StatusCode, String, String) {
+    let r = app
+        .http
+        .get(format!("{}{path}", app.url))
+        .send()
+        .await
+        .expect("page answers");
+    let status = r.status();
+    let kind = r
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    (status, kind, r.text().await.expect("page text"))
+}
+
+/// The part of `html` from `start` to the next `end` after it.
+fn between<'a>(html: &'a str, start: &str, end: &str) -> &'a str {
+    let from = html
+        .find(start)
+        .unwrap_or_else(|| panic!("{start} not in the page"));
+    let rest = &html[from..];
+    &rest[..rest.find(end).unwrap_or(rest.len())]
+}
+
+/// A player whose name is full of HTML, with two bots that have played one staked set: the
+/// set's id, with `evil-bot` winning both games (game 1 after some moves).
+async fn played_set(app: &TestApp) -> (String, Vec<String>) {
+    let (_, pt) = app.player("<b>Eve & \"Co\"</b>").await;
+    let evil = app.bot(&pt, "evil-bot").await;
+    let (_, _, good) = app.player_with_bot("good-bot").await;
+    let set = app.start_set(&evil, &good, json!({"stake": 10})).await;
+    // Four moves in game 1 (whatever is legal), then good-bot resigns both games.
+    let st = app.state(&set, 1).await;
+    let seats = seat_tokens(&st, &[("evil-bot", &evil), ("good-bot", &good)]);
+    let mut names = vec![];
+    for _ in 0..4 {
+        let st = app.state(&set, 1).await;
+        let mv = st["legal_moves"][0].clone();
+        let to_move = st["to_move"].as_u64().expect("someone on move") as usize;
+        let r = app
+            .play(
+                seats[to_move - 1],
+                &set,
+                1,
+                mv,
+                st["ply"].as_i64().map(|p| p + 1),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    }
+    for m in app.state(&set, 1).await["moves"].as_array().expect("moves") {
+        names.push(m["name"].as_str().expect("a1 name").to_string());
+    }
+    app.lose_set(&good, &evil, &set).await;
+    (set, names)
+}
+
+#[tokio::test]
+async fn the_home_page_carries_the_leaderboard_and_the_recent_sets_with_names_escaped() {
+    let app = spawn_app().await;
+    let (set, _) = played_set(&app).await;
+    let (status, kind, html) = page(&app, "/").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(kind.starts_with("text/html"), "{kind}");
+    let board = between(&html, "<tbody id=\"leaderboard\">", "</tbody>");
+    let row = between(board, "<tr data-bot=\"evil-bot\">", "</tr>");
+    assert!(row.contains("href=\"/bots/evil-bot\""), "{row}");
+    assert!(
+        row.contains("<bdi>&lt;b&gt;Eve &amp; &quot;Co&quot;&lt;/b&gt;</bdi>"),
+        "the owner's name is escaped: {row}"
+    );
+    assert!(
+        !html.contains("<b>Eve"),
+        "no name reaches the page unescaped"
+    );
+    assert!(board.contains("<tr data-bot=\"good-bot\">"), "{board}");
+    let finished = between(&html, "<tbody id=\"finished\">", "</tbody>");
+    assert!(
+        finished.contains(&format!("href=\"/sets/{set}\"")),
+        "{finished}"
+    );
+    assert!(finished.contains("2 – 0"), "{finished}");
+    // The lists that have rows say nothing is missing; the lobby is empty and says so.
+    assert!(html.contains("<p class=\"empty\" id=\"finished-empty\" hidden></p>"));
+    assert!(html.contains("<p class=\"empty\" id=\"lobby-empty\">No open challenges."));
+    assert!(
+        !html.contains("loading…") && !html.contains("{{"),
+        "every slot is filled"
+    );
+}
+
+#[tokio::test]
+async fn a_set_page_carries_both_boards_the_moves_the_result_and_the_revealed_seed() {
+    let app = spawn_app().await;
+    let (set, names) = played_set(&app).await;
+    let view = app.get_set(&set).await.body;
+    let g1 = app.state(&set, 1).await;
+    let size = g1["board"]["size"].as_u64().expect("size") as usize;
+    let (status, _, html) = page(&app, &format!("/sets/{set}")).await;
+    assert_eq!(status, StatusCode::OK);
+
+    let game1 = between(&html, "data-game=\"1\"", "</section>");
+    assert_eq!(game1.matches("class=\"cell\"").count(), size * size);
+    let stones: usize = g1["board"]["cells"]
+        .as_array()
+        .expect("cells")
+        .iter()
+        .flat_map(|row| row.as_array().expect("row").iter())
+        .filter(|c| c.as_u64() != Some(0))
+        .count();
+    let drawn = game1
+        .matches("<polygon")
+        .count()
+        .saturating_sub(game1.matches("fill=\"#efe6cf\"").count());
+    assert_eq!(
+        drawn, stones,
+        "a stone on the board for each one in the state"
+    );
+    assert_eq!(stones, g1["opening"].as_array().map_or(0, Vec::len) + 4);
+    for (i, name) in names.iter().enumerate() {
+        let item = format!("<span class=\"n\">{}. </span>{name}</li>", i + 1);
+        assert!(game1.contains(&item), "move {} ({name}) in the list", i + 1);
+    }
+    assert!(
+        game1.contains("evil-bot</bdi> wins by resignation."),
+        "{game1}"
+    );
+    assert_eq!(game1.matches("class=\"coord\"").count(), 4 * size);
+    assert!(html.contains("data-game=\"2\""));
+    let seed = view["seed"].as_str().expect("the seed is revealed");
+    assert!(html.contains(seed), "the revealed seed is on the page");
+    // The replay needs the script, so its controls come hidden.
+    assert!(game1.contains("<div class=\"controls\" hidden>"));
+
+    let (status, kind, html) = page(&app, "/sets/set_nope").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(kind.starts_with("text/html"), "{kind}");
+    assert!(html.contains("No set &#39;set_nope&#39;."), "{html}");
+}
+
+#[tokio::test]
+async fn a_bot_page_carries_its_record_chart_and_sets_and_an_unknown_bot_is_a_404_page() {
+    let app = spawn_app().await;
+    let (set, _) = played_set(&app).await;
+    let (status, _, html) = page(&app, "/bots/evil-bot").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("<title>evil-bot – Hex arena</title>"));
+    assert!(
+        html.contains("<strong class=\"owner\"><bdi>&lt;b&gt;Eve &amp; &quot;Co&quot;&lt;/b&gt;</bdi></strong>"),
+        "the owner, escaped"
+    );
+    let stats = between(&html, "<dl class=\"stats\"", "</dl>");
+    assert!(stats.contains("<dt>Wins</dt><dd>1</dd>"), "{stats}");
+    assert_eq!(
+        html.matches("<circle").count(),
+        2,
+        "the chart has the start and one rated set"
+    );
+    let sets = between(&html, "<tbody id=\"sets\">", "</tbody>");
+    assert!(sets.contains(&format!("href=\"/sets/{set}\"")), "{sets}");
+    let versus = between(&html, "<tbody id=\"versus\">", "</tbody>");
+    assert!(versus.contains("href=\"/bots/good-bot\""), "{versus}");
+
+    let (status, kind, html) = page(&app, "/bots/<i>nobody").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(kind.starts_with("text/html"));
+    assert!(html.contains("No bot &#39;&lt;i&gt;nobody&#39;."), "{html}");
+}
+
+#[tokio::test]
+async fn the_tournament_pages_carry_the_standings_and_escape_the_tournament_name() {
+    let app = spawn_app().await;
+    for name in ["alpha-bot", "bravo-bot", "charlie-bot"] {
+        app.player_with_bot(name).await;
+    }
+    let r = app
+        .create_tournament(
+            Some("op-secret"),
+            json!({"name": "<script>x</script> & \"Cup\"", "format": "round_robin",
+                   "participants": ["alpha-bot", "bravo-bot", "charlie-bot"]}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    let escaped = "&lt;script&gt;x&lt;/script&gt; &amp; &quot;Cup&quot;";
+
+    let (status, _, html) = page(&app, "/tournaments").await;
+    assert_eq!(status, StatusCode::OK);
+    let rows = between(&html, "<tbody id=\"tournaments\">", "</tbody>");
+    assert!(
+        rows.contains(&format!(
+            "<a href=\"/tournaments/{id}\"><bdi>{escaped}</bdi></a>"
+        )),
+        "{rows}"
+    );
+    assert!(!html.contains("<script>x"), "the name is never markup");
+
+    let (status, _, html) = page(&app, &format!("/tournaments/{id}")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains(&format!("<h1 id=\"title\"><bdi>{escaped}</bdi></h1>")));
+    let standings = between(&html, "<tbody id=\"standings\">", "</tbody>");
+    let mut bots: Vec<&str> = standings
+        .split("<tr data-bot=\"")
+        .skip(1)
+        .filter_map(|r| r.split('"').next())
+        .collect();
+    bots.sort_unstable();
+    assert_eq!(bots, ["alpha-bot", "bravo-bot", "charlie-bot"]);
+    assert!(html.contains(&format!("href=\"{}\"", paths::standings_csv(&id))));
+    assert!(!html.contains("<script>x"));
+
+    let (status, _, _) = page(&app, "/tournaments/tour_nope").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
