@@ -9,7 +9,8 @@ pub struct ServeConfig {
     /// Address to listen on.
     #[arg(long, env = "ARENA_BIND", default_value = "127.0.0.1:8080")]
     pub bind: String,
-    /// `sqlite://path` (created if missing) or `postgres://...`.
+    /// `sqlite://relative/path.db` or `sqlite:///absolute/path.db` (created if missing), or
+    /// `postgres://user@host:port/database`.
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/arena.db")]
     pub database_url: String,
     /// Bearer token of the operator (grants, pairings); operator endpoints are off when unset.
@@ -44,7 +45,7 @@ pub struct ServeConfig {
         allow_negative_numbers = true
     )]
     pub house_lobby_wait_ms: i64,
-    /// An outside GTP engine played as the house bot `house-NAME` (issue 23), as
+    /// An outside GTP engine played as the house bot `house-NAME`, as
     /// `NAME=COMMAND`; repeatable. `ARENA_HOUSE_ENGINES` holds several separated by `;`
     /// (`mohex=/opt/mohex/mohex --use-book;kata=katahex gtp`); COMMAND is split like a shell
     /// (quotes group, `\` escapes; no expansions, no `;` inside). Needs the house bots on.
@@ -68,7 +69,7 @@ pub struct ServeConfig {
     /// closed as `expired` (0: never).
     #[arg(long, env = "ARENA_CHALLENGE_TTL_S", default_value_t = 3_600)]
     pub challenge_ttl_s: u64,
-    /// Most sets the matchmaking pool starts between one pair of bots in any hour (issue 20).
+    /// Most sets the matchmaking pool starts between one pair of bots in any hour.
     #[arg(long, env = "ARENA_POOL_PAIR_SETS_PER_HOUR", default_value_t = crate::arena::pool::PAIR_SETS_PER_HOUR_DEFAULT)]
     pub pool_pair_sets_per_hour: i64,
     /// SQLite's `synchronous` setting: `normal` (a 2xx survives a killed process; the last
@@ -109,7 +110,7 @@ pub struct ServeConfig {
     /// Hidden: the default (60 000) is the contract; tests shorten it.
     #[arg(long, env = "ARENA_PRESENCE_WINDOW_MS", default_value_t = crate::arena::presence::ONLINE_WINDOW_MS, hide = true)]
     pub presence_window_ms: i64,
-    /// Analyse every finished game in the background with the house's search (issue 21), on
+    /// Analyse every finished game in the background with the house's search, on
     /// one lowest-priority thread that pauses while house bots think.
     #[arg(long, env = "ARENA_ANALYSIS", default_value_t = true, action = clap::ArgAction::Set)]
     pub analysis: bool,
