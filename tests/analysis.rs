@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::sse::EventStream;
 use common::{Spawn, TestApp, round_trip, seat_tokens, spawn_app, spawn_with};
-use hexarena_contract::{GameState, MoveInfo};
+use hexarena_contract::{Analysis, AnalysisStatus, BotMistakes, GameState, MoveInfo};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -305,6 +305,13 @@ async fn a_finished_game_is_analysed_with_one_value_per_position_and_the_mistake
     );
     assert!(a["analysed_at"].as_str().is_some(), "{a}");
     check_analysis(&a, &end);
+    // The contract crate's type reads it whole and writes it back unchanged.
+    let typed: Analysis = round_trip(&a);
+    assert_eq!(typed.status, AnalysisStatus::Ready);
+    assert_eq!(
+        typed.win_prob.len(),
+        end["moves"].as_array().map_or(0, Vec::len) + 1
+    );
     assert!(
         !a["mistakes"].as_array().expect("mistakes").is_empty(),
         "random play without a mistake: {a}"
@@ -386,6 +393,8 @@ async fn a_bot_s_mistakes_come_worst_first_with_the_position_and_its_games_as_on
     assert_eq!(r.body["bot"], "Blunder");
     let list = r.body["mistakes"].as_array().expect("mistakes").clone();
     assert_eq!(list.len(), expected, "{:?}", r.body);
+    let typed: BotMistakes = round_trip(&r.body);
+    assert_eq!(typed.mistakes.len(), expected);
     assert!(expected > 0, "random play without a mistake");
     let drops: Vec<f64> = list
         .iter()

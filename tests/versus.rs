@@ -3,7 +3,8 @@
 
 mod common;
 
-use common::{TestApp, seat_tokens, spawn_app};
+use common::{TestApp, round_trip, seat_tokens, spawn_app};
+use hexarena_contract::HeadToHead;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -51,6 +52,9 @@ async fn head_to_head_counts_sets_and_games_and_gives_elo_with_its_interval_and_
     let r = app.get_head_to_head("alpha", "Bravo").await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     let v = r.body;
+    // The contract crate's type reads it whole and writes it back unchanged.
+    let typed: HeadToHead = round_trip(&v);
+    assert_eq!((typed.sets, typed.w, typed.l), (3, 2, 1));
     assert_eq!(
         (v["bot"].clone(), v["opponent"].clone()),
         (json!("Alpha"), json!("Bravo"))
@@ -107,6 +111,14 @@ async fn head_to_head_counts_sets_and_games_and_gives_elo_with_its_interval_and_
         (v["sets"].clone(), v["score"].clone(), v["los"].clone()),
         (json!(0), Value::Null, Value::Null)
     );
+    round_trip::<HeadToHead>(&v);
+
+    // An even score is an Elo difference of 0, written `0.0`, never `-0.0`.
+    set_won_by(&app, b, c, &charlie).await;
+    set_won_by(&app, c, b, &bravo).await;
+    let v = app.get_head_to_head("Bravo", "Charlie").await.body;
+    assert_eq!(v["score"], json!(0.5), "{v}");
+    assert_eq!(v["elo_diff"].to_string(), "0.0", "{v}");
 
     // The most frequent opponents, most sets first.
     let r = app.get_bot_opponents("Alpha", "").await;

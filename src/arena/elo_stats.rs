@@ -18,10 +18,17 @@ pub fn score_of(elo: f64) -> f64 {
 
 /// The Elo difference a score fraction implies, None at 0 or 1 (infinite), or within 1e-9 of
 /// them (an interval bound that is 0 or 1 up to rounding gives thousands of points otherwise).
+/// An even score is `0.0`, never `-0.0`.
 #[must_use]
 pub fn elo_of(score: f64) -> Option<f64> {
     const EDGE: f64 = 1e-9;
-    (score > EDGE && score < 1.0 - EDGE).then(|| -400.0 * (1.0 / score - 1.0).log10())
+    (score > EDGE && score < 1.0 - EDGE).then(|| 400.0 * (score / (1.0 - score)).log10())
+}
+
+/// `x` to one decimal, with `-0.0` written as `0.0` (a JSON reader shows the sign).
+#[must_use]
+pub fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0 + 0.0
 }
 
 /// Results as wins, draws and losses.
@@ -185,6 +192,10 @@ mod tests {
         // -400 log10(1/0.75 - 1) = 400 log10(3) = 190.85
         assert!(close(elo_of(0.75).unwrap_or(0.0), 190.849, 0.001));
         assert_eq!(elo_of(1.0), None);
+        // An even score: 0, with a positive sign (JSON writes `-0.0` otherwise).
+        assert!(elo_of(0.5).is_some_and(|e| e == 0.0 && e.is_sign_positive()));
+        assert!(round1(-0.04).is_sign_positive());
+        assert_eq!(round1(-120.44), -120.4);
         // a bound that is 0 or 1 but for rounding is infinite too
         assert_eq!(elo_of(1e-12), None);
         assert_eq!(elo_of(1.0 - 1e-12), None);

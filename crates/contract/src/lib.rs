@@ -4,6 +4,7 @@
 //! No I/O, no clock, no HTTP: [`hexarena-client`](../hexarena_client/index.html) and the
 //! Python package do the talking; this crate only says what the bytes mean.
 //!
+//! - [`analysis`]: the arena's analysis of a game, a bot's worst moves, head-to-head figures.
 //! - [`game`]: the game state (`GET /v1/sets/{id}/games/{n}`, every move answer, `your_turn`).
 //! - [`moves`]: the move body a bot posts (`{"cell": [r, c]}` or `{"swap": true}`).
 //! - [`set`]: a set as a list row and as the whole view, with its games' summaries.
@@ -19,6 +20,7 @@
 //! server adds one; an unknown status, reason or error code reads as `Unknown` / `Other`.
 
 pub mod account;
+pub mod analysis;
 pub mod error;
 pub mod event;
 pub mod events;
@@ -32,6 +34,7 @@ pub use account::{
     BotCreated, BotProfile, HouseEngine, Leaderboard, LeaderboardRow, PlayerCreated, RatingHistory,
     RatingPoint,
 };
+pub use analysis::{AnalysedMistake, Analysis, AnalysisStatus, BotMistakes, HeadToHead, Mistake};
 pub use error::{ErrorBody, ErrorCode, ErrorEnvelope, Retry};
 pub use event::{MatchView, TournamentView};
 pub use events::{BotEvent, PublicEvent};
