@@ -280,3 +280,34 @@ async fn accepts_racing_for_a_bots_last_place_start_one_set_only() {
     assert_eq!(active, 1);
     assert_eq!(app.balance(&alpha_pt).await, 990);
 }
+
+#[tokio::test]
+async fn a_bot_with_max_stake_0_that_leaves_out_the_stake_is_told_to_send_stake_0() {
+    let app = spawn_app().await;
+    let (_, owner) = app.player("Unstaked owner").await;
+    let r = app
+        .create_bot(Some(&owner), json!({"name": "NoStakes", "max_stake": 0}))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let token = r.body["token"].as_str().expect("token").to_string();
+    // A challenge without `stake` is staked at the default 10: refused, nothing created.
+    let r = app.create_set(Some(&token), json!({"game": "hex"})).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::BAD_REQUEST, "bad_request"),
+        "{:?}",
+        r.body
+    );
+    assert_eq!(
+        r.body["error"]["details"],
+        json!({"field": "stake", "min": 10, "max": 0})
+    );
+    let msg = r.body["error"]["message"].as_str().expect("message");
+    assert!(msg.contains("send \"stake\": 0"), "{msg}");
+    assert_eq!(set_count(&app).await, 0);
+    // Sent as the message says, the challenge is made.
+    let r = app
+        .create_set(Some(&token), json!({"game": "hex", "stake": 0}))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+}

@@ -65,8 +65,16 @@ impl ClockRequest {
     }
 }
 
-/// 400 `bad_request` naming `stake`, with its range up to `max`.
+/// 400 `bad_request` naming `stake`, with its range up to `max`. A `max` of 0 (a bot that
+/// plays only unstaked sets) says what to send, since a challenge without `stake` is staked.
 pub(crate) fn stake_error(msg: String, max: i64) -> ArenaError {
+    let msg = if max == 0 {
+        format!(
+            "{msg}: only unstaked sets, send \"stake\": 0 (a challenge without it is staked at {STAKE_DEFAULT})"
+        )
+    } else {
+        msg
+    };
     ArenaError::bad_request(msg)
         .with_details(json!({"field": "stake", "min": STAKE_MIN, "max": max}))
 }
