@@ -296,7 +296,7 @@ async fn bot_events(
         }
         None => {
             // Every event committed before this point is reflected in the snapshot below.
-            let cursor = arena.watermark.fresh(&arena.store).await?;
+            let cursor = arena.watermark_now().await?;
             for view in arena.challenges_for(&bot).await? {
                 snapshot.push(data(cursor, "challenge", json!({"set": view}).to_string()));
             }
@@ -343,7 +343,7 @@ async fn game_events(
             arena.resume_cursor(id).await?
         }
         None => {
-            let cursor = arena.watermark.fresh(&arena.store).await?;
+            let cursor = arena.watermark_now().await?;
             let text = arena.game_state_body(&set_id, game_no).await?;
             let _ = tx.try_send(data(cursor, "state", text));
             cursor

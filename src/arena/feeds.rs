@@ -21,6 +21,12 @@ impl Arena {
         Ok(id.min(self.watermark.fresh(&self.store).await?))
     }
 
+    /// The committed watermark as of now (a new stream's starting cursor): every event
+    /// committed before this call has an id at or below it. Errors: database.
+    pub async fn watermark_now(&self) -> ArenaResult<i64> {
+        Ok(self.watermark.fresh(&self.store).await?)
+    }
+
     /// A bot stream's stored events (its own and the lobby's) with ids in `after+1..=upto`,
     /// oldest first, at most `limit`.
     pub async fn bot_events_after(
