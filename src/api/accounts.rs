@@ -2,15 +2,11 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{AppState, AuthBot, AuthOperator, AuthPlayer, JsonBody, only_fields, opt_i64, opt_str};
-use crate::arena::glicko;
-use crate::arena::views::rfc3339;
+use crate::arena::profiles::provisional_filter;
 use crate::error::{ApiError, ApiResult};
-use crate::store::Conn;
-use crate::store::accounts::BotRow;
-use crate::store::{accounts as acc, ledger};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/v1/players", web::post().to(create_player))
@@ -57,16 +53,7 @@ async fn create_player(
 
 #[tracing::instrument(skip_all, fields(player = %p.id))]
 async fn get_me(st: web::Data<AppState>, AuthPlayer(p): AuthPlayer) -> ApiResult<HttpResponse> {
-    let mut c = st.arena.store.conn().await?;
-    let escrow = ledger::escrow_of_player(&mut c, &p.id).await?;
-    let mut bots = vec![];
-    for b in acc::bots_of_owner(&mut c, &p.id).await? {
-        bots.push(st.arena.bot_profile(&mut c, &b).await?);
-    }
-    Ok(HttpResponse::Ok().json(json!({
-        "id": p.id, "name": p.name, "balance": p.balance, "escrow": escrow, "bots": bots,
-        "created_at": rfc3339(p.created_ms),
-    })))
+    Ok(HttpResponse::Ok().json(st.arena.player_view(&p).await?))
 }
 
 #[derive(Deserialize)]
@@ -84,19 +71,7 @@ async fn get_ledger(
     q: web::Query<LedgerQuery>,
 ) -> ApiResult<HttpResponse> {
     let limit = super::page_limit(q.limit, 50, 500)?;
-    let mut c = st.arena.store.conn().await?;
-    let rows = ledger::of_player(&mut c, &p.id, q.before, limit).await?;
-    let next = if rows.len() as i64 == limit {
-        rows.last().map(|r| r.id)
-    } else {
-        None
-    };
-    let postings: Vec<Value> = rows
-        .iter()
-        .map(|r| json!({"id": r.id, "kind": r.kind, "amount": r.amount, "set_id": r.set_id, "at": rfc3339(r.at_ms)}))
-        .collect();
-    Ok(HttpResponse::Ok()
-        .json(json!({"balance": p.balance, "postings": postings, "next_before": next})))
+    Ok(HttpResponse::Ok().json(st.arena.ledger_page(&p, q.before, limit).await?))
 }
 
 #[tracing::instrument(skip_all, fields(player = %p.id))]
@@ -125,31 +100,16 @@ struct BotsQuery {
 
 /// `GET /v1/bots[?online=true|false]`: public profiles by rating, each with `online`.
 async fn list_bots(st: web::Data<AppState>, q: web::Query<BotsQuery>) -> ApiResult<HttpResponse> {
-    let mut c = st.arena.store.conn().await?;
-    let mut out = vec![];
-    let mut rank = 0;
-    for b in &acc::bots_by_rating(&mut c, 1000).await? {
-        // In the board's order, so the place among the bots not retired is the rank.
-        if b.retired_ms.is_none() {
-            rank += 1;
-        }
-        let p = st.arena.bot_profile_ranked(&mut c, b, Some(rank)).await?;
-        if q.online.is_none_or(|want| p["online"] == want) {
-            out.push(p);
-        }
-    }
-    Ok(HttpResponse::Ok().json(json!({"bots": out})))
+    let bots = st.arena.bot_list(q.online).await?;
+    Ok(HttpResponse::Ok().json(json!({"bots": bots})))
 }
 
 #[tracing::instrument(skip_all, fields(bot = %b.name))]
 async fn get_bot_me(st: web::Data<AppState>, AuthBot(b): AuthBot) -> ApiResult<HttpResponse> {
-    let mut c = st.arena.store.conn().await?;
     // The authenticated row may come from the token cache, whose rating and record are those
     // of when it was cached: the profile is built from the row as it is now.
-    let b = acc::bot_by_ref(&mut c, &b.id)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("no bot '{}'", b.id)))?;
-    Ok(HttpResponse::Ok().json(st.arena.bot_profile(&mut c, &b).await?))
+    let b = st.arena.bot(&b.id).await?;
+    Ok(HttpResponse::Ok().json(st.arena.bot_profile(&b).await?))
 }
 
 /// `PATCH /v1/bots/me` (issue 20): `accepts` (ranges `[min, max]` of `sizes`,
@@ -165,8 +125,7 @@ async fn patch_bot_me(
 ) -> ApiResult<HttpResponse> {
     let d = crate::arena::accepts::parse_declare(&body)?;
     let b = st.arena.declare(&b, d).await?;
-    let mut c = st.arena.store.conn().await?;
-    Ok(HttpResponse::Ok().json(st.arena.bot_profile(&mut c, &b).await?))
+    Ok(HttpResponse::Ok().json(st.arena.bot_profile(&b).await?))
 }
 
 /// `DELETE /v1/bots/me` (issue 20): retires the bot. It plays no new sets (409 `bot_retired`
@@ -176,8 +135,7 @@ async fn patch_bot_me(
 #[tracing::instrument(skip_all, fields(bot = %b.name))]
 async fn retire_bot_me(st: web::Data<AppState>, AuthBot(b): AuthBot) -> ApiResult<HttpResponse> {
     let b = st.arena.retire_bot(&b).await?;
-    let mut c = st.arena.store.conn().await?;
-    Ok(HttpResponse::Ok().json(st.arena.bot_profile(&mut c, &b).await?))
+    Ok(HttpResponse::Ok().json(st.arena.bot_profile(&b).await?))
 }
 
 /// `POST /v1/bots/me/token` (issue 20): a new bot token; the one that authenticated this
@@ -220,29 +178,15 @@ async fn reset_bot_token(
 }
 
 /// `GET /v1/bots/{a}/versus/{b}` (issue 20): head-to-head figures from a's side, see
-/// [`crate::arena::Arena::head_to_head`]. Errors: 404 for an unknown bot, 400 for a bot
-/// against itself.
+/// [`crate::arena::Arena::versus`]. Errors: 404 for an unknown bot, 400 for a bot against
+/// itself.
 #[tracing::instrument(skip(st))]
 async fn get_versus(
     st: web::Data<AppState>,
     path: web::Path<(String, String)>,
 ) -> ApiResult<HttpResponse> {
     let (a, b) = path.into_inner();
-    let mut c = st.arena.store.conn().await?;
-    let mut find = async |n: &str| {
-        acc::bot_by_ref(&mut c, n)
-            .await
-            .map_err(ApiError::from)?
-            .ok_or_else(|| ApiError::not_found(format!("no bot '{n}'")))
-    };
-    let a = find(&a).await?;
-    let b = find(&b).await?;
-    if a.id == b.id {
-        return Err(ApiError::bad_request(
-            "a bot has no head-to-head with itself",
-        ));
-    }
-    Ok(HttpResponse::Ok().json(st.arena.head_to_head(&mut c, &a, &b).await?))
+    Ok(HttpResponse::Ok().json(st.arena.versus(&a, &b).await?))
 }
 
 #[derive(Deserialize)]
@@ -261,38 +205,15 @@ async fn get_opponents(
     q: web::Query<OpponentsQuery>,
 ) -> ApiResult<HttpResponse> {
     let limit = super::page_limit(q.limit, 5, 20)?;
-    let mut c = st.arena.store.conn().await?;
-    let b = acc::bot_by_ref(&mut c, &path)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("no bot '{}'", path.as_str())))?;
-    let rows = opponents(&st.arena, &mut c, &b, limit).await?;
+    let b = st.arena.bot(&path).await?;
+    let rows = st.arena.opponents(&b, limit).await?;
     Ok(HttpResponse::Ok().json(json!({"bot": b.name, "opponents": rows})))
-}
-
-/// The head-to-head rows of `b` against the (at most `limit`) bots it finished the most sets
-/// with, most sets first; shared by the API and the bot's web page.
-pub(crate) async fn opponents(
-    arena: &crate::arena::Arena,
-    c: &mut Conn,
-    b: &BotRow,
-    limit: i64,
-) -> ApiResult<Vec<Value>> {
-    let mut rows = vec![];
-    for (opp, _) in crate::store::sets::frequent_opponents(c, &b.id, limit).await? {
-        if let Some(o) = acc::bot_by_ref(c, &opp).await? {
-            rows.push(arena.head_to_head(c, b, &o).await?);
-        }
-    }
-    Ok(rows)
 }
 
 #[tracing::instrument(skip(st), fields(bot = %path))]
 async fn get_bot(st: web::Data<AppState>, path: web::Path<String>) -> ApiResult<HttpResponse> {
-    let mut c = st.arena.store.conn().await?;
-    let b = acc::bot_by_ref(&mut c, &path)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("no bot '{}'", path.as_str())))?;
-    Ok(HttpResponse::Ok().json(st.arena.bot_profile(&mut c, &b).await?))
+    let b = st.arena.bot(&path).await?;
+    Ok(HttpResponse::Ok().json(st.arena.bot_profile(&b).await?))
 }
 
 /// `GET /v1/bots/{name-or-id}/ratings`: the bot's ratings before and after each of its last
@@ -304,43 +225,8 @@ async fn get_bot_ratings(
     st: web::Data<AppState>,
     path: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
-    let mut c = st.arena.store.conn().await?;
-    let b = acc::bot_by_ref(&mut c, &path)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("no bot '{}'", path.as_str())))?;
-    Ok(HttpResponse::Ok().json(ratings(&st.arena, &mut c, &b).await?))
-}
-
-/// The body of `GET /v1/bots/{name}/ratings` for `b` (shared with the bot's web page).
-pub(crate) async fn ratings(
-    arena: &crate::arena::Arena,
-    c: &mut Conn,
-    b: &BotRow,
-) -> ApiResult<Value> {
-    let history: Vec<Value> = crate::store::sets::rating_history(c, &b.id, 200)
-        .await?
-        .iter()
-        .map(|p| {
-            let (result, score) = match p.winner_id.as_deref() {
-                None => ("draw", 0.5),
-                Some(w) if w == b.id => ("win", 1.0),
-                Some(_) => ("loss", 0.0),
-            };
-            json!({"set_id": p.set_id, "finished_at": crate::arena::views::opt_time(p.finished_ms),
-                   "rating_before": p.rating_before, "rating_after": p.rating_after,
-                   "opponent": p.opponent_name, "opponent_id": p.opponent_id,
-                   "result": result, "score": score,
-                   "glicko_rating_before": p.glicko_before, "glicko_rating": p.glicko_after,
-                   "rating_deviation_before": p.deviation_before,
-                   "rating_deviation": p.deviation_after,
-                   "provisional": p.deviation_after.map(|d| d > glicko::PROVISIONAL_ABOVE)})
-        })
-        .collect();
-    let g = glicko::Glicko::of_bot(b, arena.now_ms());
-    Ok(json!({
-        "bot": b.name, "rating": b.rating, "glicko_rating": g.rating,
-        "rating_deviation": g.deviation, "provisional": g.provisional(), "history": history,
-    }))
+    let b = st.arena.bot(&path).await?;
+    Ok(HttpResponse::Ok().json(st.arena.rating_history(&b).await?))
 }
 
 #[derive(Deserialize)]
@@ -376,40 +262,9 @@ async fn leaderboard(
             );
         }
     };
-    let which = match q.provisional {
-        None => acc::Provisional::All,
-        Some(false) => acc::Provisional::AtMost(glicko::PROVISIONAL_ABOVE),
-        Some(true) => acc::Provisional::Above(glicko::PROVISIONAL_ABOVE),
-    };
-    let rows = leaderboard_rows(&st.arena, which, limit, offset).await?;
+    let which = provisional_filter(q.provisional);
+    let rows = st.arena.leaderboard_rows(which, limit, offset).await?;
     Ok(HttpResponse::Ok().json(json!({"game": "hex", "rows": rows})))
-}
-
-/// The rows of `GET /v1/leaderboard` (shared with the home page): bots in Elo order from
-/// place `offset + 1`, at most `limit`.
-pub(crate) async fn leaderboard_rows(
-    arena: &crate::arena::Arena,
-    which: acc::Provisional,
-    limit: i64,
-    offset: i64,
-) -> ApiResult<Vec<Value>> {
-    let now = arena.now_ms();
-    let mut c = arena.store.conn().await?;
-    let rows: Vec<Value> = acc::leaderboard_page(&mut c, now, which, limit, offset)
-        .await?
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let g = glicko::Glicko::of_bot(b, now);
-            json!({"rank": offset.saturating_add(i as i64 + 1), "bot": b.name,
-                   "rating": b.rating.round() as i64, "sets": b.sets,
-                   "w": b.wins, "d": b.draws, "l": b.losses, "won": b.won, "net": b.net,
-                   "owner": b.owner_id, "owner_name": b.owner_name, "house": b.house != 0,
-                   "glicko_rating": g.rating, "rating_deviation": g.deviation,
-                   "provisional": g.provisional()})
-        })
-        .collect();
-    Ok(rows)
 }
 
 #[tracing::instrument(skip_all, fields(operator = true))]

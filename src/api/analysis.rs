@@ -2,21 +2,12 @@
 //! a game's win probability and mistakes, a bot's worst positions, a bot's games as one SGF
 //! collection.
 
-use std::collections::HashMap;
-
 use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 use serde_json::json;
 
 use super::AppState;
-use crate::arena::views;
 use crate::error::{ApiError, ApiResult};
-use crate::store::{accounts as acc, analysis, games, sets};
-
-/// Most mistakes one answer lists.
-pub const MAX_MISTAKES: i64 = 100;
-/// Most games one SGF collection holds (the oldest first from `since`).
-pub const MAX_SGF_GAMES: i64 = 1000;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route(
@@ -43,68 +34,21 @@ struct MistakesQuery {
     limit: Option<i64>,
 }
 
-/// A game as the mistakes list needs it: size, opening and move names.
-struct GameText {
-    size: i64,
-    opening: Vec<[u8; 2]>,
-    moves: Vec<String>,
-}
-
 /// `GET /v1/bots/{name-or-id}/mistakes?limit=N` (default 20, at most 100): the positions where
 /// the bot's moves lost the most win probability, worst first: `{"bot", "mistakes": [{"set_id",
 /// "game_no", "ply", "seat", "drop", "played", "best", "size", "opening", "moves"}]}` with
-/// `moves` the names of the moves before the mistake. Errors: 404 for an unknown bot.
+/// `moves` the names of the moves before the mistake (see
+/// [`crate::arena::Arena::bot_mistakes`]). Errors: 404 for an unknown bot.
 #[tracing::instrument(skip(st, q), fields(bot = %path))]
 async fn get_mistakes(
     st: web::Data<AppState>,
     path: web::Path<String>,
     q: web::Query<MistakesQuery>,
 ) -> ApiResult<HttpResponse> {
-    let limit = q.limit.unwrap_or(20).clamp(1, MAX_MISTAKES);
-    let mut c = st.arena.store.conn().await?;
-    let b = acc::bot_by_ref(&mut c, &path)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("no bot '{}'", path.as_str())))?;
-    let rows = analysis::by_bot(&mut c, &b.id, limit).await?;
-    let mut texts: HashMap<(String, i64), GameText> = HashMap::new();
-    let mut out = Vec::with_capacity(rows.len());
-    for m in rows {
-        let key = (m.set_id.clone(), m.game_no);
-        if !texts.contains_key(&key) {
-            let Some(set) = sets::get(&mut c, &m.set_id, "").await? else {
-                continue;
-            };
-            let moves = games::moves(&mut c, &m.set_id, m.game_no)
-                .await?
-                .iter()
-                .map(|r| views::move_view(r).name)
-                .collect();
-            texts.insert(
-                key.clone(),
-                GameText {
-                    size: set.size,
-                    opening: views::opening_of(&set),
-                    moves,
-                },
-            );
-        }
-        let Some(t) = texts.get(&key) else { continue };
-        let k = usize::try_from(m.ply - 1).unwrap_or(0).min(t.moves.len());
-        out.push(json!({
-            "set_id": m.set_id,
-            "game_no": m.game_no,
-            "ply": m.ply,
-            "seat": m.seat,
-            // 3 decimals, as the game's analysis gives the same mistake.
-            "drop": (m.drop_ppm as f64 / 1e3).round() / 1e3,
-            "played": t.moves.get(k),
-            "best": m.best,
-            "size": t.size,
-            "opening": t.opening,
-            "moves": &t.moves[..k],
-        }));
-    }
-    Ok(HttpResponse::Ok().json(json!({"bot": b.name, "mistakes": out})))
+    let b = st.arena.bot(&path).await?;
+    // Clamped to 1..=100 by the arena.
+    let limit = q.limit.unwrap_or(20);
+    Ok(HttpResponse::Ok().json(st.arena.bot_mistakes(&b, limit).await?))
 }
 
 #[derive(Deserialize)]
@@ -131,20 +75,8 @@ async fn get_games_sgf(
             })?
             .timestamp_millis(),
     };
-    let (b, list) = {
-        let mut c = st.arena.store.conn().await?;
-        let b = acc::bot_by_ref(&mut c, &path)
-            .await?
-            .ok_or_else(|| ApiError::not_found(format!("no bot '{}'", path.as_str())))?;
-        let list = analysis::finished_games_of(&mut c, &b.id, since_ms, MAX_SGF_GAMES).await?;
-        (b, list)
-    };
-    let mut out = String::new();
-    for (set_id, game_no) in list {
-        if let Some(sgf) = st.arena.game_sgf(&set_id, game_no, false).await? {
-            out.push_str(&sgf);
-        }
-    }
+    let b = st.arena.bot(&path).await?;
+    let out = st.arena.bot_games_sgf(&b, since_ms).await?;
     Ok(HttpResponse::Ok()
         .content_type("application/x-hex-sgf; charset=utf-8")
         .insert_header((

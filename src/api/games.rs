@@ -13,7 +13,6 @@ use crate::arena::Change;
 use crate::arena::live::Snapshot;
 use crate::arena::waiters::WaitKey;
 use crate::error::{ApiError, ApiResult};
-use crate::store::games;
 
 /// Longest long-poll (SPEC section 6).
 pub const MAX_WAIT_S: u64 = 60;
@@ -203,10 +202,7 @@ async fn get_turn(
     let mut rx = arena.waiters.subscribe(WaitKey::Bot(bot.id.clone()));
     let mine = |s: &Snapshot| s.on_move.as_ref().is_some_and(|(id, _)| *id == bot.id);
     loop {
-        let found = {
-            let mut c = arena.store.conn().await?;
-            games::oldest_on_move(&mut c, &bot.id).await?
-        };
+        let found = arena.oldest_turn(&bot.id).await?;
         if let Some((set_id, game_no)) = found {
             let state = arena.game_snapshot(&set_id, game_no).await?;
             // The row may have moved on between the two reads; only answer a real turn.

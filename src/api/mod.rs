@@ -25,8 +25,8 @@ use futures_util::future::LocalBoxFuture;
 use serde_json::{Value, json};
 
 use crate::arena::Arena;
+use crate::arena::accounts::{BotRow, PlayerRow};
 use crate::error::ApiError;
-use crate::store::accounts::{BotRow, PlayerRow};
 
 /// Largest accepted request body (SPEC section 10).
 pub const BODY_LIMIT: usize = 16 * 1024;
@@ -81,7 +81,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 /// `GET /healthz`: 200 `{"status": "ok"}`, or 503 `storage_unavailable` (with `Retry-After`,
-/// `details.since` and `details.error`) while writes fail (SPEC 12; `store::health`), or 503
+/// `details.since` and `details.error`) while writes fail (SPEC 12; the store's health), or 503
 /// `clock_unsynced` (`details.reason`) while this instance's clock is not trusted
 /// (`docs/multi-instance.md`).
 async fn healthz(st: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
@@ -103,7 +103,7 @@ async fn healthz(st: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
 }
 
 /// Refuses every write (any method but GET, HEAD and OPTIONS) at once, before any database
-/// wait: with 503 `storage_unavailable` while storage is down (`store::health`; a request
+/// wait: with 503 `storage_unavailable` while storage is down (the store's health; a request
 /// would otherwise wait for a connection that cannot be opened), and with 503
 /// `clock_unsynced` while this instance's clock is not trusted: a move judged on it could be
 /// charged time that its bot never used (SPEC 7, 12). Both carry `Retry-After`.

@@ -8,7 +8,6 @@ use super::{AppState, AuthBot, AuthOperator, JsonBody, only_fields, opt_bool, op
 use crate::arena::options::{ClockRequest, STAKE_DEFAULT};
 use crate::arena::sets::NewSet;
 use crate::error::{ApiError, ApiResult};
-use crate::store::accounts as acc;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/v1/sets", web::post().to(create_set))
@@ -168,16 +167,7 @@ async fn create_practice(
     req.stake = 0;
     req.rated = false;
     req.practice = true;
-    let mut c = st.arena.store.conn().await?;
-    let house = acc::bot_by_ref(&mut c, name)
-        .await?
-        .filter(|b| b.house != 0)
-        .ok_or_else(|| {
-            ApiError::not_found(format!(
-                "no house bot '{name}'; see GET /v1/bots (house: true)"
-            ))
-        })?;
-    drop(c);
+    let house = st.arena.house_bot(name).await?;
     // A house bot that this process's house does not play (an outside engine no longer
     // configured, issue 23) would never move.
     if st.arena.house.get().is_some() && !st.arena.is_house_bot(&house.id) {
@@ -215,16 +205,8 @@ async fn create_pairing(
         ));
     };
     let req = new_set(&st, &body, Some((*b).to_string()))?;
-    let mut c = st.arena.store.conn().await?;
-    let mut find = async |n: &str| {
-        acc::bot_by_ref(&mut c, n)
-            .await
-            .map_err(ApiError::from)?
-            .ok_or_else(|| ApiError::not_found(format!("no bot '{n}'")))
-    };
-    let creator = find(a).await?;
-    let acceptor = find(b).await?;
-    drop(c);
+    let creator = st.arena.bot(a).await?;
+    let acceptor = st.arena.bot(b).await?;
     req.check_stake()?;
     let set = st.arena.start_now(&creator, &acceptor, req).await?;
     Ok(HttpResponse::Created().json(set))

@@ -14,12 +14,11 @@ use tokio::sync::mpsc;
 use super::holds::{Kind, Slot};
 use super::{AppState, AuthBot};
 use crate::arena::error::ArenaResult;
+use crate::arena::feeds::{EventRow, LOBBY};
 use crate::arena::live::Snapshot;
 use crate::arena::play::StateMarker;
 use crate::arena::{Arena, Change};
 use crate::error::ApiResult;
-use crate::store::Backend;
-use crate::store::events::{EventRow, LOBBY};
 
 /// A comment line at least this often keeps idle connections open.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(8);
@@ -167,7 +166,7 @@ async fn may_accept(arena: &Arena, bot_id: &str, set_id: Option<&str>) -> bool {
 /// database on its own.
 async fn pump(arena: Arc<Arena>, feed: Feed, mut cursor: i64, tx: mpsc::Sender<sse::Event>) {
     let mut rx = arena.changes.subscribe();
-    let from_memory = arena.store.backend == Backend::Sqlite;
+    let from_memory = arena.streams_from_memory();
     // On opening, after lagging and after a resync the watermark is computed afresh; after a
     // wake-up it has already been brought up to the change's events.
     let mut fresh = true;
@@ -297,7 +296,7 @@ async fn bot_events(
         }
         None => {
             // Every event committed before this point is reflected in the snapshot below.
-            let cursor = arena.watermark.fresh(&arena.store).await?;
+            let cursor = arena.watermark_now().await?;
             for view in arena.challenges_for(&bot).await? {
                 snapshot.push(data(cursor, "challenge", json!({"set": view}).to_string()));
             }
@@ -344,7 +343,7 @@ async fn game_events(
             arena.resume_cursor(id).await?
         }
         None => {
-            let cursor = arena.watermark.fresh(&arena.store).await?;
+            let cursor = arena.watermark_now().await?;
             let text = arena.game_state_body(&set_id, game_no).await?;
             let _ = tx.try_send(data(cursor, "state", text));
             cursor

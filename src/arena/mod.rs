@@ -17,6 +17,7 @@ pub mod finisher;
 pub mod game;
 pub mod glicko;
 pub mod house;
+pub mod hygiene;
 pub mod info;
 pub mod live;
 pub mod matches;
@@ -26,7 +27,9 @@ pub mod pairing;
 pub mod play;
 pub mod pool;
 pub mod presence;
+pub mod profiles;
 pub mod ratings;
+pub mod review;
 pub mod scheduler;
 pub mod scoring;
 pub mod sets;
@@ -35,6 +38,9 @@ pub mod standings;
 pub mod tournaments;
 pub mod views;
 pub mod waiters;
+
+/// The status enums of sets, games and tournaments (pure data), for the HTTP edge.
+pub use crate::store::status;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -5,8 +5,8 @@ use actix_web::{HttpResponse, http::StatusCode, web};
 use serde_json::Value;
 
 use crate::api::{AppState, OPENAPI_YAML};
+use crate::arena::status::SetStatus;
 use crate::error::ApiError;
-use crate::store::status::SetStatus;
 
 mod html;
 pub mod pages;
@@ -62,13 +62,10 @@ async fn favicon() -> HttpResponse {
 
 /// `/`: the leaderboard (top 20), the lobby, the active and the recently finished sets.
 async fn index(st: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let leaders = crate::api::accounts::leaderboard_rows(
-        &st.arena,
-        crate::store::accounts::Provisional::All,
-        20,
-        0,
-    )
-    .await?;
+    let leaders = st
+        .arena
+        .leaderboard_rows(crate::arena::profiles::Provisional::All, 20, 0)
+        .await?;
     let open = st.arena.list_sets(Some("open"), None, None, 50).await?;
     let active = st.arena.list_sets(Some("active"), None, None, 20).await?;
     let finished = st.arena.list_sets(Some("finished"), None, None, 20).await?;
@@ -140,14 +137,12 @@ async fn bot_page(
     st: web::Data<AppState>,
     name: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut c = st.arena.store.conn().await?;
-    let Some(b) = crate::store::accounts::bot_by_ref(&mut c, &name).await? else {
+    let Some(b) = st.arena.find_bot(&name).await? else {
         return Ok(not_found(&format!("No bot '{name}'.")));
     };
-    let profile = st.arena.bot_profile(&mut c, &b).await?;
-    let ratings = crate::api::accounts::ratings(&st.arena, &mut c, &b).await?;
-    let versus = crate::api::accounts::opponents(&st.arena, &mut c, &b, 5).await?;
-    drop(c);
+    let profile = st.arena.bot_profile(&b).await?;
+    let ratings = st.arena.rating_history(&b).await?;
+    let versus = st.arena.opponents(&b, 5).await?;
     let sets = st.arena.list_sets(None, Some(&b.name), None, 20).await?;
     Ok(page(pages::bot_page(
         BOT_HTML, &profile, &ratings, &sets, &versus,

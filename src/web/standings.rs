@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::store::status::TournamentStatus;
+use crate::arena::status::TournamentStatus;
 use serde_json::Value;
 
 /// Seconds between reloads of the page while the tournament is under way.

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::game_section;
 use super::home::list;
-use crate::store::status::SetStatus;
+use crate::arena::status::SetStatus;
 use crate::web::html::{bot_link, esc, fill, half, isolated, num, s, when};
 
 fn fact(out: &mut String, label: &str, value: &str) {

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::home::list;
-use crate::store::status::TournamentStatus;
+use crate::arena::status::TournamentStatus;
 use crate::web::html::{
     board, bot_link, clock_settings, esc, fill, half, isolated, num, pct, points, rows_and_note, s,
     set_link, stake, td, time,
