@@ -285,13 +285,12 @@ impl Arena {
     /// the same formula (as BENCHMARKS.md), and the likelihood of superiority over game points
     /// (`(1 + erf((W - L) / sqrt(2 (W + L)))) / 2`). Figures that would be infinite are null.
     async fn head_to_head_in(&self, c: &mut Conn, a: &BotRow, b: &BotRow) -> ArenaResult<Value> {
-        use super::elo_stats::{elo_of, los, wilson};
+        use super::elo_stats::{elo_of, los, round1, wilson};
         let v = crate::store::sets::versus(c, &a.id, &b.id).await?;
         let (pa, pb) = (v.points2_a as f64 / 2.0, v.points2_b as f64 / 2.0);
         let games = pa + pb;
         let score = (games > 0.0).then(|| pa / games);
         let interval = score.and_then(|s| wilson(s, games));
-        let round1 = |x: f64| (x * 10.0).round() / 10.0;
         Ok(json!({
             "bot": a.name,
             "opponent": b.name,
