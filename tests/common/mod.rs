@@ -11,6 +11,7 @@
 #![allow(dead_code)]
 
 pub mod api;
+pub mod errors;
 pub mod glicko;
 pub mod paths;
 pub mod process;
