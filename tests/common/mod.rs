@@ -15,6 +15,7 @@ pub mod errors;
 pub mod glicko;
 pub mod paths;
 pub mod process;
+pub mod skew;
 pub mod sse;
 
 use std::sync::Arc;
