@@ -4,129 +4,16 @@
 mod common;
 use common::paths;
 
-use common::{Resp, Spawn, TestApp, spawn_app, spawn_with};
+use common::errors::{assert_error, empty_cell, fixture, fixture_with, set_count};
+use common::{Spawn, TestApp, spawn_app, spawn_with};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-/// Two bots of different owners with one active set between them (creator Alpha, acceptor
-/// Bravo; Bravo is seat 1 of game 1).
-struct Fixture {
-    app: TestApp,
-    alpha_pt: String,
-    alpha: String,
-    bravo_pt: String,
-    bravo: String,
-    set_id: String,
-}
-
-async fn fixture_with(app: TestApp, options: Value) -> Fixture {
-    let (_, alpha_pt, alpha) = app.player_with_bot("Alpha").await;
-    let (_, bravo_pt, bravo) = app.player_with_bot("Bravo").await;
-    let set_id = app
-        .start_set(&alpha, &bravo, json!({"options": options, "stake": 25}))
-        .await;
-    Fixture {
-        app,
-        alpha_pt,
-        alpha,
-        bravo_pt,
-        bravo,
-        set_id,
-    }
-}
-
-async fn fixture() -> Fixture {
-    fixture_with(spawn_app().await, json!({"size": 11, "random_stones": 4})).await
-}
-
-impl Fixture {
-    /// Everything a refused request must leave alone (clocks excluded: they run).
-    async fn snapshot(&self) -> Value {
-        let app = &self.app;
-        let set = app.get_set(&self.set_id).await.body;
-        let mut games = vec![];
-        for n in 1..=2 {
-            let mut s = app.state(&self.set_id, n).await;
-            s.as_object_mut().expect("state object").remove("clock");
-            games.push(s);
-        }
-        json!({
-            "set": set,
-            "games": games,
-            "balances": [app.balance(&self.alpha_pt).await, app.balance(&self.bravo_pt).await],
-            "sets": set_count(app).await,
-        })
-    }
-
-    fn moves_url(&self, game_no: i64) -> String {
-        paths::moves(&self.set_id, game_no)
-    }
-
-    /// A move by Bravo (seat 1 of game 1) in game 1.
-    async fn bravo_plays(&self, mv: Value) -> Resp {
-        self.app.play(&self.bravo, &self.set_id, 1, mv, None).await
-    }
-}
-
-async fn set_count(app: &TestApp) -> usize {
-    let r = app.list_sets("limit=100").await;
-    r.body["sets"].as_array().map_or(0, Vec::len)
-}
-
-async fn count_rows(app: &TestApp, table: &str) -> i64 {
-    sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {table}")))
-        .fetch_one(&app.arena.store.pool)
-        .await
-        .expect("count")
-}
-
-fn assert_error(r: &Resp, status: StatusCode, code: &str) {
-    assert_eq!(r.status, status, "expected {code}, got {:?}", r.body);
-    assert_eq!(r.code(), code, "{:?}", r.body);
-    assert!(
-        r.body["error"]["message"]
-            .as_str()
-            .is_some_and(|m| !m.is_empty()),
-        "a message: {:?}",
-        r.body
-    );
-    assert!(
-        r.body["error"]["details"].is_object(),
-        "details is an object: {:?}",
-        r.body
-    );
-}
-
-/// A cell of game 1 that is still empty.
-async fn empty_cell(f: &Fixture) -> Value {
-    f.app.state(&f.set_id, 1).await["legal_moves"][0].clone()
-}
-
-#[tokio::test]
-async fn malformed_json_is_a_bad_request_and_changes_nothing() {
-    let f = fixture().await;
-    let before = f.snapshot().await;
-    let r = f
-        .app
-        .post_raw(&f.moves_url(1), Some(&f.bravo), b"{\"cell\": [1, ".to_vec())
-        .await;
-    assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
-    let r = f
-        .app
-        .post_raw(&f.moves_url(1), Some(&f.bravo), b"[1, 2]".to_vec())
-        .await;
-    // Well-formed JSON that is not an object breaks move_schema: invalid_move, at the root.
-    assert_error(&r, StatusCode::BAD_REQUEST, "invalid_move");
-    assert_eq!(r.body["error"]["details"]["instance_path"], "");
-    let r = f
-        .app
-        .create_set_raw(Some(&f.alpha), b"{game: hex}".to_vec())
-        .await;
-    assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
-    let r = f.app.create_player_raw(b"{\"name\": \"x\"".to_vec()).await;
-    assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
-    assert_eq!(f.snapshot().await, before);
-    assert_eq!(count_rows(&f.app, "players").await, 2);
+/// The bots `GET /v1/bots` lists: every bot, retired ones too (up to 1000).
+async fn bot_count(app: &TestApp) -> usize {
+    let r = app.list_bots("").await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    r.body["bots"].as_array().map_or(0, Vec::len)
 }
 
 #[tokio::test]
@@ -266,7 +153,7 @@ async fn requests_without_a_valid_token_are_unauthorized_and_change_nothing() {
         .await;
     assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
     assert_eq!(f.snapshot().await, before);
-    assert_eq!(count_rows(&f.app, "bots").await, 2);
+    assert_eq!(bot_count(&f.app).await, 2);
 }
 
 #[tokio::test]
@@ -326,68 +213,6 @@ async fn a_bot_without_a_seat_in_the_game_gets_not_your_seat() {
     let r = f.app.resign(Some(&charlie), &f.set_id, 1, json!({})).await;
     assert_error(&r, StatusCode::FORBIDDEN, "not_your_seat");
     assert_eq!(f.snapshot().await, before);
-}
-
-#[tokio::test]
-async fn a_bot_with_three_strikes_in_a_day_is_suspended_from_staked_sets() {
-    let f = fixture().await;
-    let (_, _, charlie) = f.app.player_with_bot("Charlie").await;
-    let lobby = f
-        .app
-        .create_set(Some(&f.alpha), json!({"game": "hex"}))
-        .await
-        .body["id"]
-        .as_str()
-        .expect("id")
-        .to_string();
-    let charlie_id = f.app.get_bot("Charlie").await.body["id"]
-        .as_str()
-        .expect("bot id")
-        .to_string();
-    let now = f.app.arena.now_ms();
-    for i in 0..3_i64 {
-        sqlx::query("INSERT INTO strikes (bot_id, set_id, game_no, at_ms) VALUES ($1, $2, $3, $4)")
-            .bind(&charlie_id)
-            .bind(format!("set_earlier{i}"))
-            .bind(1_i64)
-            .bind(now - 3_600_000 * (3 - i))
-            .execute(&f.app.arena.store.pool)
-            .await
-            .expect("strike inserted");
-    }
-    let profile = f.app.get_bot("Charlie").await.body;
-    assert_eq!(profile["strikes"].as_array().map(Vec::len), Some(3));
-    assert!(profile["suspended_until"].is_string(), "{profile}");
-    let before = f.snapshot().await;
-    let lobby_before = f.app.get_set(&lobby).await.body;
-
-    let r = f
-        .app
-        .create_set(Some(&charlie), json!({"game": "hex", "stake": 10}))
-        .await;
-    assert_error(&r, StatusCode::FORBIDDEN, "suspended");
-    let r = f.app.accept_set(Some(&charlie), &lobby, json!({})).await;
-    assert_error(&r, StatusCode::FORBIDDEN, "suspended");
-
-    assert_eq!(f.snapshot().await, before);
-    assert_eq!(f.app.get_set(&lobby).await.body, lobby_before);
-    // Two strikes are not enough: Bravo with two may still accept.
-    let bravo_id = f.app.get_bot("Bravo").await.body["id"]
-        .as_str()
-        .expect("bot id")
-        .to_string();
-    for i in 0..2_i64 {
-        sqlx::query("INSERT INTO strikes (bot_id, set_id, game_no, at_ms) VALUES ($1, $2, $3, $4)")
-            .bind(&bravo_id)
-            .bind(format!("set_earlier{i}"))
-            .bind(2_i64)
-            .bind(now - 1000)
-            .execute(&f.app.arena.store.pool)
-            .await
-            .expect("strike inserted");
-    }
-    let r = f.app.accept_set(Some(&f.bravo), &lobby, json!({})).await;
-    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
 }
 
 #[tokio::test]
@@ -617,30 +442,6 @@ async fn a_stake_above_an_owners_balance_is_insufficient_balance() {
 }
 
 #[tokio::test]
-async fn a_body_over_sixteen_kib_is_payload_too_large() {
-    let f = fixture().await;
-    let mv = empty_cell(&f).await;
-    let before = f.snapshot().await;
-    let url = f.moves_url(1);
-    let mut big = serde_json::to_vec(&mv).expect("json");
-    big.resize(16 * 1024 + 1, b' ');
-    let r = f.app.post_raw(&url, Some(&f.bravo), big).await;
-    assert_error(&r, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
-    let name = "n".repeat(20_000);
-    let r = f.app.create_player(json!({ "name": name })).await;
-    assert_error(&r, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
-    assert_eq!(f.snapshot().await, before);
-    assert_eq!(count_rows(&f.app, "players").await, 2);
-
-    // Exactly 16 KiB is still accepted.
-    let mut fits = serde_json::to_vec(&mv).expect("json");
-    fits.resize(16 * 1024, b' ');
-    let r = f.app.post_raw(&url, Some(&f.bravo), fits).await;
-    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
-    assert_eq!(r.body["ply"], 1);
-}
-
-#[tokio::test]
 async fn a_stone_on_a_taken_cell_is_occupied() {
     let f = fixture().await;
     let opening = f.app.state(&f.set_id, 1).await["opening"].clone();
@@ -690,35 +491,6 @@ async fn a_swap_outside_seat_twos_first_move_without_random_stones_is_swap_not_a
         .await;
     assert_error(&r, StatusCode::UNPROCESSABLE_ENTITY, "swap_not_allowed");
     assert_eq!(g.snapshot().await, before);
-}
-
-#[tokio::test]
-async fn registering_too_often_is_rate_limited_with_retry_after() {
-    let app = spawn_with(Spawn {
-        register_per_min: 2,
-        ..Spawn::default()
-    })
-    .await;
-    app.player("one").await;
-    app.player("two").await;
-    let r = app.create_player(json!({"name": "three"})).await;
-    assert_error(&r, StatusCode::TOO_MANY_REQUESTS, "rate_limited");
-    assert_eq!(r.body["error"]["details"]["limit"], "register");
-    let retry = r
-        .headers
-        .get("retry-after")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    assert!(
-        retry.is_some_and(|s| (1..=60).contains(&s)),
-        "Retry-After in seconds: {:?}",
-        r.headers
-    );
-    assert_eq!(
-        count_rows(&app, "players").await,
-        2,
-        "the refused registration created nobody"
-    );
 }
 
 #[tokio::test]

@@ -11,9 +11,11 @@
 #![allow(dead_code)]
 
 pub mod api;
+pub mod errors;
 pub mod glicko;
 pub mod paths;
 pub mod process;
+pub mod skew;
 pub mod sse;
 
 use std::sync::Arc;
@@ -213,6 +215,11 @@ impl TestApp {
             .text()
             .await
             .expect("text")
+    }
+
+    /// The value of the unlabelled sample `name` in `GET /metrics` (None: no such line).
+    pub async fn metric(&self, name: &str) -> Option<f64> {
+        metric_sample(&self.metrics_text().await, name)
     }
 
     pub async fn get(&self, path: &str) -> Resp {
@@ -454,6 +461,12 @@ impl TestApp {
             .as_i64()
             .expect("balance")
     }
+}
+
+/// The value of the unlabelled sample line `name` in a metrics text (None: no such line).
+pub fn metric_sample(text: &str, name: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
 }
 
 /// The tokens of a game's seats 1 and 2, given the bots' names and tokens.

@@ -1,6 +1,12 @@
-//! Stakes, the ledger, ratings and the leaderboard (SPEC section 8), black-box over HTTP: sets
-//! won 2-0, 1-1 on the tiebreak, level on moves (the pot is split), by resignation and on time;
-//! the fee; the stake checks; practice sets; a settlement that never pays twice; the set list.
+//! Stakes, the ledger, ratings and the leaderboard (SPEC section 8), over HTTP: sets won 2-0,
+//! 1-1 on the tiebreak, level on moves (the pot is split), by resignation and on time; the fee;
+//! the stake checks; practice sets; a settlement that never pays twice; the set list.
+//!
+//! Grey-box (issue 19): every test's `World::check` also sums the money in the database (the
+//! fees and escrow accounts, all balances, all grants: that no PTS was made or lost), which no
+//! route shows; the on-time test calls the expiry sweep in-process (`app.arena.expire`) on a
+//! fake clock, and the repeated-settlement test settles again and writes a ledger transfer
+//! itself. So the whole file is here rather than in a black-box `stakes.rs`.
 //!
 //! Every expectation is computed here, independently of the server: balances and ledger rows
 //! from the stakes, ratings from the Elo formula with K = 32, and the Glicko-2 figures beside

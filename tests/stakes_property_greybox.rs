@@ -7,6 +7,9 @@
 //! (HEXARENA_TEST_PG, as in tests/postgres.rs).
 //!
 //! The seed is printed; set HEXARENA_PROPERTY_SEED to replay the same choices.
+//!
+//! Grey-box (issue 19): the money and settlement checks sum the ledger and the players' rows in
+//! the database (`app.arena.store.pool`), which no route shows as a whole.
 
 mod common;
 
