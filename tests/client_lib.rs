@@ -414,3 +414,95 @@ async fn run_plays_a_set_left_in_progress_to_its_end_but_counts_only_its_own() {
         .expect("sets");
     assert!(active.sets.is_empty(), "nothing left mid-game");
 }
+
+#[tokio::test]
+async fn the_client_reads_what_a_bot_learns_analysis_mistakes_head_to_head_and_sgf() {
+    let app = common::spawn_with(common::Spawn {
+        analysis: true,
+        analysis_playouts: 200,
+        ..common::Spawn::default()
+    })
+    .await;
+    let t = Transport::new(&app.url).expect("transport");
+    let ada = bot(&t, "AdaLearn").await;
+    let bob = bot(&t, "BobLearn").await;
+    let accept = PlayConfig {
+        sets: 1,
+        accept_open: true,
+        ..PlayConfig::default()
+    };
+    let create = PlayConfig {
+        sets: 1,
+        create: Some(NewSet {
+            options: OptionsRequest {
+                size: Some(9),
+                random_stones: Some(2),
+            },
+            stake: Some(0),
+            opponent: Some("BobLearn".into()),
+            ..NewSet::default()
+        }),
+        ..PlayConfig::default()
+    };
+    let acceptor = tokio::spawn(run(bob.clone(), first_legal(), accept));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let done = tokio::time::timeout(
+        Duration::from_secs(60),
+        run(ada.clone(), first_legal(), create),
+    )
+    .await
+    .expect("in time")
+    .expect("run");
+    acceptor.await.expect("task").expect("the acceptor's run");
+    let set_id = done.finished[0].clone();
+
+    // The analysis: pending until the analyst has run, then one value per position.
+    let key = GameKey {
+        set_id: set_id.clone(),
+        game_no: 1,
+    };
+    let until = Instant::now() + Duration::from_secs(90);
+    let analysis = loop {
+        let a = ada.analysis(&key).await.expect("analysis");
+        if a.status == hexarena_client::contract::AnalysisStatus::Ready {
+            break a;
+        }
+        assert!(Instant::now() < until, "analysis never ready: {a:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let state = ada.game(&key).await.expect("state");
+    assert_eq!(analysis.win_prob.len(), state.moves.len() + 1);
+    assert!(analysis.analysed_at.is_some());
+
+    // A bot's mistakes come from its analysed games only, worst first.
+    let m = ada.mistakes("adalearn", Some(100)).await.expect("mistakes");
+    assert_eq!(m.bot, "AdaLearn");
+    assert!(m.mistakes.iter().all(|x| x.set_id == set_id && x.size == 9));
+    assert!(m.mistakes.windows(2).all(|w| w[0].drop >= w[1].drop));
+    let e = ada.mistakes("NoSuchBot", None).await.expect_err("404");
+    assert_eq!(e.code(), "not_found");
+
+    // Head-to-head: one set, two games, seen from both sides.
+    let v = ada.versus("AdaLearn", "BobLearn").await.expect("versus");
+    let w = ada.versus("BobLearn", "AdaLearn").await.expect("versus");
+    assert_eq!((v.sets, v.games), (1, 2.0));
+    assert_eq!((v.w, v.d, v.l), (w.l, w.d, w.w));
+    assert_eq!(v.game_points, w.opponent_game_points);
+    let e = ada.versus("AdaLearn", "adalearn").await.expect_err("400");
+    assert_eq!(e.code(), "bad_request");
+
+    // The exports: one game, and the bot's games as one collection.
+    let sgf = ada.game_sgf(&key).await.expect("sgf");
+    assert!(sgf.starts_with("(;") && sgf.contains("SZ[9]"), "{sgf}");
+    let all = ada
+        .bot_games_sgf("AdaLearn", None)
+        .await
+        .expect("collection");
+    assert_eq!(all.matches("(;").count(), 2, "{all}");
+    assert!(all.contains(sgf.trim()), "{all}");
+    let e = ada
+        .bot_games_sgf("AdaLearn", Some("yesterday"))
+        .await
+        .expect_err("400");
+    assert_eq!(e.code(), "bad_request");
+}

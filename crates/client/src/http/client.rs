@@ -3,8 +3,9 @@
 use std::time::{Duration, Instant};
 
 use hexarena_contract::{
-    BotProfile, GameKey, GameState, Leaderboard, MoveBody, MoveInfo, NewSet, PoolEntry, PoolJoin,
-    PoolList, PracticeRequest, RatingHistory, SetList, SetView,
+    Analysis, BotMistakes, BotProfile, GameKey, GameState, HeadToHead, Leaderboard, MoveBody,
+    MoveInfo, NewSet, PoolEntry, PoolJoin, PoolList, PracticeRequest, RatingHistory, SetList,
+    SetView,
 };
 use reqwest::Method;
 use serde::Serialize;
@@ -347,6 +348,78 @@ impl Client {
     /// 404 `not_found`, or the last transient error.
     pub async fn ratings(&self, name_or_id: &str) -> Result<RatingHistory, Error> {
         self.get_retrying(&format!("/v1/bots/{}/ratings", path_segment(name_or_id)))
+            .await
+    }
+
+    /// `GET /v1/sets/{id}/games/{n}/analysis`: the arena's analysis of a finished game
+    /// (`status` `pending` until the background analyst has run; poll, or wait for the game
+    /// stream's `analysis` event).
+    ///
+    /// # Errors
+    /// 404 `not_found`, 409 `game_not_finished`, or the last transient error.
+    pub async fn analysis(&self, key: &GameKey) -> Result<Analysis, Error> {
+        self.get_retrying(&format!("{}/analysis", game_path(key)))
+            .await
+    }
+
+    /// `GET /v1/bots/{name-or-id}/mistakes?limit=`: the positions where the bot's moves lost
+    /// the most win probability, worst first (`limit` 1..=100, default 20).
+    ///
+    /// # Errors
+    /// 404 `not_found`, 400 `bad_request` for a bad limit, or the last transient error.
+    pub async fn mistakes(
+        &self,
+        name_or_id: &str,
+        limit: Option<u32>,
+    ) -> Result<BotMistakes, Error> {
+        let q = query(&[("limit", limit.map(|v| v.to_string()))]);
+        self.get_retrying(&format!(
+            "/v1/bots/{}/mistakes{q}",
+            path_segment(name_or_id)
+        ))
+        .await
+    }
+
+    /// `GET /v1/bots/{a}/versus/{b}`: head-to-head figures of `a` against `b`, from `a`'s side.
+    ///
+    /// # Errors
+    /// 404 `not_found`, 400 `bad_request` when both name one bot, or the last transient error.
+    pub async fn versus(&self, a: &str, b: &str) -> Result<HeadToHead, Error> {
+        self.get_retrying(&format!(
+            "/v1/bots/{}/versus/{}",
+            path_segment(a),
+            path_segment(b)
+        ))
+        .await
+    }
+
+    /// `GET /v1/sets/{id}/games/{n}/sgf`: the game as SGF text, with the bots' infos as
+    /// comments. Sent once.
+    ///
+    /// # Errors
+    /// 404 `not_found`, or the network error.
+    pub async fn game_sgf(&self, key: &GameKey) -> Result<String, Error> {
+        self.transport
+            .get_text_ok(&format!("{}/sgf", game_path(key)))
+            .await
+    }
+
+    /// `GET /v1/bots/{name-or-id}/games.sgf?since=`: the bot's finished games as one SGF
+    /// collection, oldest first (`since`: RFC 3339). Sent once.
+    ///
+    /// # Errors
+    /// 404 `not_found`, 400 `bad_request` for a bad `since`, or the network error.
+    pub async fn bot_games_sgf(
+        &self,
+        name_or_id: &str,
+        since: Option<&str>,
+    ) -> Result<String, Error> {
+        let q = query(&[("since", since.map(str::to_string))]);
+        self.transport
+            .get_text_ok(&format!(
+                "/v1/bots/{}/games.sgf{q}",
+                path_segment(name_or_id)
+            ))
             .await
     }
 

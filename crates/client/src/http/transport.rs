@@ -148,6 +148,20 @@ impl Transport {
         Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
     }
 
+    /// `GET path` of a text resource (an SGF export): its body on a 2xx, else the arena's
+    /// error. Sent once.
+    ///
+    /// # Errors
+    /// [`Error::Api`] for a non-2xx answer, [`Error::Network`] for no answer.
+    pub async fn get_text_ok(&self, path: &str) -> Result<String, Error> {
+        let (status, bytes) = self.get_bytes(path).await?;
+        if (200..300).contains(&status) {
+            Ok(String::from_utf8_lossy(&bytes).into_owned())
+        } else {
+            Err(super::api_error(status, None, &bytes))
+        }
+    }
+
     /// `POST /v1/players`: a new player and its token (shown only now).
     ///
     /// # Errors
