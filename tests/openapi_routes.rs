@@ -2,7 +2,8 @@
 //! `.route("...", web::METHOD()...)` call under `src/` has its path and method in the document,
 //! and every path and method of the document is registered. And the tests spell no API path
 //! outside `tests/common` (issue 19): they go through its route helpers, so a route is spelled
-//! in one place (`tests/common/paths.rs`).
+//! in one place (`tests/common/paths.rs`). And the `code` enum of the error envelope lists
+//! exactly the codes the server answers (`Code::ALL`, issue 19).
 
 mod common;
 
@@ -156,5 +157,34 @@ fn no_test_outside_tests_common_spells_an_api_path() {
     assert!(
         !spelled_paths(&dir.join("common").join("paths.rs")).is_empty(),
         "the scan finds the paths of tests/common/paths.rs"
+    );
+}
+
+/// The `code` enum of the error envelope (`components.schemas.Error`) in `openapi.yaml`.
+fn documented_error_codes() -> BTreeSet<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi.yaml");
+    let text = std::fs::read_to_string(&path).expect("openapi.yaml");
+    let doc: Yaml = serde_yaml_ng::from_str(&text).expect("openapi.yaml is YAML");
+    let codes = doc["components"]["schemas"]["Error"]["properties"]["error"]["properties"]["code"]
+        ["enum"]
+        .as_sequence()
+        .expect("the Error schema has a code enum");
+    codes
+        .iter()
+        .map(|c| c.as_str().expect("codes are strings").to_string())
+        .collect()
+}
+
+#[test]
+fn the_error_codes_of_openapi_yaml_are_exactly_the_codes_the_server_answers() {
+    use hexarena::arena::error::Code;
+    let answered: BTreeSet<String> = Code::ALL.iter().map(|c| c.as_str().to_string()).collect();
+    assert_eq!(answered.len(), Code::ALL.len(), "a wire code is used twice");
+    let documented = documented_error_codes();
+    let undocumented: Vec<_> = answered.difference(&documented).collect();
+    let unanswered: Vec<_> = documented.difference(&answered).collect();
+    assert!(
+        undocumented.is_empty() && unanswered.is_empty(),
+        "answered but not in openapi.yaml: {undocumented:?}; in openapi.yaml but not a Code: {unanswered:?}"
     );
 }

@@ -16,6 +16,7 @@ use actix_web::middleware::Next;
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::json;
 
+use crate::arena::error::Code;
 use crate::error::ApiError;
 
 /// Every documented route as (path template split in segments, methods), read once from the
@@ -96,8 +97,7 @@ pub fn no_route(req: &HttpRequest) -> ApiError {
     let allowed = allowed_methods(path);
     if !allowed.is_empty() && !allowed.iter().any(|m| m == req.method().as_str()) {
         return ApiError::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method_not_allowed",
+            Code::MethodNotAllowed,
             format!("{} is not allowed on {shown}", req.method()),
         )
         .with_details(json!({"allow": allowed}));
@@ -105,24 +105,25 @@ pub fn no_route(req: &HttpRequest) -> ApiError {
     ApiError::not_found(format!("no route {} {shown}", req.method()))
 }
 
-/// The code of the envelope for an error status the handlers did not produce themselves.
-fn code_for(status: StatusCode) -> &'static str {
+/// The code of the envelope for an error status the handlers did not produce themselves. The
+/// response keeps its status: another 4xx says `bad_request`, another 5xx `internal`.
+fn code_for(status: StatusCode) -> Code {
     match status.as_u16() {
-        400 => "bad_request",
-        401 => "unauthorized",
-        403 => "forbidden",
-        404 => "not_found",
-        405 => "method_not_allowed",
-        406 => "not_acceptable",
-        408 => "request_timeout",
-        411 => "length_required",
-        413 => "payload_too_large",
-        414 => "uri_too_long",
-        415 => "unsupported_media_type",
-        431 => "headers_too_large",
-        503 => "unavailable",
-        s if s >= 500 => "internal",
-        _ => "bad_request",
+        400 => Code::BadRequest,
+        401 => Code::Unauthorized,
+        403 => Code::Forbidden,
+        404 => Code::NotFound,
+        405 => Code::MethodNotAllowed,
+        406 => Code::NotAcceptable,
+        408 => Code::RequestTimeout,
+        411 => Code::LengthRequired,
+        413 => Code::PayloadTooLarge,
+        414 => Code::UriTooLong,
+        415 => Code::UnsupportedMediaType,
+        431 => Code::HeadersTooLarge,
+        503 => Code::Unavailable,
+        s if s >= 500 => Code::Internal,
+        _ => Code::BadRequest,
     }
 }
 
@@ -152,7 +153,7 @@ pub async fn middleware(
             .canonical_reason()
             .unwrap_or("error")
             .to_ascii_lowercase();
-        let err = ApiError::new(status, code_for(status), message);
+        let err = ApiError::new(code_for(status), message);
         let (req, old) = res.into_parts();
         let mut new = HttpResponse::build(status).json(err.body());
         for (k, v) in old.headers() {

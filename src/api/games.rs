@@ -145,8 +145,7 @@ fn move_info(req: &HttpRequest) -> ApiResult<Option<crate::arena::info::MoveInfo
     };
     if values.next().is_some() {
         return Err(ApiError::new(
-            actix_web::http::StatusCode::BAD_REQUEST,
-            "invalid_info",
+            crate::arena::error::Code::InvalidInfo,
             "send the Hexarena-Info header once",
         )
         .with_details(serde_json::json!({"header": crate::arena::info::HEADER})));
@@ -154,8 +153,7 @@ fn move_info(req: &HttpRequest) -> ApiResult<Option<crate::arena::info::MoveInfo
     // A key twice would keep its last value silently, as in a body: refused instead.
     if let Some((key, _)) = super::duplicate_key(first.as_bytes()) {
         return Err(ApiError::new(
-            actix_web::http::StatusCode::BAD_REQUEST,
-            "invalid_info",
+            crate::arena::error::Code::InvalidInfo,
             format!("the Hexarena-Info object has the key {key:?} twice"),
         )
         .with_details(serde_json::json!({"header": crate::arena::info::HEADER, "field": key})));

@@ -285,8 +285,7 @@ impl FromRequest for JsonBody {
                 .await
                 .map_err(|_| {
                     ApiError::new(
-                        actix_web::http::StatusCode::REQUEST_TIMEOUT,
-                        "request_timeout",
+                        crate::arena::error::Code::RequestTimeout,
                         format!(
                             "the request body did not arrive within {} s",
                             BODY_TIMEOUT.as_secs()
@@ -406,8 +405,7 @@ mod dup {
 
 fn too_large() -> ApiError {
     ApiError::new(
-        actix_web::http::StatusCode::PAYLOAD_TOO_LARGE,
-        "payload_too_large",
+        crate::arena::error::Code::PayloadTooLarge,
         format!("request bodies are limited to {BODY_LIMIT} bytes"),
     )
     .with_details(json!({"limit_bytes": BODY_LIMIT}))

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::error::{ArenaError, ArenaResult, ErrorKind};
+use super::error::{ArenaError, ArenaResult, Code};
 use super::options::{GameOptions, INCREMENT_S, INITIAL_S, STAKE_MAX};
 use crate::store::Backend;
 use crate::store::Conn;
@@ -111,7 +111,7 @@ impl From<NotAccepted> for ArenaError {
         if let Some(l) = n.limit {
             details["limit"] = json!(l);
         }
-        ArenaError::new(ErrorKind::Unprocessable, "not_accepted", message).with_details(details)
+        ArenaError::new(Code::NotAccepted, message).with_details(details)
     }
 }
 

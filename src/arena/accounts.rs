@@ -231,7 +231,7 @@ impl Arena {
         let id = format!("bot_{}", ulid::Ulid::generate());
         let mut tx = self.store.begin_write().await?;
         let taken = || {
-            ArenaError::conflict("name_taken", format!("a bot named '{name}' exists"))
+            ArenaError::new(Code::NameTaken, format!("a bot named '{name}' exists"))
                 .with_details(json!({"field": "name"}))
         };
         if acc::bot_by_ref(&mut tx, name).await?.is_some() {
@@ -307,8 +307,8 @@ impl Arena {
     pub async fn ensure_not_suspended(&self, c: &mut Conn, bot: &BotRow) -> ArenaResult<()> {
         let (_, until) = self.strikes(c, &bot.id).await?;
         match until {
-            Some(u) => Err(ArenaError::forbidden_code(
-                "suspended",
+            Some(u) => Err(ArenaError::new(
+                Code::Suspended,
                 format!(
                     "{} has 3 strikes in 24 h and may not play staked sets until {}",
                     bot.name,
@@ -361,8 +361,8 @@ async fn grant_in(
 /// Maps a ledger refusal to the API's errors.
 pub fn transfer_error(e: TransferError) -> ArenaError {
     match e {
-        TransferError::InsufficientBalance { player_id } => ArenaError::conflict(
-            "insufficient_balance",
+        TransferError::InsufficientBalance { player_id } => ArenaError::new(
+            Code::InsufficientBalance,
             format!("{player_id} has too few PTS for this stake"),
         )
         .with_details(json!({"player": player_id})),

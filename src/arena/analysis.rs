@@ -26,7 +26,7 @@ use hex_search::analysis::{AnalysisError, GameAnalysis, analyse_game};
 use rand_core::SeedableRng;
 use serde_json::{Value, json};
 
-use super::error::{ArenaError, ArenaResult};
+use super::error::{ArenaError, ArenaResult, Code};
 use super::play::Effects;
 use super::{Arena, Change, views};
 use crate::store::analysis::{self as store, AnalysisRow, MistakeRow};
@@ -412,8 +412,8 @@ impl Arena {
             )));
         };
         if g.status != GameStatus::Finished {
-            return Err(ArenaError::conflict(
-                "game_not_finished",
+            return Err(ArenaError::new(
+                Code::GameNotFinished,
                 "a game is analysed once it is finished",
             )
             .with_details(json!({"status": g.status})));

@@ -1,41 +1,18 @@
-//! The arena's errors as domain values (SPEC section 10 names them): a kind, a stable machine
-//! `code`, a message and details. They say what went wrong, never how HTTP spells it; the
-//! HTTP edge (`crate::error::ApiError`) chooses the status code from the kind, and logs the
-//! cause of internal and unavailable errors there.
+//! The arena's errors as domain values (SPEC section 10 names them): a [`Code`], a message and
+//! details. They say what went wrong, never how HTTP spells it; the HTTP edge
+//! (`crate::error::ApiError`) chooses the status from the code, and logs the cause of internal
+//! and unavailable errors there.
 
 use serde_json::{Value, json};
 
 use super::game::GameError;
 use crate::store::{self, Fault, StoreError};
 
-/// What kind of refusal an error is; the HTTP edge maps each to one status code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// The request is malformed or out of range.
-    BadRequest,
-    /// No valid credentials.
-    Unauthorized,
-    /// Valid credentials that may not do this.
-    Forbidden,
-    /// No such thing.
-    NotFound,
-    /// The state of the arena refuses it now (a turn, a ply, a finished game or set).
-    Conflict,
-    /// A well-formed move that the rules refuse.
-    Unprocessable,
-    /// A limit on how often.
-    RateLimited,
-    /// The database is busy or a row kept changing: retry.
-    Unavailable,
-    /// A fault of ours (logged, never shown).
-    Internal,
-}
-
-/// An arena error: kind, `code`, `message` and `details` (a JSON object).
+/// An arena error: its `code`, `message` and `details` (a JSON object).
 #[derive(Debug, Clone)]
 pub struct ArenaError {
-    pub kind: ErrorKind,
-    pub code: &'static str,
+    /// What went wrong; the HTTP edge derives the status and the wire string from it.
+    pub code: Code,
     pub message: String,
     pub details: Value,
     /// Seconds to wait before retrying (rate limits).
@@ -45,59 +22,145 @@ pub struct ArenaError {
     pub cause: Option<std::sync::Arc<str>>,
 }
 
-/// The codes the arena's own code branches on, typed (compare with [`ArenaError::is`]);
-/// every other code is only ever answered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Code {
-    /// 404: no such thing.
-    NotFound,
+/// Declares [`Code`] with its wire strings and [`Code::ALL`], from one list, so the three
+/// cannot drift apart.
+macro_rules! codes {
+    ($($(#[doc = $doc:literal])* $variant:ident = $wire:literal,)*) => {
+        /// Every error code the server answers (SPEC section 10; the `code` enum of `Error` in
+        /// openapi.yaml). Each has one HTTP status, chosen at the edge (`Code::status` in
+        /// `crate::error`); the status in each line below is that one.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Code {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Code {
+            /// Every code, in the order of their statuses.
+            pub const ALL: &[Code] = &[$(Code::$variant,)*];
+
+            /// The wire code (`error.code` of the envelope).
+            #[must_use]
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $wire,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    /// 400: malformed JSON or body, a bad field, query parameter or header (`details.field`);
+    /// also the code of a bare 4xx response with no code of its own.
+    BadRequest = "bad_request",
+    /// 400: a move body that breaks the move schema (`details.instance_path`).
+    InvalidMove = "invalid_move",
+    /// 400: set options that break the options schema or their ranges.
+    InvalidOptions = "invalid_options",
+    /// 400: a malformed `Hexarena-Info` header on a move.
+    InvalidInfo = "invalid_info",
+    /// 401: no valid credentials.
+    Unauthorized = "unauthorized",
+    /// 403: valid credentials that may not do this.
+    Forbidden = "forbidden",
+    /// 403: the bot does not sit in this game.
+    NotYourSeat = "not_your_seat",
+    /// 403: the bot has 3 strikes in 24 h and plays no staked sets for now.
+    Suspended = "suspended",
+    /// 403: two bots of one owner may not play a staked set.
+    SameOwner = "same_owner",
+    /// 404: no such thing (or no such route).
+    NotFound = "not_found",
+    /// 405: the path exists under other methods (`details.allow`).
+    MethodNotAllowed = "method_not_allowed",
+    /// 406: a bare 406 response (no acceptable representation).
+    NotAcceptable = "not_acceptable",
+    /// 408: the request body did not arrive in time.
+    RequestTimeout = "request_timeout",
+    /// 409: not this bot's turn (or the game has not started).
+    NotYourTurn = "not_your_turn",
+    /// 409: the move names a ply that is not the next one (`details.expected_ply`).
+    StalePly = "stale_ply",
+    /// 409: the game is over (`details.result` when known).
+    GameOver = "game_over",
     /// 409: the set is no longer open.
-    SetNotOpen,
-    /// 422: a clock the house cannot pay on that board.
-    ClockTooFastForHouse,
-    /// 503: the house bots play as many games as they can play well.
-    HouseBusy,
+    SetNotOpen = "set_not_open",
+    /// 409: a balance below the stake or the transfer.
+    InsufficientBalance = "insufficient_balance",
+    /// 409: a bot of that name exists.
+    NameTaken = "name_taken",
+    /// 409: the bot is retired and plays no new sets.
+    BotRetired = "bot_retired",
+    /// 409: a game is analysed once it is finished.
+    GameNotFinished = "game_not_finished",
     /// 409: the tournament's (or match's) state refuses the action.
-    TournamentState,
-    /// 409: the bot was withdrawn from the tournament already.
-    AlreadyWithdrawn,
-    /// 503: the storage refuses writes.
-    StorageUnavailable,
-    /// 422: the cell is taken (a rule refusal).
-    Occupied,
-    /// 422: the cell is off the board (a rule refusal).
-    OffBoard,
-    /// 422: the swap is not allowed now (a rule refusal).
-    SwapNotAllowed,
+    TournamentState = "tournament_state",
     /// 409: the bot is not a participant of the tournament.
-    NotParticipant,
+    NotParticipant = "not_participant",
+    /// 409: the bot is a participant of the tournament already.
+    AlreadyParticipant = "already_participant",
+    /// 409: the bot was withdrawn from the tournament already.
+    AlreadyWithdrawn = "already_withdrawn",
+    /// 409: the tournament has as many participants as it may.
+    TournamentFull = "tournament_full",
     /// 409: the tournament would be left with too few participants.
-    TooFewParticipants,
+    TooFewParticipants = "too_few_participants",
+    /// 411: a bare 411 response (a body without a length).
+    LengthRequired = "length_required",
+    /// 413: a body over the limit (`details.limit_bytes`).
+    PayloadTooLarge = "payload_too_large",
+    /// 414: a bare 414 response (a URI too long).
+    UriTooLong = "uri_too_long",
+    /// 415: a bare 415 response (a body of another media type).
+    UnsupportedMediaType = "unsupported_media_type",
+    /// 422: the cell is taken (a rule refusal).
+    Occupied = "occupied",
+    /// 422: the cell is off the board (a rule refusal).
+    OffBoard = "off_board",
+    /// 422: the swap is not allowed now (a rule refusal).
+    SwapNotAllowed = "swap_not_allowed",
+    /// 422: a clock the house cannot pay on that board.
+    ClockTooFastForHouse = "clock_too_fast_for_house",
+    /// 422: the named bot's declared accepts or capacity refuse the set (`details.bot`).
+    NotAccepted = "not_accepted",
+    /// 429: a limit on how often or how many (`details.limit`, `Retry-After`).
+    RateLimited = "rate_limited",
+    /// 431: a bare 431 response (request headers too large).
+    HeadersTooLarge = "headers_too_large",
+    /// 500: a fault of ours (the cause is logged, never shown); also the code of a bare 5xx
+    /// response other than 503.
+    Internal = "internal",
+    /// 503: the database is busy or a row kept changing: retry shortly.
+    Unavailable = "unavailable",
+    /// 503: the storage refuses writes (`Retry-After`).
+    StorageUnavailable = "storage_unavailable",
+    /// 503: the house bots play as many games as they can play well.
+    HouseBusy = "house_busy",
+    /// 503: this instance's clock is not synchronized with the database's (`Retry-After`).
+    ClockUnsynced = "clock_unsynced",
 }
 
 impl Code {
-    /// The wire code.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Code::NotFound => "not_found",
-            Code::SetNotOpen => "set_not_open",
-            Code::ClockTooFastForHouse => "clock_too_fast_for_house",
-            Code::HouseBusy => "house_busy",
-            Code::TournamentState => "tournament_state",
-            Code::AlreadyWithdrawn => "already_withdrawn",
-            Code::StorageUnavailable => "storage_unavailable",
-            Code::Occupied => "occupied",
-            Code::OffBoard => "off_board",
-            Code::SwapNotAllowed => "swap_not_allowed",
-            Code::NotParticipant => "not_participant",
-            Code::TooFewParticipants => "too_few_participants",
-        }
-    }
-
     /// The refusals of a well-formed move by the rules of Hex (`hex::PlayError` but
     /// `game_over`, which is a 409).
     pub const RULES: [Code; 3] = [Code::Occupied, Code::OffBoard, Code::SwapNotAllowed];
+
+    /// The code of a rule refusal of the engine.
+    #[must_use]
+    pub const fn of_rule(e: hex::PlayError) -> Code {
+        match e {
+            hex::PlayError::OffBoard => Code::OffBoard,
+            hex::PlayError::Occupied => Code::Occupied,
+            hex::PlayError::SwapNotAllowed => Code::SwapNotAllowed,
+            hex::PlayError::GameOver => Code::GameOver,
+        }
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Result alias of arena operations.
@@ -105,9 +168,8 @@ pub type ArenaResult<T> = Result<T, ArenaError>;
 
 impl ArenaError {
     /// A new error with empty details.
-    pub fn new(kind: ErrorKind, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
         ArenaError {
-            kind,
             code,
             message: message.into(),
             details: json!({}),
@@ -119,13 +181,13 @@ impl ArenaError {
     /// Whether this is the refusal `code`.
     #[must_use]
     pub fn is(&self, code: Code) -> bool {
-        self.code == code.as_str()
+        self.code == code
     }
 
     /// Whether this is one of the refusals `codes`.
     #[must_use]
     pub fn is_any(&self, codes: &[Code]) -> bool {
-        codes.iter().any(|&c| self.is(c))
+        codes.contains(&self.code)
     }
 
     /// Attaches the inside cause (logged at the edge, never shown).
@@ -149,51 +211,43 @@ impl ArenaError {
         self
     }
 
+    /// 400 `bad_request`.
     pub fn bad_request(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::BadRequest, "bad_request", message)
+        Self::new(Code::BadRequest, message)
     }
+    /// 400 `invalid_options`.
     pub fn invalid_options(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::BadRequest, "invalid_options", message)
+        Self::new(Code::InvalidOptions, message)
     }
+    /// 401 `unauthorized`.
     pub fn unauthorized(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Unauthorized, "unauthorized", message)
+        Self::new(Code::Unauthorized, message)
     }
+    /// 403 `forbidden`.
     pub fn forbidden(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Forbidden, "forbidden", message)
+        Self::new(Code::Forbidden, message)
     }
-    pub fn forbidden_code(code: &'static str, message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Forbidden, code, message)
-    }
+    /// 404 `not_found`.
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::NotFound, Code::NotFound.as_str(), message)
-    }
-    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Conflict, code, message)
+        Self::new(Code::NotFound, message)
     }
     /// A limit named `limit` was reached; retry in `retry_after_s` seconds.
     pub fn rate_limited(limit: &str, retry_after_s: u64) -> Self {
-        let mut e = Self::new(
-            ErrorKind::RateLimited,
-            "rate_limited",
+        Self::new(
+            Code::RateLimited,
             format!("too many requests for limit '{limit}'; retry in {retry_after_s} s"),
         )
-        .with_details(json!({"limit": limit, "retry_after_s": retry_after_s}));
-        e.retry_after_s = Some(retry_after_s);
-        e
+        .with_details(json!({"limit": limit, "retry_after_s": retry_after_s}))
+        .retry_after(retry_after_s)
     }
     /// A fault of ours: the cause is logged where the error is answered, never shown.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
-        Self::new(ErrorKind::Internal, "internal", "internal server error").caused_by(cause)
+        Self::new(Code::Internal, "internal server error").caused_by(cause)
     }
     /// Busy beyond a timeout, or a row that kept changing: retry shortly (the cause is
     /// logged where the error is answered).
     pub fn unavailable(cause: impl std::fmt::Display) -> Self {
-        Self::new(
-            ErrorKind::Unavailable,
-            "unavailable",
-            "the arena is busy; retry shortly",
-        )
-        .caused_by(cause)
+        Self::new(Code::Unavailable, "the arena is busy; retry shortly").caused_by(cause)
     }
 }
 
@@ -202,29 +256,27 @@ impl ArenaError {
     /// I/O error, lost connection; see `store::health`). Nothing was changed; the clocks are
     /// held until storage is back (SPEC 7, 12).
     pub fn storage_unavailable(cause: impl std::fmt::Display) -> Self {
-        let mut e = Self::new(
-            ErrorKind::Unavailable,
-            Code::StorageUnavailable.as_str(),
+        Self::new(
+            Code::StorageUnavailable,
             format!(
                 "the arena's storage is failing; nothing was changed and clocks are held; retry in {STORAGE_RETRY_S} s"
             ),
         )
         .with_details(json!({"retry_after_s": STORAGE_RETRY_S}))
-        .caused_by(cause);
-        e.retry_after_s = Some(STORAGE_RETRY_S);
-        e
+        .caused_by(cause)
+        .retry_after(STORAGE_RETRY_S)
     }
 
-    /// Logs the cause of an internal or unavailable error, once, where it is answered (the
-    /// HTTP edge, or a background task that gives up on it).
+    /// Logs the cause of an internal or unavailable (503) error, once, where it is answered
+    /// (the HTTP edge, or a background task that gives up on it).
     pub fn log(&self) {
         let cause = self.cause.as_deref().unwrap_or("");
-        match self.kind {
-            ErrorKind::Internal => tracing::error!(error = %cause, "internal error"),
-            ErrorKind::Unavailable if self.is(Code::StorageUnavailable) => {
-                tracing::debug!(error = %cause, "storage unavailable");
+        match self.code {
+            Code::Internal => tracing::error!(error = %cause, "internal error"),
+            Code::StorageUnavailable => tracing::debug!(error = %cause, "storage unavailable"),
+            Code::Unavailable | Code::HouseBusy | Code::ClockUnsynced => {
+                tracing::warn!(error = %cause, "service unavailable");
             }
-            ErrorKind::Unavailable => tracing::warn!(error = %cause, "service unavailable"),
             _ => {}
         }
     }
@@ -238,7 +290,7 @@ pub const STORAGE_RETRY_S: u64 = 1;
 
 impl std::fmt::Display for ArenaError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({:?}): {}", self.code, self.kind, self.message)?;
+        write!(f, "{}: {}", self.code, self.message)?;
         match &self.cause {
             Some(c) => write!(f, " [{c}]"),
             None => Ok(()),
@@ -269,12 +321,10 @@ impl From<GameError> for ArenaError {
     fn from(e: GameError) -> Self {
         let message = e.to_string();
         match e {
-            GameError::NotYourSeat => ArenaError::forbidden_code("not_your_seat", message),
-            GameError::NotStarted => ArenaError::conflict("not_your_turn", message),
-            GameError::NotYourTurn { to_move, ply } => {
-                ArenaError::conflict("not_your_turn", message)
-                    .with_details(json!({"to_move": to_move.number(), "ply": ply}))
-            }
+            GameError::NotYourSeat => ArenaError::new(Code::NotYourSeat, message),
+            GameError::NotStarted => ArenaError::new(Code::NotYourTurn, message),
+            GameError::NotYourTurn { to_move, ply } => ArenaError::new(Code::NotYourTurn, message)
+                .with_details(json!({"to_move": to_move.number(), "ply": ply})),
             GameError::StalePly {
                 expected,
                 ply,
@@ -286,17 +336,15 @@ impl From<GameError> for ArenaError {
                     details["played"] =
                         json!({"ply": given, "seat": seat, "move": super::views::move_json(mv)});
                 }
-                ArenaError::conflict("stale_ply", message).with_details(details)
+                ArenaError::new(Code::StalePly, message).with_details(details)
             }
             GameError::GameOver
             | GameError::Illegal {
                 error: hex::PlayError::GameOver,
                 ..
-            } => ArenaError::conflict("game_over", message),
-            GameError::Illegal { error, mv } => {
-                ArenaError::new(ErrorKind::Unprocessable, error.code(), message)
-                    .with_details(json!({"move": super::views::move_json(mv)}))
-            }
+            } => ArenaError::new(Code::GameOver, message),
+            GameError::Illegal { error, mv } => ArenaError::new(Code::of_rule(error), message)
+                .with_details(json!({"move": super::views::move_json(mv)})),
             GameError::Corrupt(m) => ArenaError::internal(m),
         }
     }

@@ -10,7 +10,7 @@
 use hex::Cell;
 use serde_json::{Map, Value, json};
 
-use super::error::ArenaError;
+use super::error::{ArenaError, Code};
 
 /// The request header's name.
 pub const HEADER: &str = "Hexarena-Info";
@@ -31,7 +31,7 @@ pub struct MoveInfo {
 
 /// 400 `invalid_info`, with `details.field` naming the field when one is at fault.
 fn invalid(field: Option<&str>, message: impl Into<String>) -> ArenaError {
-    let e = ArenaError::new(super::error::ErrorKind::BadRequest, "invalid_info", message);
+    let e = ArenaError::new(Code::InvalidInfo, message);
     match field {
         Some(f) => e.with_details(json!({"header": HEADER, "field": f})),
         None => e.with_details(json!({"header": HEADER})),
@@ -193,7 +193,7 @@ mod tests {
 
     fn code_and_field(raw: &str) -> (&'static str, Value) {
         let e = parse(raw.as_bytes()).expect_err(raw);
-        (e.code, e.details["field"].clone())
+        (e.code.as_str(), e.details["field"].clone())
     }
 
     #[test]
@@ -207,7 +207,10 @@ mod tests {
         );
         assert_eq!(i.pv, vec![Cell::new(4, 4), Cell::new(5, 5)]);
         assert!(i.check_board(11).is_ok());
-        assert_eq!(i.check_board(5).map_err(|e| e.code), Err("invalid_info"));
+        assert_eq!(
+            i.check_board(5).map_err(|e| e.code.as_str()),
+            Err("invalid_info")
+        );
     }
 
     #[test]
@@ -224,7 +227,7 @@ mod tests {
 
     #[test]
     fn an_empty_object_stores_nothing() {
-        assert_eq!(parse(b"{}").map_err(|e| e.code), Ok(None));
+        assert_eq!(parse(b"{}").map_err(|e| e.code.as_str()), Ok(None));
     }
 
     #[test]

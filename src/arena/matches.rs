@@ -292,8 +292,8 @@ impl Arena {
                 drop(tx);
                 return self.match_view(id).await;
             }
-            return Err(ArenaError::conflict(
-                Code::TournamentState.as_str(),
+            return Err(ArenaError::new(
+                Code::TournamentState,
                 format!("the match is {}, not proposed", t.status),
             )
             .with_details(json!({"status": t.status})));

@@ -266,8 +266,7 @@ impl Arena {
         match self.clock.unsynced() {
             None => Ok(()),
             Some(why) => Err(ArenaError::new(
-                error::ErrorKind::Unavailable,
-                "clock_unsynced",
+                error::Code::ClockUnsynced,
                 format!("this instance's clock is not synchronized with the database's: {why}; retry shortly"),
             )
             .with_details(serde_json::json!({

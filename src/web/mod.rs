@@ -1,7 +1,7 @@
 //! The viewers' pages (SPEC section 9b): rendered on the server with their content from the
 //! same values the JSON API answers (issue 21); their script adds live updates and the replay.
 
-use actix_web::{HttpResponse, http::StatusCode, web};
+use actix_web::{HttpResponse, web};
 use serde_json::Value;
 
 use crate::api::{AppState, OPENAPI_YAML};
@@ -96,7 +96,7 @@ async fn standings_page(
 
 /// Whether `e` says that the thing asked for does not exist.
 fn missing(e: &ApiError) -> bool {
-    e.status == StatusCode::NOT_FOUND
+    e.code == crate::arena::error::Code::NotFound
 }
 
 /// The HTML 404 page for `what`.

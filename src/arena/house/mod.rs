@@ -31,7 +31,7 @@ use hex_search::ladder::{LADDER, Rung};
 use serde_json::{Value, json};
 
 use super::Arena;
-use super::error::{ArenaError, ArenaResult, Code, ErrorKind};
+use super::error::{ArenaError, ArenaResult, Code};
 use crate::store::accounts::{self as acc, BotRow};
 
 /// The weakest house bot: uniformly random legal moves. The default practice opponent.
@@ -291,8 +291,7 @@ pub fn house_clock_check(size: i64, initial_ms: i64, increment_ms: i64) -> Arena
         |l| format!("a slower clock or a board of at most {l}x{l}"),
     );
     Err(ArenaError::new(
-        ErrorKind::Unprocessable,
-        super::error::Code::ClockTooFastForHouse.as_str(),
+        Code::ClockTooFastForHouse,
         format!(
             "a house bot may have to make {m} moves on {size}x{size}, each costing its clock at least {MOVE_FLOOR_MS} ms besides thinking; this clock cannot pay that: choose {hint}"
         ),
@@ -517,8 +516,7 @@ impl Arena {
             return Ok(Some(guard));
         };
         let mut e = ArenaError::new(
-            ErrorKind::Unavailable,
-            Code::HouseBusy.as_str(),
+            Code::HouseBusy,
             format!(
                 "the house bots are playing {} games ({pending} more challenged), as many as they can play well; retry in {BUSY_RETRY_AFTER_S} s",
                 load.games
@@ -594,7 +592,7 @@ mod tests {
         assert_eq!(largest_size_for(9, 19, 10_000, 0), Some(15));
         assert_eq!(largest_size_for(9, 19, 1_000, 0), None);
         let e = house_clock_check(19, 10_000, 0).expect_err("too fast");
-        assert_eq!(e.code, "clock_too_fast_for_house");
+        assert_eq!(e.code.as_str(), "clock_too_fast_for_house");
         assert_eq!(e.details["largest_size"], json!(15));
     }
 

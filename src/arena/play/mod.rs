@@ -278,6 +278,6 @@ fn not_found(set_id: &str, game_no: i64) -> ArenaError {
 
 /// 409 `game_over` with the result (the same body however the game ended).
 fn game_over(l: &LiveGame) -> ArenaError {
-    ArenaError::conflict("game_over", "the game is over")
+    ArenaError::new(Code::GameOver, "the game is over")
         .with_details(json!({"result": live::result_json(&l.game, &l.names)}))
 }

@@ -180,8 +180,8 @@ impl Arena {
             .await?
             .ok_or_else(|| ArenaError::not_found(format!("no set '{set_id}'")))?;
         if set.status != SetStatus::Finished {
-            return Err(ArenaError::conflict(
-                "set_not_open",
+            return Err(ArenaError::new(
+                Code::SetNotOpen,
                 format!("set {set_id} is {}", set.status),
             ));
         }

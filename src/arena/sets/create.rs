@@ -83,8 +83,8 @@ impl Arena {
             .await?
             .map_or(0, |p| p.balance);
         if balance < req.stake {
-            return Err(ArenaError::conflict(
-                "insufficient_balance",
+            return Err(ArenaError::new(
+                Code::InsufficientBalance,
                 format!("your balance {balance} is below the stake"),
             )
             .with_details(json!({"balance": balance, "stake": req.stake})));

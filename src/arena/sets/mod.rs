@@ -102,16 +102,16 @@ fn new_set_row(creator: &BotRow, req: &NewSet, opponent_id: Option<String>, now:
 }
 
 pub(crate) fn same_owner() -> ArenaError {
-    ArenaError::forbidden_code(
-        "same_owner",
+    ArenaError::new(
+        Code::SameOwner,
         "bots of the same owner may not play staked sets against each other",
     )
 }
 
 /// 409 `bot_retired`: a retired bot plays no new sets (issue 20).
 pub(super) fn retired(b: &BotRow) -> ArenaError {
-    ArenaError::conflict(
-        "bot_retired",
+    ArenaError::new(
+        Code::BotRetired,
         format!("{} is retired and plays no new sets", b.name),
     )
     .with_details(json!({"bot": b.name}))
@@ -127,8 +127,8 @@ pub(crate) async fn not_retired(tx: &mut Conn, b: &BotRow) -> ArenaResult<BotRow
 }
 
 fn not_open(set: &SetRow) -> ArenaError {
-    ArenaError::conflict(
-        Code::SetNotOpen.as_str(),
+    ArenaError::new(
+        Code::SetNotOpen,
         format!("set {} is {}", set.id, set.status),
     )
     .with_details(json!({"status": set.status}))

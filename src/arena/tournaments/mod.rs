@@ -85,8 +85,8 @@ fn not_found(id: &str) -> ArenaError {
 }
 
 fn not_participant(name: &str) -> ArenaError {
-    ArenaError::conflict(
-        Code::NotParticipant.as_str(),
+    ArenaError::new(
+        Code::NotParticipant,
         format!("{name} is not a participant of this tournament"),
     )
     .with_details(json!({"bot": name}))
@@ -107,8 +107,8 @@ pub enum InPlay {
 }
 
 fn state_error(action: &str, status: &str) -> ArenaError {
-    ArenaError::conflict(
-        Code::TournamentState.as_str(),
+    ArenaError::new(
+        Code::TournamentState,
         format!("cannot {action} a tournament that is {status}"),
     )
     .with_details(json!({"status": status}))

@@ -252,15 +252,15 @@ impl Arena {
             .ok_or_else(|| ArenaError::not_found(format!("no bot '{bot_ref}'")))?;
         let mut entries = store::entries(&mut tx, id).await?;
         if entries.iter().any(|e| e.bot_id == b.id) {
-            return Err(ArenaError::conflict(
-                "already_participant",
+            return Err(ArenaError::new(
+                Code::AlreadyParticipant,
                 format!("{} is already a participant", b.name),
             )
             .with_details(json!({"bot": b.name})));
         }
         if entries.len() >= MAX_PARTICIPANTS {
-            return Err(ArenaError::conflict(
-                "tournament_full",
+            return Err(ArenaError::new(
+                Code::TournamentFull,
                 format!("a tournament has at most {MAX_PARTICIPANTS} participants"),
             )
             .with_details(json!({"max": MAX_PARTICIPANTS})));
@@ -317,8 +317,8 @@ impl Arena {
             2
         };
         if left < least {
-            return Err(ArenaError::conflict(
-                Code::TooFewParticipants.as_str(),
+            return Err(ArenaError::new(
+                Code::TooFewParticipants,
                 format!(
                     "this {} needs at least {least} participants (lower its rounds first)",
                     t.format.replace('_', " ")

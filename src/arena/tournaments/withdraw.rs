@@ -55,8 +55,8 @@ impl Arena {
             .await?
             .ok_or_else(|| ArenaError::not_found(format!("no bot '{bot_ref}'")))?;
         if t.status == TournamentStatus::Created {
-            return Err(ArenaError::conflict(
-                Code::TournamentState.as_str(),
+            return Err(ArenaError::new(
+                Code::TournamentState,
                 format!(
                     "the tournament has not started: remove {} with \
                      DELETE /v1/tournaments/{id}/participants/{}",
@@ -76,8 +76,8 @@ impl Arena {
             return Err(not_participant(&b.name));
         };
         if e.withdrawn() {
-            return Err(ArenaError::conflict(
-                Code::AlreadyWithdrawn.as_str(),
+            return Err(ArenaError::new(
+                Code::AlreadyWithdrawn,
                 format!("{} was withdrawn already", b.name),
             )
             .with_details(json!({"bot": b.name, "withdrawn": withdrawn_json(e)})));
