@@ -6,7 +6,7 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use super::Arena;
-use super::error::{ArenaError, ArenaResult};
+use super::error::{ArenaError, ArenaResult, Code};
 use super::views::rfc3339;
 use crate::store::Conn;
 use crate::store::accounts as acc;
