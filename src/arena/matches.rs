@@ -273,7 +273,7 @@ impl Arena {
                 bot.name
             )));
         }
-        if t.status == "proposed" {
+        if t.status == TournamentStatus::Proposed {
             // Neither bot may have retired since the proposal (issue 20).
             for e in store::entries(&mut tx, id).await? {
                 if let Some(b) = acc::bot_by_ref(&mut tx, &e.bot_id).await?
