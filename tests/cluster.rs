@@ -459,8 +459,13 @@ async fn a_listener_connection_killed_by_the_database_comes_back_and_no_wake_up_
         .await;
     let s = apps[0].state(&set_id, 1).await;
     let tokens = seat_tokens(&s, &[("LsAlpha", &alpha), ("LsBeta", &beta)]);
-    let connections_before = apps[1].arena.metrics.listener_connections();
-    assert!(connections_before >= 1);
+    // Read over `GET /metrics`, as an operator would.
+    let listener = "hexarena_change_listener_connections_total";
+    let connections_before = apps[1]
+        .metric(listener)
+        .await
+        .expect("the listener counter");
+    assert!(connections_before >= 1.0);
     let mut c = db(&url).await;
     for ply in 1..=4i64 {
         let pending = poll(&apps[1], &set_id, ply - 1);
@@ -487,7 +492,11 @@ async fn a_listener_connection_killed_by_the_database_comes_back_and_no_wake_up_
         assert_eq!(body["ply"], ply);
     }
     assert!(
-        apps[1].arena.metrics.listener_connections() > connections_before,
+        apps[1]
+            .metric(listener)
+            .await
+            .expect("the listener counter")
+            > connections_before,
         "the listener reconnected"
     );
     // And pushed wake-ups work again once reconnected.

@@ -1,5 +1,7 @@
 //! Server clocks with an injected fake time (SPEC section 7): first-move deadlines, Fischer
 //! arithmetic, losses on time, game 2 after a timeout, strikes and suspensions. Nothing sleeps.
+//! Grey-box: the fake time is set inside the server's process and the expiry sweep is called
+//! there (`app.arena.expire`), which no route offers.
 //!
 //! The scheduler task runs with the same fake time and may end a game itself as soon as the fake
 //! time is past its deadline. So the tests move the time past a deadline only when that game is
