@@ -143,28 +143,13 @@ fn migrations_that_databases_already_applied_are_never_edited() {
 
 #[tokio::test]
 async fn sets_stored_before_issue_18_come_out_as_practice_only_when_they_were_house_practice() {
-    use sqlx::migrate::Migrator;
     sqlx::any::install_default_drivers();
     let dir = tempfile::tempdir().expect("temp dir");
     let url = format!("sqlite://{}/old.db?mode=rwc", dir.path().display());
     {
         // Migrations 1 to 5, where `practice` held "unrated": a finished unrated tournament
         // set (won by Ann), a house practice set and a rated one, all stored with that meaning.
-        let pool = sqlx::AnyPool::connect(&url).await.expect("old database");
-        let mut m = Migrator::new(std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/migrations/sqlite"
-        )))
-        .await
-        .expect("migrations");
-        let old: Vec<_> = m
-            .migrations
-            .iter()
-            .filter(|x| x.version <= 5)
-            .cloned()
-            .collect();
-        m.migrations = old.into();
-        m.run(&pool).await.expect("migrations 1 to 5");
+        let pool = common::database_at_migration(&url, "sqlite", 5).await;
         for sql in [
             "INSERT INTO players (id, name, token_hash, balance, house, created_ms) VALUES \
              ('p_a', 'pa', 'ha', 1000, 0, 0), ('p_b', 'pb', 'hb', 1000, 0, 0), ('p_h', 'house', 'hh', 0, 1, 0)",

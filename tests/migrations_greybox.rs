@@ -10,27 +10,12 @@ use serde_json::json;
 
 #[tokio::test]
 async fn a_database_with_moves_stored_before_the_latest_migrations_opens_and_keeps_them() {
-    use sqlx::migrate::Migrator;
     sqlx::any::install_default_drivers();
     let dir = tempfile::tempdir().expect("temp dir");
     let url = format!("sqlite://{}/old.db?mode=rwc", dir.path().display());
     {
         // The database as the builds with migrations 1 to 4 left it, with one stored move.
-        let pool = sqlx::AnyPool::connect(&url).await.expect("old database");
-        let mut m = Migrator::new(std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/migrations/sqlite"
-        )))
-        .await
-        .expect("migrations");
-        let old: Vec<_> = m
-            .migrations
-            .iter()
-            .filter(|x| x.version <= 4)
-            .cloned()
-            .collect();
-        m.migrations = old.into();
-        m.run(&pool).await.expect("migrations 1 to 4");
+        let pool = common::database_at_migration(&url, "sqlite", 4).await;
         sqlx::query(
             "INSERT INTO moves (set_id, game_no, ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms) \
              VALUES ('set_old', 1, 1, 1, 'bot_old', 4, 4, 0, 0, 0)",
@@ -63,7 +48,6 @@ const T0: i64 = 1_700_000_000_000;
 /// four finished rated sets (one drawn, two finished in the same ms), an unrated one, a
 /// practice one and an active rated one. Ann's Elo is 1234.5 and stays so.
 async fn database_before_glicko(dir: &std::path::Path) -> String {
-    use sqlx::migrate::Migrator;
     sqlx::any::install_default_drivers();
     let (url, backend, last) = match common::pg_admin_url() {
         Some(_) => (
@@ -77,21 +61,7 @@ async fn database_before_glicko(dir: &std::path::Path) -> String {
             7,
         ),
     };
-    let pool = sqlx::AnyPool::connect(&url).await.expect("old database");
-    let mut m = Migrator::new(std::path::Path::new(&format!(
-        "{}/migrations/{backend}",
-        env!("CARGO_MANIFEST_DIR")
-    )))
-    .await
-    .expect("migrations");
-    let old: Vec<_> = m
-        .migrations
-        .iter()
-        .filter(|x| x.version <= last)
-        .cloned()
-        .collect();
-    m.migrations = old.into();
-    m.run(&pool).await.expect("the migrations before Glicko-2");
+    let pool = common::database_at_migration(&url, backend, last).await;
     let (d1, d10) = (T0 + DAY_MS + 5, T0 + 10 * DAY_MS);
     for sql in [
         "INSERT INTO players (id, name, token_hash, balance, house, created_ms) VALUES \

@@ -581,3 +581,24 @@ async fn drop_stale_pg_dbs(admin_url: &str, c: &mut sqlx::AnyConnection) {
     })
     .await;
 }
+
+/// A database at `url` as the builds up to migration `last` of `backend` (`sqlite` or
+/// `postgres`) left it: only the migrations with a version up to `last` are run, so an upgrade
+/// test can store rows in the old shape before this build opens it.
+pub async fn database_at_migration(url: &str, backend: &str, last: i64) -> sqlx::AnyPool {
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(url).await.expect("old database");
+    let dir = format!("{}/migrations/{backend}", env!("CARGO_MANIFEST_DIR"));
+    let mut m = sqlx::migrate::Migrator::new(std::path::Path::new(&dir))
+        .await
+        .expect("migrations");
+    let old: Vec<_> = m
+        .migrations
+        .iter()
+        .filter(|x| x.version <= last)
+        .cloned()
+        .collect();
+    m.migrations = old.into();
+    m.run(&pool).await.expect("the migrations up to `last`");
+    pool
+}
