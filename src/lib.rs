@@ -165,7 +165,9 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
             .wrap(actix_web::middleware::from_fn(api::clock_guard))
             .wrap(actix_web::middleware::from_fn(api::conformance::middleware))
             .wrap(actix_web::middleware::from_fn(api::metrics::track))
-            .wrap(tracing_actix_web::TracingLogger::default())
+            .wrap(tracing_actix_web::TracingLogger::<
+                api::request_span::RequestSpan,
+            >::new())
             // Outermost: the access log must not record a client-supplied address.
             .wrap(actix_web::middleware::from_fn(api::strip_forwarded))
             .configure(api::configure)

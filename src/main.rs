@@ -61,6 +61,9 @@ async fn main() -> std::process::ExitCode {
                 .unwrap_or_else(|_| "info,sqlx=warn".into()),
         )
         .with_writer(std::io::stderr)
+        // Colour codes only for a terminal: a log file or journal gets plain text, and the
+        // server skips styling every span field of every request (issue 22's profile).
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let result = match cli.command {
         None => hexarena::serve(cli.serve).await,

@@ -219,12 +219,15 @@ pub struct Metrics {
     long_polls: Gauge,
     streams: Gauge,
     commit_batch: Histogram,
+    commit_batch_s: Histogram,
     listener_connections: Counter,
     notices: Counter,
     resident_memory_bytes: Option<Gauge>,
     house: HouseGauges,
     /// CPU time of the process (user + system), advanced to `/proc/self/stat` at scrape time.
     cpu_seconds: Option<Counter<f64, std::sync::atomic::AtomicU64>>,
+    /// The part of it spent by the analyst's thread (issue 21), advanced the same way.
+    analysis_cpu_seconds: Option<Counter<f64, std::sync::atomic::AtomicU64>>,
 }
 
 impl Default for Metrics {
@@ -279,6 +282,13 @@ impl Metrics {
             "Writes committed together by one database commit (group commit)",
             commit_batch.clone(),
         );
+        let commit_batch_s = Histogram::new(move_latency_buckets_s());
+        registry.register(
+            "hexarena_commit_batch_duration_seconds",
+            "Wall time of one group commit of moves, from taking the batch off the queue to \
+             answering its moves (waits for the CPU and the database included)",
+            commit_batch_s.clone(),
+        );
         let listener_connections = Counter::default();
         registry.register(
             "hexarena_change_listener_connections",
@@ -310,6 +320,16 @@ impl Metrics {
             );
             c
         });
+        let analysis_cpu_seconds = cpu_seconds.as_ref().map(|_| {
+            let c = Counter::<f64, std::sync::atomic::AtomicU64>::default();
+            registry.register(
+                "hexarena_analysis_cpu_seconds",
+                "CPU time (user and system) of the analyst thread in seconds, read at scrape \
+                 time: the part of process_cpu_seconds spent analysing finished games",
+                c.clone(),
+            );
+            c
+        });
         Metrics {
             registry,
             http_requests,
@@ -319,11 +339,13 @@ impl Metrics {
             long_polls,
             streams,
             commit_batch,
+            commit_batch_s,
             listener_connections,
             notices,
             resident_memory_bytes,
             house,
             cpu_seconds,
+            analysis_cpu_seconds,
         }
     }
 
@@ -409,6 +431,11 @@ impl Metrics {
         self.commit_batch.observe(n as f64);
     }
 
+    /// Records the wall time of one group commit of moves (the writer's batch).
+    pub fn commit_batch_took(&self, took: Duration) {
+        self.commit_batch_s.observe(took.as_secs_f64());
+    }
+
     /// The change listener (PostgreSQL) opened its connection.
     pub fn listener_connected(&self) {
         self.listener_connections.inc();
@@ -445,11 +472,17 @@ impl Metrics {
         if let (Some(g), Some(bytes)) = (&self.resident_memory_bytes, resident_memory_bytes()) {
             g.set(i64::try_from(bytes).unwrap_or(i64::MAX));
         }
-        if let (Some(c), Some(now)) = (&self.cpu_seconds, cpu_seconds()) {
+        let advance = |c: &Counter<f64, std::sync::atomic::AtomicU64>, now: f64| {
             let ahead = now - c.get();
             if ahead > 0.0 {
                 c.inc_by(ahead);
             }
+        };
+        if let (Some(c), Some(now)) = (&self.cpu_seconds, cpu_seconds()) {
+            advance(c, now);
+        }
+        if let Some(c) = &self.analysis_cpu_seconds {
+            advance(c, thread_cpu_seconds(crate::arena::analysis::THREAD_NAME));
         }
         let mut out = String::with_capacity(4096);
         prometheus_client::encoding::text::encode(&mut out, &self.registry)?;
@@ -463,7 +496,26 @@ pub fn cpu_seconds() -> Option<f64> {
     if !cfg!(target_os = "linux") {
         return None;
     }
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    stat_cpu_seconds(&std::fs::read_to_string("/proc/self/stat").ok()?)
+}
+
+/// CPU time in seconds of this process's threads named `name` (their `comm`), summed: 0 when
+/// none is running (or where there is no `/proc`).
+pub fn thread_cpu_seconds(name: &str) -> f64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0.0;
+    };
+    tasks
+        .flatten()
+        .filter(|t| {
+            std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim_end() == name)
+        })
+        .filter_map(|t| stat_cpu_seconds(&std::fs::read_to_string(t.path().join("stat")).ok()?))
+        .sum()
+}
+
+/// `utime` + `stime` of a `stat` line (process or thread) in seconds.
+fn stat_cpu_seconds(stat: &str) -> Option<f64> {
     // Fields after the command name (which may hold spaces) start at field 3 (`state`).
     let rest = stat.get(stat.rfind(')')? + 1..)?;
     let mut f = rest.split_whitespace().skip(11);
@@ -519,6 +571,7 @@ mod tests {
         m.http_request(None, "BREW", 404);
         m.move_played(Duration::from_micros(700));
         m.commit_batch(3);
+        m.commit_batch_took(Duration::from_micros(1500));
         m.set_active_games(5);
         let text = m.encode().expect("encodes");
         for needle in [
@@ -534,6 +587,8 @@ mod tests {
             "hexarena_open_event_streams 0",
             r#"hexarena_commit_batch_size_bucket{le="4.0"} 1"#,
             "# HELP hexarena_commit_batch_size",
+            r#"hexarena_commit_batch_duration_seconds_bucket{le="0.002"} 1"#,
+            r#"hexarena_commit_batch_duration_seconds_bucket{le="0.001"} 0"#,
         ] {
             assert!(text.contains(needle), "{needle:?} missing from\n{text}");
         }
@@ -573,5 +628,42 @@ mod tests {
             .and_then(|v| v.parse().ok())
             .expect("a number");
         assert!(v >= 1 << 20, "{line}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_named_threads_cpu_time_is_read_from_proc_and_exposed() {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let theirs = stop.clone();
+        let burner = std::thread::Builder::new()
+            .name("hx-burner".into())
+            .spawn(move || {
+                let mut x = 0u64;
+                while !theirs.load(std::sync::atomic::Ordering::Relaxed) {
+                    x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+                }
+                x
+            })
+            .expect("thread");
+        // Clock ticks are 10 ms; a busy machine gives the burner less than its core, so wait
+        // (up to 20 s) for 50 ms of its CPU time to show.
+        let t0 = std::time::Instant::now();
+        let mut burned = 0.0;
+        while burned < 0.05 && t0.elapsed() < Duration::from_secs(20) {
+            std::thread::sleep(Duration::from_millis(10));
+            burned = thread_cpu_seconds("hx-burner");
+        }
+        let process = cpu_seconds().expect("linux");
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        burner.join().expect("joined");
+        assert!(burned >= 0.05, "burned {burned}");
+        assert!(burned <= process, "burned {burned}, process {process}");
+        assert_eq!(thread_cpu_seconds("no-such-thread"), 0.0);
+        let text = Metrics::new().encode().expect("encodes");
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("hexarena_analysis_cpu_seconds_total ")),
+            "{text}"
+        );
     }
 }

@@ -127,6 +127,7 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
         "games",
         "moves",
         "server_cpu_us_per_move",
+        "analysis_cpu_us_per_move",
         "bytes_per_move",
         "lone_p50_ms",
         "lone_p99_ms",
@@ -134,11 +135,20 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
     ] {
         assert!(keys.contains(&k), "{k} missing from {last}");
     }
-    assert_eq!(keys.len(), 16, "exactly the documented keys: {last}");
+    assert_eq!(keys.len(), 17, "exactly the documented keys: {last}");
     assert!(
         report["server_cpu_us_per_move"]
             .as_f64()
             .is_some_and(|c| c > 0.0),
+        "{last}"
+    );
+    // The analyst's share is a part of the server's CPU, never more.
+    let analysis_cpu = report["analysis_cpu_us_per_move"].as_f64();
+    let server_cpu = report["server_cpu_us_per_move"].as_f64();
+    assert!(
+        analysis_cpu
+            .zip(server_cpu)
+            .is_some_and(|(a, s)| (0.0..=s).contains(&a)),
         "{last}"
     );
     // Every acknowledged move, the move phase's and the lone game's (its fifth phase).

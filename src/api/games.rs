@@ -68,7 +68,7 @@ async fn next_change(
 
 /// `GET /v1/sets/{id}/games/{n}`: the state, from memory. With `after_ply=K&wait_s=S`, waits
 /// until `ply > K` or the game ends; the waiter is woken with the new state and reads nothing.
-#[tracing::instrument(skip(st, q), fields(set_id = %path.0, game_no = path.1))]
+#[tracing::instrument(level = "debug", skip(st, q), fields(set_id = %path.0, game_no = path.1))]
 async fn get_game(
     st: web::Data<AppState>,
     path: web::Path<(String, i64)>,
@@ -117,7 +117,7 @@ struct MoveQuery {
 /// `POST /v1/sets/{id}/games/{n}/moves`: one move, with what the bot thought of it in the
 /// optional `Hexarena-Info` header (issue 21; 400 `invalid_info` when malformed, nothing
 /// played).
-#[tracing::instrument(skip(st, bot, body, q, req), fields(set_id = %path.0, game_no = path.1, bot = %bot.name))]
+#[tracing::instrument(level = "debug", skip(st, bot, body, q, req), fields(set_id = %path.0, game_no = path.1, bot = %bot.name))]
 async fn post_move(
     st: web::Data<AppState>,
     AuthBot(bot): AuthBot,
@@ -180,7 +180,7 @@ struct TurnQuery {
 
 /// The oldest game in which the bot is on move (200), or 204 after `wait_s`. Once waiting, the
 /// bot is answered with the state that woke it, without reading the database.
-#[tracing::instrument(skip(st, bot, q), fields(bot = %bot.name))]
+#[tracing::instrument(level = "debug", skip(st, bot, q), fields(bot = %bot.name))]
 async fn get_turn(
     st: web::Data<AppState>,
     AuthBot(bot): AuthBot,

@@ -12,6 +12,7 @@ pub mod matches;
 pub mod metrics;
 pub mod pool;
 pub mod ratelimit;
+pub mod request_span;
 pub mod sets;
 pub mod streams;
 pub mod tournaments;

@@ -120,6 +120,9 @@ struct Job {
     playouts: u32,
 }
 
+/// The analyst thread's name, by which `/metrics` finds its CPU time.
+pub const THREAD_NAME: &str = "analyst";
+
 /// Starts the analyst (nothing when `cfg.enabled` is false). Errors: its thread could not
 /// start.
 pub fn spawn(arena: Arc<Arena>, cfg: AnalysisConfig) -> anyhow::Result<()> {
@@ -130,7 +133,7 @@ pub fn spawn(arena: Arc<Arena>, cfg: AnalysisConfig) -> anyhow::Result<()> {
     let (tx, rx) = std::sync::mpsc::channel::<(Job, Done)>();
     let a = arena.clone();
     std::thread::Builder::new()
-        .name("analyst".into())
+        .name(THREAD_NAME.into())
         .spawn(move || {
             lowest_priority();
             while let Ok((job, done)) = rx.recv() {

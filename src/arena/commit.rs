@@ -133,6 +133,7 @@ async fn run(store: Store, sinks: Sinks, mut rx: mpsc::UnboundedReceiver<Job>) {
             }
         }
         sinks.metrics.commit_batch(batch.len());
+        let started = std::time::Instant::now();
         match commit_batch(&store, &sinks, &batch).await {
             Ok(ids) => {
                 for (job, id) in batch.drain(..).zip(ids) {
@@ -158,6 +159,7 @@ async fn run(store: Store, sinks: Sinks, mut rx: mpsc::UnboundedReceiver<Job>) {
                 }
             }
         }
+        sinks.metrics.commit_batch_took(started.elapsed());
     }
 }
 

@@ -12,7 +12,9 @@ impl Arena {
     /// `clock_unsynced` while this instance's clock is not trusted (SPEC 12). `info` is what the
     /// bot said of its move (issue 21), stored with it; 400 `invalid_info` when its `pv` leaves
     /// the board. A retry keeps the first move's info.
-    #[tracing::instrument(skip(self, bot, info), fields(bot = %bot.name))]
+    // Debug level: the request's own span (route, request id) already frames its logs, and a
+    // span at the default level costs its fields' formatting on every move (issue 22).
+    #[tracing::instrument(level = "debug", skip(self, bot, info), fields(bot = %bot.name))]
     pub async fn play_move(
         &self,
         bot: &BotRow,

@@ -20,13 +20,18 @@ pub(super) async fn instance_rss_kib(http: &Http, at: usize) -> Option<u64> {
     Some((bytes / 1024.0) as u64)
 }
 
-/// The servers' `process_cpu_seconds_total` from `/metrics`, summed over the instances that
-/// expose it (None when none does).
-pub(super) async fn server_cpu_s(http: &Http) -> Option<f64> {
+/// The servers' CPU seconds from `/metrics`, summed over the instances that expose them (None
+/// when none does): the whole process (`process_cpu_seconds_total`), and its analyst's part
+/// (`hexarena_analysis_cpu_seconds_total`).
+pub(super) async fn server_cpu_s(http: &Http) -> Option<(f64, f64)> {
     let mut total = None;
     for at in 0..http.bases.len() {
         if let Some(s) = instance_metric(http, at, "process_cpu_seconds_total").await {
-            total = Some(total.unwrap_or(0.0) + s);
+            let analysis = instance_metric(http, at, "hexarena_analysis_cpu_seconds_total")
+                .await
+                .unwrap_or(0.0);
+            let (p, a) = total.unwrap_or((0.0, 0.0));
+            total = Some((p + s, a + analysis));
         }
     }
     total

@@ -5,8 +5,9 @@
 //! 1. setup: registers two players per `--games-per-pair` games and one bot per game on each
 //!    side (staked sets between bots of one owner are refused, so every game has two owners);
 //! 2. moves: `--games` tasks, each playing set after set between its two bots with random legal
-//!    moves (from the last state's `legal_moves`, posted with `?ply=`), as fast as the server
-//!    answers; the latency of every acknowledged move is recorded on the client side;
+//!    moves (the client keeps the empty cells of the first state and reads only `ply`, `status`
+//!    and `to_move` of each answer), posted with `?ply=`, as fast as the server answers; the
+//!    latency of every acknowledged move is recorded on the client side;
 //! 3. reads: the same number of tasks `GET /v1/sets/{id}/games/{n}` of the games left active;
 //! 4. ceiling: the same number of tasks `GET /healthz`;
 //! 5. lone: one game alone for `--lone-seconds` (a lone game's move latency);
@@ -93,6 +94,10 @@ pub struct Report {
     /// instances, divided by the moves (null if `/metrics` lacks it). Set creation and the
     /// scrapes are included.
     pub server_cpu_us_per_move: Option<f64>,
+    /// The part of `server_cpu_us_per_move` spent by the servers' analysts on the games the
+    /// bench finished (`hexarena_analysis_cpu_seconds_total`, issue 21), microseconds per move;
+    /// the rest is the move path's.
+    pub analysis_cpu_us_per_move: Option<f64>,
     /// Growth of `--db-file` and its `-wal` over the move phase per acknowledged move, bytes
     /// (null without `--db-file`). The WAL is reused after each checkpoint, so this is mostly
     /// the main file's growth; see BENCHMARKS.md.
@@ -204,7 +209,10 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<Report> {
         moves: all.moves,
         server_cpu_us_per_move: cpu_before
             .zip(cpu_after)
-            .and_then(|(b, a)| per_move((a - b) * 1e6)),
+            .and_then(|(b, a)| per_move((a.0 - b.0) * 1e6)),
+        analysis_cpu_us_per_move: cpu_before
+            .zip(cpu_after)
+            .and_then(|(b, a)| per_move((a.1 - b.1) * 1e6)),
         bytes_per_move: db_before
             .zip(db_after)
             .and_then(|(b, a)| per_move(a.saturating_sub(b) as f64)),
@@ -254,6 +262,11 @@ fn print_table(
         (
             "server CPU us/move",
             r.server_cpu_us_per_move
+                .map_or("n/a".to_string(), |c| format!("{c:.0}")),
+        ),
+        (
+            "  of which analysis",
+            r.analysis_cpu_us_per_move
                 .map_or("n/a".to_string(), |c| format!("{c:.0}")),
         ),
         (
@@ -331,6 +344,7 @@ mod tests {
             games: 8,
             moves: 10,
             server_cpu_us_per_move: Some(90.0),
+            analysis_cpu_us_per_move: Some(10.0),
             bytes_per_move: None,
             lone_p50_ms: Some(0.5),
             lone_p99_ms: Some(1.5),
@@ -356,6 +370,7 @@ mod tests {
             "games",
             "moves",
             "server_cpu_us_per_move",
+            "analysis_cpu_us_per_move",
             "bytes_per_move",
             "lone_p50_ms",
             "lone_p99_ms",

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hexarena_client::contract::{GameKey, GameState, GameStatus};
+use hexarena_client::contract::{GameKey, GameState, GameStatus, MoveBody};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -114,52 +114,89 @@ pub(super) async fn play(
             };
             out.last_game = Some((set_id.clone(), i64::from(game_no)));
             let moves_path = format!("/v1/sets/{set_id}/games/{game_no}/moves");
-            while state.status == GameStatus::Active {
+            // The client keeps the empty cells itself and reads only ply, status and seat on
+            // move from each answer, so its own work per move stays small (issue 22).
+            let mut brief = Brief::of(&state);
+            let mut empty = empty_cells(&state);
+            while brief.status == GameStatus::Active {
                 if Instant::now() >= deadline {
                     break 'sets;
                 }
-                let on_move = state.bot_on_move();
+                let on_move = brief
+                    .to_move
+                    .and_then(|seat| state.seats.iter().find(|s| s.seat == seat))
+                    .map(|s| s.bot.as_str());
                 let mover = [&a, &b]
                     .into_iter()
                     .find(|bot| Some(bot.name.as_str()) == on_move);
-                let token = mover.map(|bot| bot.token.as_str());
-                let at = mover.map_or(0, |bot| bot.at);
-                let legal = Some(&state.legal_moves).filter(|l| !l.is_empty());
-                let (Some(token), Some(legal)) = (token, legal) else {
+                let (Some(mover), false) = (mover, empty.is_empty()) else {
                     let f = Failure::Transport("active state without a move".into());
                     http.back_off(&f, deadline).await;
                     continue 'sets;
                 };
-                let mv = serde_json::to_value(legal[rand::random_range(0..legal.len())])
-                    .unwrap_or_default();
+                let cell = empty.swap_remove(rand::random_range(0..empty.len()));
+                let mv = json!({"cell": cell});
                 // `ply` names the number the move will have: the state's ply + 1.
-                let path = format!("{moves_path}?ply={}", state.ply + 1);
+                let path = format!("{moves_path}?ply={}", brief.ply + 1);
                 let t0 = Instant::now();
                 match http
-                    .call_at::<GameState>(at, Method::POST, &path, Some(token), Some(&mv))
+                    .call_at::<Brief>(mover.at, Method::POST, &path, Some(&mover.token), Some(&mv))
                     .await
                 {
                     Ok(next) => {
                         let us = t0.elapsed().as_micros();
                         out.latencies_us.push(u64::try_from(us).unwrap_or(u64::MAX));
                         out.moves += 1;
-                        state = next;
+                        brief = next;
                     }
                     Err(f) => {
                         http.back_off(&f, deadline).await;
-                        match started_state(&http, at, &key, deadline).await {
-                            Some(s) => state = s,
+                        match started_state(&http, mover.at, &key, deadline).await {
+                            Some(s) => {
+                                brief = Brief::of(&s);
+                                empty = empty_cells(&s);
+                                state = s;
+                            }
                             None => break 'sets,
                         }
                     }
                 }
             }
-            if state.status == GameStatus::Finished {
+            if brief.status == GameStatus::Finished {
                 out.games_finished += 1;
             }
         }
     }
     out
+}
+
+/// What the move loop reads of a game state: the rest of the answer is skipped unparsed.
+#[derive(serde::Deserialize)]
+struct Brief {
+    ply: u32,
+    status: GameStatus,
+    to_move: Option<u8>,
+}
+
+impl Brief {
+    fn of(s: &GameState) -> Brief {
+        Brief {
+            ply: s.ply,
+            status: s.status,
+            to_move: s.to_move,
+        }
+    }
+}
+
+/// The cells of a state's legal moves (the swap left out: the bench only places stones).
+fn empty_cells(s: &GameState) -> Vec<[u8; 2]> {
+    s.legal_moves
+        .iter()
+        .filter_map(|m| match m {
+            MoveBody::Cell(c) => Some(*c),
+            MoveBody::Swap => None,
+        })
+        .collect()
 }
 
 /// `concurrency` tasks GET `paths` round robin for `dur`; returns answers per second.
