@@ -22,16 +22,17 @@ pub(super) async fn instance_rss_kib(http: &Http, at: usize) -> Option<u64> {
 
 /// The servers' CPU seconds from `/metrics`, summed over the instances that expose them (None
 /// when none does): the whole process (`process_cpu_seconds_total`), and its analyst's part
-/// (`hexarena_analysis_cpu_seconds_total`).
-pub(super) async fn server_cpu_s(http: &Http) -> Option<(f64, f64)> {
-    let mut total = None;
+/// (`hexarena_analysis_cpu_seconds_total`; None when an instance does not expose it, as a
+/// server older than issue 22 does not).
+pub(super) async fn server_cpu_s(http: &Http) -> Option<(f64, Option<f64>)> {
+    let mut total: Option<(f64, Option<f64>)> = None;
     for at in 0..http.bases.len() {
         if let Some(s) = instance_metric(http, at, "process_cpu_seconds_total").await {
-            let analysis = instance_metric(http, at, "hexarena_analysis_cpu_seconds_total")
-                .await
-                .unwrap_or(0.0);
-            let (p, a) = total.unwrap_or((0.0, 0.0));
-            total = Some((p + s, a + analysis));
+            let analysis = instance_metric(http, at, "hexarena_analysis_cpu_seconds_total").await;
+            total = Some(match total {
+                None => (s, analysis),
+                Some((p, a)) => (p + s, a.zip(analysis).map(|(a, b)| a + b)),
+            });
         }
     }
     total

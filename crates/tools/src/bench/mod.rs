@@ -96,7 +96,7 @@ pub struct Report {
     pub server_cpu_us_per_move: Option<f64>,
     /// The part of `server_cpu_us_per_move` spent by the servers' analysts on the games the
     /// bench finished (`hexarena_analysis_cpu_seconds_total`, issue 21), microseconds per move;
-    /// the rest is the move path's.
+    /// the rest is the move path's. Null when a server does not expose it.
     pub analysis_cpu_us_per_move: Option<f64>,
     /// Growth of `--db-file` and its `-wal` over the move phase per acknowledged move, bytes
     /// (null without `--db-file`). The WAL is reused after each checkpoint, so this is mostly
@@ -211,8 +211,9 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<Report> {
             .zip(cpu_after)
             .and_then(|(b, a)| per_move((a.0 - b.0) * 1e6)),
         analysis_cpu_us_per_move: cpu_before
-            .zip(cpu_after)
-            .and_then(|(b, a)| per_move((a.1 - b.1) * 1e6)),
+            .and_then(|b| b.1)
+            .zip(cpu_after.and_then(|a| a.1))
+            .and_then(|(b, a)| per_move((a - b) * 1e6)),
         bytes_per_move: db_before
             .zip(db_after)
             .and_then(|(b, a)| per_move(a.saturating_sub(b) as f64)),
