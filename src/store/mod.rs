@@ -110,6 +110,12 @@ pub struct Store {
     /// Whether writes succeed (see [`health`]): shared by every clone.
     pub health: Arc<health::Health>,
     write_queue: Option<Arc<Mutex<()>>>,
+    /// SQLite: the one connection every write transaction uses (a pool of one, taken under
+    /// the write queue). SQLite lets one connection write at a time anyway, and a connection
+    /// keeps its page cache only while no other connection writes: spreading the writes over
+    /// the reading pool made every batch start with a cold cache (issue 22). PostgreSQL: the
+    /// pool itself.
+    write_pool: AnyPool,
 }
 
 /// A write transaction; dropping it without `commit` rolls it back.
@@ -218,42 +224,55 @@ impl Store {
             }
         }
         let opts: AnyConnectOptions = url.parse().map_err(anyhow::Error::from)?;
+        let sqlite_pool = |size: u32| {
+            AnyPoolOptions::new()
+                .max_connections(size)
+                .acquire_timeout(Duration::from_secs(10))
+                // A local file: no round trip to ping a connection before each use.
+                .test_before_acquire(false)
+                .after_connect(move |conn, _meta| {
+                    Box::pin(async move {
+                        // WAL: readers never block the writer; NORMAL sync is durable against a
+                        // killed process (only an OS crash may lose the last commits).
+                        let sql = if sync_full {
+                            "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; \
+                             PRAGMA busy_timeout=10000; PRAGMA foreign_keys=ON;"
+                        } else {
+                            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; \
+                             PRAGMA busy_timeout=10000; PRAGMA foreign_keys=ON;"
+                        };
+                        conn.execute(sql).await?;
+                        Ok(())
+                    })
+                })
+        };
         let pool = match backend {
             Backend::Sqlite => {
-                AnyPoolOptions::new()
-                    .max_connections(if memory { 1 } else { 8 })
-                    .acquire_timeout(Duration::from_secs(10))
-                    // A local file: no round trip to ping a connection before each use.
-                    .test_before_acquire(false)
-                    .after_connect(move |conn, _meta| {
-                        Box::pin(async move {
-                            // WAL: readers never block the writer; NORMAL sync is durable against a
-                            // killed process (only an OS crash may lose the last commits).
-                            let sql = if sync_full {
-                                "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; \
-                                 PRAGMA busy_timeout=10000; PRAGMA foreign_keys=ON;"
-                            } else {
-                                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; \
-                                 PRAGMA busy_timeout=10000; PRAGMA foreign_keys=ON;"
-                            };
-                            conn.execute(sql).await?;
-                            Ok(())
-                        })
-                    })
-                    .connect_with(opts)
+                sqlite_pool(if memory { 1 } else { 8 })
+                    .connect_with(opts.clone())
                     .await
             }
             Backend::Postgres => {
                 AnyPoolOptions::new()
                     .max_connections(16)
                     .acquire_timeout(Duration::from_secs(10))
-                    .connect_with(opts)
+                    .connect_with(opts.clone())
                     .await
             }
         }
         .map_err(anyhow::Error::from)?;
+        // An in-memory database lives in its one connection: writes must use that one too.
+        let write_pool = if backend == Backend::Sqlite && !memory {
+            sqlite_pool(1)
+                .connect_with(opts)
+                .await
+                .map_err(anyhow::Error::from)?
+        } else {
+            pool.clone()
+        };
         let store = Store {
             pool,
+            write_pool,
             backend,
             url: Arc::from(url.as_str()),
             instance_id: Arc::from(format!("inst_{}", ulid::Ulid::generate())),
@@ -312,13 +331,13 @@ impl Store {
         })
     }
 
-    /// A pooled SQLite connection outside any transaction. A commit that failed (a full disk)
+    /// The SQLite write connection, outside any transaction. A commit that failed (a full disk)
     /// may leave its connection marked inside one even after SQLite rolled it back, and every
     /// later `BEGIN` on it would fail: such a connection is closed (the pool opens a new one).
     async fn clean_connection(&self) -> Result<sqlx::pool::PoolConnection<Any>, sqlx::Error> {
-        // The pool holds at most 8 connections; one more try gets a freshly opened one.
+        // The write pool holds one connection; a try after closing it gets a fresh one.
         for _ in 0..9 {
-            let conn = self.pool.acquire().await?;
+            let conn = self.write_pool.acquire().await?;
             if !conn.is_in_transaction() {
                 return Ok(conn);
             }
