@@ -35,7 +35,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// (method, normalised path) of every route registered in `src/`.
+/// (method, normalised path) of every route registered in `src/`, unit tests left out.
 fn registered_routes() -> BTreeSet<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = vec![];
@@ -44,7 +44,10 @@ fn registered_routes() -> BTreeSet<(String, String)> {
     let mut routes = BTreeSet::new();
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        for c in re.captures_iter(&text) {
+        // A unit test's own little app (after `#[cfg(test)]`, at the end of its file) is not
+        // the server's; a real route lost this way fails the documented-is-registered test.
+        let text = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for c in re.captures_iter(text) {
             routes.insert((c[2].to_string(), normalise(&c[1])));
         }
     }
