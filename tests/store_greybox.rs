@@ -137,20 +137,14 @@ fn move_write(
 
 /// Rows of `moves` of game 1 of `set_id`, and that game row's version.
 async fn stored(app: &TestApp, set_id: &str) -> (i64, i64) {
-    let pool = &app.arena.store.pool;
-    let (moves,): (i64,) =
-        sqlx::query_as("SELECT COUNT(*) FROM moves WHERE set_id = ? AND game_no = 1")
-            .bind(set_id)
-            .fetch_one(pool)
-            .await
-            .expect("moves");
-    let (version,): (i64,) =
-        sqlx::query_as("SELECT version FROM games WHERE set_id = ? AND game_no = 1")
-            .bind(set_id)
-            .fetch_one(pool)
-            .await
-            .expect("version");
-    (moves, version)
+    sqlx::query_as(
+        "SELECT (SELECT COUNT(*) FROM moves m WHERE m.set_id = g.set_id AND m.game_no = 1), \
+         g.version FROM games g WHERE g.set_id = ? AND g.game_no = 1",
+    )
+    .bind(set_id)
+    .fetch_one(&app.arena.store.pool)
+    .await
+    .expect("moves and version")
 }
 
 /// The SQLite move writer's batch (group commit) stores every move whose game row is still at

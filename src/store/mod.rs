@@ -112,9 +112,9 @@ pub struct Store {
     write_queue: Option<Arc<Mutex<()>>>,
     /// SQLite: the one connection every write transaction uses (a pool of one, taken under
     /// the write queue). SQLite lets one connection write at a time anyway, and a connection
-    /// keeps its page cache only while no other connection writes: spreading the writes over
-    /// the reading pool made every batch start with a cold cache (issue 22). PostgreSQL: the
-    /// pool itself.
+    /// keeps its page cache only while no other connection writes; with the writes on one
+    /// connection a lone game's move was answered in 0.69 ms instead of about 1.0 (issue 22).
+    /// PostgreSQL: the pool itself.
     write_pool: AnyPool,
 }
 
