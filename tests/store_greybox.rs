@@ -147,6 +147,15 @@ async fn stored(app: &TestApp, set_id: &str) -> (i64, i64) {
     .expect("moves and version")
 }
 
+/// The set and game of the event with id `id` (which must exist).
+async fn event_game(app: &TestApp, id: Option<i64>) -> (String, Option<i64>) {
+    sqlx::query_as("SELECT set_id, game_no FROM events WHERE id = ?")
+        .bind(id)
+        .fetch_one(&app.arena.store.pool)
+        .await
+        .expect("the event of a stored move")
+}
+
 /// The SQLite move writer's batch (group commit) stores every move whose game row is still at
 /// its version, and when one row has moved on it stores the others and leaves that one alone
 /// (its move is answered as stale and decided again); the connection is then ready for the next
@@ -183,6 +192,9 @@ async fn a_batch_of_moves_stores_every_fresh_move_and_leaves_a_stale_game_alone(
         .expect("committed");
     assert!(ids.iter().all(Option::is_some), "{ids:?}");
     assert_ne!(ids[0], ids[1]);
+    // Each id is its own move's event, in the batch's order.
+    assert_eq!(event_game(&app, ids[0]).await, (one.clone(), Some(1)));
+    assert_eq!(event_game(&app, ids[1]).await, (two.clone(), Some(1)));
     assert_eq!(stored(&app, &one).await, (before.0.0 + 1, g1.version + 1));
     assert_eq!(stored(&app, &two).await, (before.1.0 + 1, g2.version + 1));
 
@@ -193,6 +205,7 @@ async fn a_batch_of_moves_stores_every_fresh_move_and_leaves_a_stale_game_alone(
         .await
         .expect("committed");
     assert!(ids[0].is_none() && ids[1].is_some(), "{ids:?}");
+    assert_eq!(event_game(&app, ids[1]).await, (one.clone(), Some(1)));
     assert_eq!(stored(&app, &one).await, (before.0.0 + 2, g1.version + 1));
     assert_eq!(stored(&app, &two).await, (before.1.0 + 1, g2.version + 1));
 
