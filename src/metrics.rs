@@ -220,6 +220,8 @@ pub struct Metrics {
     streams: Gauge,
     commit_batch: Histogram,
     commit_batch_s: Histogram,
+    checkpoint_s: Histogram,
+    database_bytes: Gauge,
     listener_connections: Counter,
     notices: Counter,
     resident_memory_bytes: Option<Gauge>,
@@ -289,6 +291,20 @@ impl Metrics {
              answering its moves (waits for the CPU and the database included)",
             commit_batch_s.clone(),
         );
+        let checkpoint_s = Histogram::new(move_latency_buckets_s());
+        registry.register(
+            "hexarena_sqlite_checkpoint_duration_seconds",
+            "Wall time of one background checkpoint of SQLite's write-ahead log (beside the \
+             writer, not on a commit's path)",
+            checkpoint_s.clone(),
+        );
+        let database_bytes = Gauge::default();
+        registry.register(
+            "hexarena_database_bytes",
+            "Bytes of data in the database, read when scraped: SQLite's pages in use times its \
+             page size (the write-ahead log not counted), PostgreSQL's pg_database_size",
+            database_bytes.clone(),
+        );
         let listener_connections = Counter::default();
         registry.register(
             "hexarena_change_listener_connections",
@@ -340,6 +356,8 @@ impl Metrics {
             streams,
             commit_batch,
             commit_batch_s,
+            checkpoint_s,
+            database_bytes,
             listener_connections,
             notices,
             resident_memory_bytes,
@@ -414,6 +432,11 @@ impl Metrics {
         self.active_games.set(i64::try_from(n).unwrap_or(i64::MAX));
     }
 
+    /// Sets the bytes of data in the database (see `Store::database_bytes`).
+    pub fn set_database_bytes(&self, bytes: i64) {
+        self.database_bytes.set(bytes);
+    }
+
     /// A long-poll starts waiting; the gauge goes down when the guard is dropped.
     pub fn long_poll_started(&self) -> InFlight {
         InFlight::new(&self.long_polls)
@@ -434,6 +457,11 @@ impl Metrics {
     /// Records the wall time of one group commit of moves (the writer's batch).
     pub fn commit_batch_took(&self, took: Duration) {
         self.commit_batch_s.observe(took.as_secs_f64());
+    }
+
+    /// A background WAL checkpoint (SQLite) took `took`.
+    pub fn checkpoint_took(&self, took: Duration) {
+        self.checkpoint_s.observe(took.as_secs_f64());
     }
 
     /// The change listener (PostgreSQL) opened its connection.

@@ -142,6 +142,12 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
             .is_some_and(|c| c > 0.0),
         "{last}"
     );
+    // The data the moves added, from the server's `hexarena_database_bytes` (no --db-file
+    // given): every move is a row, so the database grew.
+    assert!(
+        report["bytes_per_move"].as_f64().is_some_and(|b| b > 0.0),
+        "{last}"
+    );
     // The analyst's share is a part of the server's CPU, never more.
     let analysis_cpu = report["analysis_cpu_us_per_move"].as_f64();
     let server_cpu = report["server_cpu_us_per_move"].as_f64();

@@ -19,13 +19,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/metrics", web::get().to(get_metrics));
 }
 
-/// The exposition of every metric, resident memory read now. Public, like `/healthz`.
+/// The exposition of every metric, resident memory and the database's size read now. Public,
+/// like `/healthz`.
 async fn get_metrics(st: web::Data<AppState>, req: HttpRequest) -> ApiResult<HttpResponse> {
     let m = &st.arena.metrics;
     m.set_active_games(st.arena.live.stats().0);
     if let Some(h) = st.arena.house.get() {
         let load = h.in_play(&st.arena);
         m.set_house(&h.pool.stats(), load.games, load.units, load.limit);
+    }
+    match st.arena.store.database_bytes().await {
+        Ok(bytes) => m.set_database_bytes(bytes),
+        Err(e) => tracing::debug!(error = %e, "database size not read"),
     }
     let text = m.encode().map_err(ApiError::internal)?;
     let openmetrics = req

@@ -100,6 +100,13 @@ const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
 /// steps back off ([`Backoff`]); once the arena is stopping nothing more is written.
 pub async fn run(arena: Arc<Arena>) {
     tokio::spawn(housekeeping(arena.clone()));
+    let (a, b, m) = (arena.clone(), arena.clone(), arena.metrics.clone());
+    tokio::spawn(crate::store::checkpoint::run(
+        arena.store.clone(),
+        move || a.store.health.is_down(),
+        move || b.is_stopping(),
+        move |took| m.checkpoint_took(took),
+    ));
     let mut backoff = Backoff::new("timeout scheduler", super::backoff::MAX);
     loop {
         let now = arena.now_ms();

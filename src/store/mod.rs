@@ -8,6 +8,7 @@
 
 pub mod accounts;
 pub mod analysis;
+pub mod checkpoint;
 pub mod events;
 pub mod games;
 pub mod health;
@@ -116,6 +117,9 @@ pub struct Store {
     /// connection a lone game's move was answered in 0.69 ms instead of about 1.0 (issue 22).
     /// PostgreSQL: the pool itself.
     write_pool: AnyPool,
+    /// A SQLite database in a file: its write-ahead log is checkpointed in the background
+    /// ([`checkpoint`]).
+    wal: bool,
 }
 
 /// A write transaction; dropping it without `commit` rolls it back.
@@ -233,15 +237,17 @@ impl Store {
                 .after_connect(move |conn, _meta| {
                     Box::pin(async move {
                         // WAL: readers never block the writer; NORMAL sync is durable against a
-                        // killed process (only an OS crash may lose the last commits).
-                        let sql = if sync_full {
-                            "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; \
-                             PRAGMA busy_timeout=10000; PRAGMA foreign_keys=ON;"
-                        } else {
-                            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; \
-                             PRAGMA busy_timeout=10000; PRAGMA foreign_keys=ON;"
-                        };
-                        conn.execute(sql).await?;
+                        // killed process (only an OS crash may lose the last commits). The log's
+                        // checkpoints run beside the writer (`checkpoint`); the committing
+                        // connection's own is only a backstop.
+                        let sync = if sync_full { "FULL" } else { "NORMAL" };
+                        let sql = format!(
+                            "PRAGMA journal_mode=WAL; PRAGMA synchronous={sync}; \
+                             PRAGMA busy_timeout=10000; PRAGMA foreign_keys=ON; \
+                             PRAGMA wal_autocheckpoint={};",
+                            checkpoint::BACKSTOP_PAGES
+                        );
+                        conn.execute(sqlx::AssertSqlSafe(sql)).await?;
                         Ok(())
                     })
                 })
@@ -278,6 +284,7 @@ impl Store {
             instance_id: Arc::from(format!("inst_{}", ulid::Ulid::generate())),
             health: Arc::default(),
             write_queue: (backend == Backend::Sqlite).then(|| Arc::new(Mutex::new(()))),
+            wal: backend == Backend::Sqlite && !memory,
         };
         store.migrate().await?;
         Ok(store)
@@ -410,6 +417,27 @@ impl Store {
         let guard = q.clone().lock_owned().await;
         let conn = self.clean_connection().await?;
         Ok(Some((guard, conn)))
+    }
+
+    /// Bytes of data in the database (`/metrics`, the bench's bytes per move): on SQLite the
+    /// pages in use times the page size, as of the last commit, whatever the size of the
+    /// write-ahead log (a journal that is checkpointed and reused, not data); on PostgreSQL
+    /// `pg_database_size`. Errors: database.
+    pub async fn database_bytes(&self) -> sqlx::Result<i64> {
+        let sql = match self.backend {
+            Backend::Sqlite => {
+                "SELECT ((SELECT page_count FROM pragma_page_count()) \
+                 - (SELECT freelist_count FROM pragma_freelist_count())) \
+                 * (SELECT page_size FROM pragma_page_size())"
+            }
+            Backend::Postgres => "SELECT pg_database_size(current_database())",
+        };
+        sqlx::query_scalar(sql).fetch_one(&self.pool).await
+    }
+
+    /// Whether this is a SQLite database in a file, with a write-ahead log to checkpoint.
+    pub fn has_wal(&self) -> bool {
+        self.wal
     }
 
     /// `" FOR UPDATE"` on PostgreSQL (row lock), empty on SQLite (the transaction holds the lock).

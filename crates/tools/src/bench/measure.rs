@@ -48,6 +48,12 @@ pub(super) async fn instance_metric(http: &Http, at: usize, name: &str) -> Optio
         .ok()
 }
 
+/// The data in the servers' database, bytes: `hexarena_database_bytes` of the first instance
+/// (every instance shares one database). None from a server older than the gauge.
+pub(super) async fn database_bytes(http: &Http) -> Option<f64> {
+    instance_metric(http, 0, "hexarena_database_bytes").await
+}
+
 /// Bytes of a SQLite database file and its write-ahead log (0 for a missing file).
 pub(super) fn db_bytes(path: &std::path::Path) -> u64 {
     let wal = std::path::PathBuf::from(format!("{}-wal", path.display()));

@@ -60,8 +60,9 @@ pub struct BenchArgs {
     /// latency of a lone game's moves (`lone_p99_ms`); 0 skips it.
     #[arg(long, default_value_t = 3)]
     pub lone_seconds: u64,
-    /// The server's SQLite database file, when it is on this machine: `bytes_per_move` is the
-    /// growth of this file and its `-wal` over the move phase, divided by the moves.
+    /// The server's SQLite database file, when it is on this machine and the server does not
+    /// expose `hexarena_database_bytes` (older than issue 22's third pass): `bytes_per_move` is
+    /// then the growth of this file and its `-wal` over the move phase, divided by the moves.
     #[arg(long)]
     pub db_file: Option<std::path::PathBuf>,
 }
@@ -98,9 +99,10 @@ pub struct Report {
     /// bench finished (`hexarena_analysis_cpu_seconds_total`, issue 21), microseconds per move;
     /// the rest is the move path's. Null when a server does not expose it.
     pub analysis_cpu_us_per_move: Option<f64>,
-    /// Growth of `--db-file` and its `-wal` over the move phase per acknowledged move, bytes
-    /// (null without `--db-file`). The WAL is reused after each checkpoint, so this is mostly
-    /// the main file's growth; see BENCHMARKS.md.
+    /// Growth of the data in the database over the move phase per acknowledged move, bytes:
+    /// the servers' `hexarena_database_bytes` (the write-ahead log, a journal reused after
+    /// each checkpoint, is not data), else the growth of `--db-file` and its `-wal`; null when
+    /// neither is at hand.
     pub bytes_per_move: Option<f64>,
     /// Client-side latency of the moves of one game playing alone (`--lone-seconds`),
     /// milliseconds (null when skipped or no move was played).
@@ -116,7 +118,15 @@ mod play;
 mod setup;
 
 use http::Http;
-use measure::{db_bytes, percentile_ms, server_cpu_s, server_rss_kib};
+use measure::{database_bytes, db_bytes, percentile_ms, server_cpu_s, server_rss_kib};
+
+/// The data in the database now, bytes: the servers' gauge, else `--db-file`'s size.
+async fn stored_bytes(http: &Http, args: &BenchArgs) -> Option<f64> {
+    match database_bytes(http).await {
+        Some(b) => Some(b),
+        None => args.db_file.as_deref().map(|p| db_bytes(p) as f64),
+    }
+}
 use play::{Played, play, read_rate};
 use setup::register;
 
@@ -150,7 +160,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<Report> {
     let lone_pair = pairs.first().cloned();
 
     let cpu_before = server_cpu_s(&http).await;
-    let db_before = args.db_file.as_deref().map(db_bytes);
+    let db_before = stored_bytes(&http, &args).await;
     let start = Instant::now();
     let deadline = start + Duration::from_secs(args.seconds);
     let tasks: Vec<_> = pairs
@@ -173,7 +183,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<Report> {
     }
     let move_s = start.elapsed().as_secs_f64();
     let cpu_after = server_cpu_s(&http).await;
-    let db_after = args.db_file.as_deref().map(db_bytes);
+    let db_after = stored_bytes(&http, &args).await;
     let read = Duration::from_secs(args.read_seconds);
     let state_get_rps = read_rate(&http, &paths, args.games, read).await;
     let healthz_rps = read_rate(&http, &["/healthz".to_string()], args.games, read).await;
@@ -216,7 +226,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<Report> {
             .and_then(|(b, a)| per_move((a - b) * 1e6)),
         bytes_per_move: db_before
             .zip(db_after)
-            .and_then(|(b, a)| per_move(a.saturating_sub(b) as f64)),
+            .and_then(|(b, a)| per_move((a - b).max(0.0))),
         lone_p50_ms: (!lone.latencies_us.is_empty())
             .then(|| percentile_ms(&lone.latencies_us, 50.0)),
         lone_p99_ms: (!lone.latencies_us.is_empty())
