@@ -325,6 +325,12 @@ try {
   const phone = { width: 390, height: 844 };
   page = await open(`/sets/${setId}`, phone);
   await page.waitForSelector(".game .board svg");
+  // The drawing is sized once its state has arrived: measured before that (a loaded machine),
+  // it is 0 px wide. A board that never gets a size still fails below, after the wait.
+  await page.waitForFunction(() => {
+    const s = document.querySelector(".game:first-of-type .board svg");
+    return s && s.getBoundingClientRect().width > 0;
+  }, null, { timeout: 10000 }).catch(() => {});
   const box = await page.$eval(".game:first-of-type .board svg", s => s.getBoundingClientRect().toJSON());
   check(box.width >= 0.9 * phone.width, `at 390x844 the board is ≥ 90% of the width (${box.width.toFixed(0)} px)`);
   check(box.top < phone.height, `at 390x844 the board starts on the first screen (top ${box.top.toFixed(0)} px)`);
