@@ -25,7 +25,7 @@ pub const EVERY_MS: u64 = 100;
 pub const BACKSTOP_PAGES: u32 = 4000;
 
 /// What one checkpoint did: SQLite's answer to `PRAGMA wal_checkpoint`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Checkpointed {
     /// 1 when a lock held elsewhere stopped it short (it runs again next time).
     pub busy: i64,

@@ -119,6 +119,8 @@ mod setup;
 
 use http::Http;
 use measure::{database_bytes, db_bytes, percentile_ms, server_cpu_s, server_rss_kib};
+use play::{Played, play, read_rate};
+use setup::register;
 
 /// The data in the database now, bytes: the servers' gauge, else `--db-file`'s size.
 async fn stored_bytes(http: &Http, args: &BenchArgs) -> Option<f64> {
@@ -127,8 +129,6 @@ async fn stored_bytes(http: &Http, args: &BenchArgs) -> Option<f64> {
         None => args.db_file.as_deref().map(|p| db_bytes(p) as f64),
     }
 }
-use play::{Played, play, read_rate};
-use setup::register;
 
 /// Runs the whole benchmark and returns its figures; the table goes to stdout as it runs.
 pub async fn run(args: BenchArgs) -> anyhow::Result<Report> {
