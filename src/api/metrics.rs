@@ -15,6 +15,9 @@ pub const PROMETHEUS_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
 /// Content type of OpenMetrics text, sent when the scraper asks for it in `Accept`.
 pub const OPENMETRICS_TEXT: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
+/// The longest a scrape waits for the database's size.
+const DATABASE_SIZE_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/metrics", web::get().to(get_metrics));
 }
@@ -28,9 +31,13 @@ async fn get_metrics(st: web::Data<AppState>, req: HttpRequest) -> ApiResult<Htt
         let load = h.in_play(&st.arena);
         m.set_house(&h.pool.stats(), load.games, load.units, load.limit);
     }
-    match st.arena.store.database_bytes().await {
-        Ok(bytes) => m.set_database_bytes(bytes),
-        Err(e) => tracing::debug!(error = %e, "database size not read"),
+    // Bounded: during a storage outage `/metrics` must still answer (the gauge keeps its last
+    // value).
+    let size = tokio::time::timeout(DATABASE_SIZE_WAIT, st.arena.store.database_bytes()).await;
+    match size {
+        Ok(Ok(bytes)) => m.set_database_bytes(bytes),
+        Ok(Err(e)) => tracing::debug!(error = %e, "database size not read"),
+        Err(_) => tracing::debug!("database size not read in time"),
     }
     let text = m.encode().map_err(ApiError::internal)?;
     let openmetrics = req
