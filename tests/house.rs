@@ -446,8 +446,19 @@ async fn two_instances_on_postgresql_share_the_house_games_and_think_each_move_o
     };
     let a = spawn(db.clone()).await;
     let b = spawn(db).await;
-    // Both instances see each other (heartbeats every second, peers read every second).
-    tokio::time::sleep(Duration::from_millis(3_000)).await;
+    // Both instances see each other (heartbeats every second, peers read every second; on a
+    // loaded machine a fixed wait was sometimes too short, and one instance took every set).
+    let until = Instant::now() + Duration::from_secs(30);
+    while [&a, &b]
+        .iter()
+        .any(|app| app.arena.house.get().map_or(0, |h| h.peer_count()) < 2)
+    {
+        assert!(
+            Instant::now() < until,
+            "the two instances never saw each other"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let apps = [&a, &b];
     let mut sets = vec![];
     for i in 0..10 {

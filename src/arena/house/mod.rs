@@ -230,6 +230,12 @@ impl House {
             .is_none_or(|best| best == me)
     }
 
+    /// How many live instances this one knows to run house bots, itself included (1 on
+    /// SQLite, or before the first look at the others).
+    pub fn peer_count(&self) -> usize {
+        self.peers.lock().map_or(1, |p| p.len().max(1))
+    }
+
     /// The house bot with this id.
     pub fn by_id(&self, bot_id: &str) -> Option<&HouseBot> {
         self.bots.iter().find(|b| b.bot.id == bot_id)
