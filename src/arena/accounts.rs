@@ -278,10 +278,12 @@ impl Arena {
         if let Some(bot) = self.cached_bot_token(&hash) {
             return Ok(Some(bot));
         }
+        // Read before the database: a revocation committed meanwhile makes the row stale.
+        let epoch = self.bot_tokens_epoch();
         let mut c = self.store.conn().await?;
         let bot = acc::bot_by_token(&mut c, &hash).await?;
         if let Some(b) = &bot {
-            self.remember_bot_token(hash, b.clone());
+            self.remember_bot_token(hash, b.clone(), epoch);
         }
         Ok(bot)
     }

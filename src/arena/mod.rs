@@ -152,6 +152,9 @@ pub struct Arena {
     /// Token hash -> bot, for authentication without a query. A bot's id, name, owner and
     /// `max_stake` never change; other columns must be read fresh.
     bot_tokens: Mutex<HashMap<String, acc::BotRow>>,
+    /// Bumped (under `bot_tokens`' lock) whenever remembered tokens are forgotten: a lookup
+    /// that read the database before a revocation must not remember what it read after it.
+    bot_tokens_epoch: std::sync::atomic::AtomicU64,
     /// This process's id in the `instances` table.
     pub instance_id: String,
     /// Operational metrics (`GET /metrics`); the move path records into it.
@@ -216,6 +219,7 @@ impl Arena {
             pool_wake: tokio::sync::Notify::new(),
             names: Mutex::new(HashMap::new()),
             bot_tokens: Mutex::new(HashMap::new()),
+            bot_tokens_epoch: std::sync::atomic::AtomicU64::new(0),
             instance_id,
             metrics,
             watermark,
@@ -298,9 +302,20 @@ impl Arena {
         self.bot_tokens.lock().ok()?.get(hash).cloned()
     }
 
-    /// Remembers the bot of a token hash.
-    pub fn remember_bot_token(&self, hash: String, bot: acc::BotRow) {
+    /// The token cache's epoch, read before a lookup in the database (see
+    /// [`Arena::remember_bot_token`]).
+    pub fn bot_tokens_epoch(&self) -> u64 {
+        self.bot_tokens_epoch
+            .load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Remembers the bot of a token hash, read from the database at `epoch`; nothing when a
+    /// token was revoked since (the row read may hold a token that is no longer valid).
+    pub fn remember_bot_token(&self, hash: String, bot: acc::BotRow, epoch: u64) {
         if let Ok(mut m) = self.bot_tokens.lock() {
+            if self.bot_tokens_epoch() != epoch {
+                return;
+            }
             if m.len() >= TOKENS_MAX {
                 m.clear();
             }
@@ -312,6 +327,8 @@ impl Arena {
     /// with the old token reads the database and is refused.
     pub fn forget_bot_tokens(&self, bot_id: &str) {
         if let Ok(mut m) = self.bot_tokens.lock() {
+            self.bot_tokens_epoch
+                .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
             m.retain(|_, b| b.id != bot_id);
         }
     }
@@ -319,6 +336,8 @@ impl Arena {
     /// Forgets every remembered token (after missed notices, see [`cluster::resync`]).
     pub fn forget_all_bot_tokens(&self) {
         if let Ok(mut m) = self.bot_tokens.lock() {
+            self.bot_tokens_epoch
+                .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
             m.clear();
         }
     }
