@@ -433,3 +433,31 @@ async fn a_retired_bot_starts_no_match_and_its_matches_and_unstarted_tournaments
         .await;
     assert_eq!((r.status, r.code()), (StatusCode::CONFLICT, "bot_retired"));
 }
+
+/// The race behind a rotated token that was still accepted, made deterministic: a lookup that
+/// read the bot's row before a revocation (here, before its tokens were forgotten) must not
+/// remember it afterwards.
+#[tokio::test]
+async fn a_token_read_before_a_revocation_is_not_remembered_after_it() {
+    let app = spawn_app().await;
+    let (_, _, token) = app.player_with_bot("Laggard").await;
+    let hash = hexarena::arena::accounts::token_hash(&token);
+    let bot = app
+        .arena
+        .bot_by_token(&token)
+        .await
+        .expect("lookup")
+        .expect("a bot");
+    // A lookup starts: it reads the epoch, then the database ...
+    let epoch = app.arena.bot_tokens_epoch();
+    // ... meanwhile the bot's token is revoked and its remembered tokens forgotten ...
+    app.arena.forget_bot_tokens(&bot.id);
+    // ... and the lookup's row arrives late.
+    app.arena
+        .remember_bot_token(hash.clone(), bot.clone(), epoch);
+    assert!(app.arena.cached_bot_token(&hash).is_none());
+    // A lookup that began after the revocation is remembered as before.
+    app.arena
+        .remember_bot_token(hash.clone(), bot, app.arena.bot_tokens_epoch());
+    assert!(app.arena.cached_bot_token(&hash).is_some());
+}
