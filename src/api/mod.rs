@@ -67,13 +67,18 @@ impl AppState {
 }
 
 /// Registers every API route (the pages are `web::configure`).
+///
+/// actix tries routes in the order they are registered, and each pattern with a `{segment}`
+/// costs a regex search, so the moves and game states (most of the traffic) come first: a move
+/// was found after a dozen failed searches, about 7% of its HTTP work (BENCHMARKS.md, issue 22).
+/// No two patterns match one path, so the order changes nothing else.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/healthz", web::get().to(healthz));
+    games::configure(cfg);
     metrics::configure(cfg);
     contract::configure(cfg);
     accounts::configure(cfg);
     sets::configure(cfg);
-    games::configure(cfg);
     analysis::configure(cfg);
     streams::configure(cfg);
     tournaments::configure(cfg);

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::clock::Clock;
 use super::game::{Game, Status};
-use super::views::{self, BoardView, ClockView, MoveBody, OptionsView, SeatView};
+use super::views::{self, ClockView, OptionsView, SeatView};
 use crate::store::games::MoveRow;
 use crate::store::sets::SetRow;
 
@@ -158,21 +158,9 @@ pub fn render(
     }
     let end = text.len();
     text.push_str("],\"board\":");
-    let board = BoardView {
-        size: set.size,
-        cells: pos.cells(),
-        winning_path: pos
-            .winning_path()
-            .map(|p| p.iter().map(|c| [c.row, c.col]).collect()),
-    };
-    text.push_str(&serde_json::to_string(&board).unwrap_or_else(|_| "null".into()));
+    push_board(&mut text, pos);
     text.push_str(",\"legal_moves\":");
-    let legal: Vec<MoveBody> = if to_move.is_some() {
-        pos.legal_moves().into_iter().map(MoveBody::from).collect()
-    } else {
-        vec![]
-    };
-    text.push_str(&serde_json::to_string(&legal).unwrap_or_else(|_| "[]".into()));
+    push_legal_moves(&mut text, pos, to_move.is_some());
     let tail = format!(",\"result\":{}}}", result_json(game, names));
     Snapshot {
         set_id: set.id.clone(),
@@ -191,6 +179,77 @@ pub fn render(
         moves: (start, end),
         tail,
     }
+}
+
+/// Appends `n` in decimal.
+fn push_u8(out: &mut String, n: u8) {
+    if n >= 100 {
+        out.push(char::from(b'0' + n / 100));
+    }
+    if n >= 10 {
+        out.push(char::from(b'0' + n / 10 % 10));
+    }
+    out.push(char::from(b'0' + n % 10));
+}
+
+/// Appends the `board` object of the state (SPEC 6), byte for byte what serde writes for
+/// [`BoardView`], without its row vectors: a move renders it once per move (issue 22).
+fn push_board(out: &mut String, pos: &hex::Position) {
+    let n = pos.size();
+    out.push_str("{\"size\":");
+    push_u8(out, n);
+    out.push_str(",\"cells\":[");
+    for row in 0..n {
+        out.push_str(if row == 0 { "[" } else { ",[" });
+        for col in 0..n {
+            if col > 0 {
+                out.push(',');
+            }
+            let stone = pos.stone(hex::Cell::new(row, col)).map_or(0, Seat::number);
+            push_u8(out, stone);
+        }
+        out.push(']');
+    }
+    out.push_str("],\"winning_path\":");
+    match pos.winning_path() {
+        Some(path) => {
+            out.push('[');
+            for (i, c) in path.iter().enumerate() {
+                out.push_str(if i == 0 { "[" } else { ",[" });
+                push_u8(out, c.row);
+                out.push(',');
+                push_u8(out, c.col);
+                out.push(']');
+            }
+            out.push(']');
+        }
+        None => out.push_str("null"),
+    }
+    out.push('}');
+}
+
+/// Appends `legal_moves` (SPEC 6): every legal move as its request body, or `[]` when nobody
+/// is on move; what serde writes for a `Vec<MoveBody>`.
+fn push_legal_moves(out: &mut String, pos: &hex::Position, on_move: bool) {
+    out.push('[');
+    if on_move {
+        for (i, mv) in pos.legal_moves().into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            match mv {
+                Move::Place(c) => {
+                    out.push_str("{\"cell\":[");
+                    push_u8(out, c.row);
+                    out.push(',');
+                    push_u8(out, c.col);
+                    out.push_str("]}");
+                }
+                Move::Swap => out.push_str("{\"swap\":true}"),
+            }
+        }
+    }
+    out.push(']');
 }
 
 /// The `result` object (SPEC 6) of a finished game, or null; `"offline": true` is added when
@@ -416,5 +475,72 @@ impl Live {
             }
         }
         (active, bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hex::Position;
+
+    use super::views::{BoardView, MoveBody};
+    use super::*;
+
+    /// The hand-written board and legal moves are byte for byte what serde writes, at every ply
+    /// of whole random games (swap offered, a winning path at the end, two-digit rows on 19x19).
+    #[test]
+    fn the_board_and_legal_moves_render_as_serde_writes_them() {
+        // A fixed xorshift: the same games on every run.
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut checked = 0;
+        for size in [1u8, 5, 11, 19] {
+            for _game in 0..3 {
+                let mut pos = Position::new(size).expect("a legal size");
+                loop {
+                    let on_move = pos.outcome().is_none();
+                    let mut board = String::new();
+                    push_board(&mut board, &pos);
+                    let want = BoardView {
+                        size: i64::from(size),
+                        cells: pos.cells(),
+                        winning_path: pos
+                            .winning_path()
+                            .map(|p| p.iter().map(|c| [c.row, c.col]).collect()),
+                    };
+                    assert_eq!(board, serde_json::to_string(&want).expect("json"));
+                    let mut legal = String::new();
+                    push_legal_moves(&mut legal, &pos, on_move);
+                    let want: Vec<MoveBody> =
+                        pos.legal_moves().into_iter().map(MoveBody::from).collect();
+                    assert_eq!(legal, serde_json::to_string(&want).expect("json"));
+                    checked += 1;
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        assert!(board.contains("\"winning_path\":[["), "{board}");
+                        break;
+                    }
+                    let pick = moves[(next() % moves.len() as u64) as usize];
+                    pos.play(pick).expect("a legal move");
+                }
+            }
+        }
+        let mut none = String::new();
+        push_legal_moves(&mut none, &Position::new(5).expect("size"), false);
+        assert_eq!(none, "[]");
+        assert!(checked > 300, "{checked}");
+    }
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for n in [0u8, 7, 10, 99, 100, 255] {
+            let mut s = String::new();
+            push_u8(&mut s, n);
+            assert_eq!(s, n.to_string());
+        }
     }
 }

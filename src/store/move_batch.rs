@@ -23,8 +23,11 @@ pub struct MoveWrite {
 
 /// Stores a batch of moves on SQLite in one transaction of two round trips to the database
 /// (each statement through sqlx is a hop to its connection thread): `BEGIN IMMEDIATE` with the
-/// game rows' update, then the moves, the events and `COMMIT`. The caller holds the write
-/// queue. Returns what [`write_moves`] returns; on an error the transaction is rolled back.
+/// game rows' update, then the moves, the events and `COMMIT`. Each round trip answers one row
+/// (the count of rows changed, then the last event id), not one per move: every row is a
+/// wake-up of the writer's thread and a context switch of the connection's (issue 22). The
+/// caller holds the write queue. Returns what [`write_moves`] returns; on an error the
+/// transaction is rolled back.
 pub async fn commit_moves_sqlite(
     c: &mut AnyConnection,
     writes: &[&MoveWrite],
@@ -52,14 +55,46 @@ async fn commit_moves_sqlite_inner(
     writes: &[&MoveWrite],
     now_ms: i64,
 ) -> sqlx::Result<Vec<Option<i64>>> {
+    if writes.is_empty() {
+        return Ok(vec![]);
+    }
+    let changed = update_counted(&mut *c, writes).await?;
+    if changed != writes.len() {
+        // A row had moved on (rare): start again, learning row by row which changed.
+        sqlx::query("ROLLBACK").execute(&mut *c).await?;
+        return commit_moves_sqlite_each(c, writes, now_ms).await;
+    }
+    let sql = inserts_and_commit(c, writes.len(), false);
+    let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
+    let last = bind_events(bind_moves(q, writes), writes, now_ms)
+        .fetch_all(&mut *c)
+        .await?;
+    let [last] = last[..] else {
+        return Err(sqlx::Error::Protocol(format!(
+            "a move batch answered {} rows for its last event id",
+            last.len()
+        )));
+    };
+    // One insert in a transaction that holds the write lock: its AUTOINCREMENT ids are
+    // consecutive, in the order of its rows.
+    let first = last - (writes.len() as i64 - 1);
+    Ok((first..=last).map(Some).collect())
+}
+
+/// The batch when some row had moved on: the update answers each row it changed, and only
+/// the moves of those are stored.
+async fn commit_moves_sqlite_each(
+    c: &mut AnyConnection,
+    writes: &[&MoveWrite],
+    now_ms: i64,
+) -> sqlx::Result<Vec<Option<i64>>> {
     let fresh = update_moved(&mut *c, writes, true).await?;
     let kept = still_fresh(writes, &fresh);
     if kept.is_empty() {
         sqlx::query("COMMIT").execute(&mut *c).await?;
         return Ok(vec![None; writes.len()]);
     }
-    // One text, two statements and the commit; `?` placeholders continue across statements.
-    let sql = inserts_and_commit(c, kept.len());
+    let sql = inserts_and_commit(c, kept.len(), true);
     let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
     let ids = bind_events(bind_moves(q, &kept), &kept, now_ms)
         .fetch_all(&mut *c)
@@ -68,19 +103,26 @@ async fn commit_moves_sqlite_inner(
 }
 
 /// The SQLite text of a batch's second round trip: both inserts and `COMMIT`, built once per
-/// batch size and remembered.
-fn inserts_and_commit(c: &AnyConnection, rows: usize) -> Arc<str> {
-    type Shapes = Mutex<HashMap<usize, Arc<str>>>;
+/// batch size and remembered. `returning`: one event id per row; otherwise one row, the last
+/// event id.
+fn inserts_and_commit(c: &AnyConnection, rows: usize, returning: bool) -> Arc<str> {
+    type Shapes = Mutex<HashMap<(usize, bool), Arc<str>>>;
     static SHAPES: OnceLock<Shapes> = OnceLock::new();
     let shapes = SHAPES.get_or_init(Default::default);
-    if let Some(sql) = shapes.lock().ok().and_then(|m| m.get(&rows).cloned()) {
+    let key = (rows, returning);
+    if let Some(sql) = shapes.lock().ok().and_then(|m| m.get(&key).cloned()) {
         return sql;
     }
     let moves = super::values_sql(c, MOVES_HEAD, 10, rows, "; ");
-    let events = super::values_sql(c, EVENTS_HEAD, 6, rows, " RETURNING id; COMMIT");
+    let tail = if returning {
+        " RETURNING id; COMMIT"
+    } else {
+        "; SELECT last_insert_rowid(); COMMIT"
+    };
+    let events = super::values_sql(c, EVENTS_HEAD, 6, rows, tail);
     let sql: Arc<str> = format!("{moves}{events}").into();
     if let Ok(mut m) = shapes.lock() {
-        m.insert(rows, sql.clone());
+        m.insert(key, sql.clone());
     }
     sql
 }
@@ -100,19 +142,11 @@ fn spread(fresh: Vec<bool>, mut ids: Vec<i64>) -> Vec<Option<i64>> {
         .collect()
 }
 
-/// The game rows of a batch of moves in one statement (`UPDATE ... FROM (VALUES ...)`, whose
-/// columns are `column1..column12` on SQLite and PostgreSQL alike), after `BEGIN IMMEDIATE`
-/// in the same text when `begin` (SQLite): each row changes only if still at the version its move
-/// was computed from. Returns, per write, whether its row changed. Only what a move changes is
-/// written (status stays active).
-async fn update_moved(
-    c: &mut AnyConnection,
-    writes: &[&MoveWrite],
-    begin: bool,
-) -> sqlx::Result<Vec<bool>> {
-    if writes.is_empty() {
-        return Ok(vec![]);
-    }
+/// The `UPDATE` of a batch's game rows (`UPDATE ... FROM (VALUES ...)`, whose columns are
+/// `column1..column12` on SQLite and PostgreSQL alike), after `BEGIN IMMEDIATE` in the same text
+/// when `begin` (SQLite), then `tail`: each row changes only if still at the version its move
+/// was computed from. Only what a move changes is written (status stays active).
+fn update_sql(c: &AnyConnection, rows: usize, begin: bool, tail: &'static str) -> Arc<str> {
     macro_rules! update_head {
         () => {
             "UPDATE games SET board = v.column3, ply = v.column4, to_move_id = v.column5, \
@@ -126,32 +160,74 @@ async fn update_moved(
     } else {
         update_head!()
     };
-    let sql = super::values_sql(
-        c,
-        head,
-        12,
-        writes.len(),
-        ") AS v WHERE games.set_id = v.column1 AND games.game_no = v.column2 \
-         AND games.version = v.column12 - 1 RETURNING games.set_id, games.game_no",
-    );
-    let mut q = sqlx::query_as::<_, (String, i64)>(sqlx::AssertSqlSafe(sql.to_string()));
-    for w in writes {
-        let g = &w.game;
-        q = q
-            .bind(&g.set_id)
-            .bind(g.game_no)
-            .bind(&g.board)
-            .bind(g.ply)
-            .bind(&g.to_move_id)
-            .bind(g.remaining1_ms)
-            .bind(g.remaining2_ms)
-            .bind(g.first1)
-            .bind(g.first2)
-            .bind(g.turn_started_ms)
-            .bind(g.deadline_ms)
-            .bind(g.version);
+    super::values_sql(c, head, 12, rows, tail)
+}
+
+/// The condition of [`update_sql`]'s rows, followed by what the statement answers.
+macro_rules! update_where {
+    ($answer:literal) => {
+        concat!(
+            ") AS v WHERE games.set_id = v.column1 AND games.game_no = v.column2 \
+             AND games.version = v.column12 - 1",
+            $answer
+        )
+    };
+}
+
+/// Binds the game rows of `writes` in the column order of [`update_sql`] (twelve each).
+macro_rules! bind_games {
+    ($q:expr, $writes:expr) => {{
+        let mut q = $q;
+        for w in $writes {
+            let g = &w.game;
+            q = q
+                .bind(&g.set_id)
+                .bind(g.game_no)
+                .bind(&g.board)
+                .bind(g.ply)
+                .bind(&g.to_move_id)
+                .bind(g.remaining1_ms)
+                .bind(g.remaining2_ms)
+                .bind(g.first1)
+                .bind(g.first2)
+                .bind(g.turn_started_ms)
+                .bind(g.deadline_ms)
+                .bind(g.version);
+        }
+        q
+    }};
+}
+
+/// SQLite: `BEGIN IMMEDIATE` and the batch's game rows (see [`update_sql`]); returns how many
+/// rows changed, in one row (`SELECT changes()`).
+async fn update_counted(c: &mut AnyConnection, writes: &[&MoveWrite]) -> sqlx::Result<usize> {
+    let sql = update_sql(c, writes.len(), true, update_where!("; SELECT changes()"));
+    let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
+    let changed = bind_games!(q, writes).fetch_all(c).await?;
+    Ok(changed
+        .first()
+        .and_then(|n| usize::try_from(*n).ok())
+        .unwrap_or(0))
+}
+
+/// The batch's game rows (see [`update_sql`]), answering each row that changed. Returns, per
+/// write, whether its row changed.
+async fn update_moved(
+    c: &mut AnyConnection,
+    writes: &[&MoveWrite],
+    begin: bool,
+) -> sqlx::Result<Vec<bool>> {
+    if writes.is_empty() {
+        return Ok(vec![]);
     }
-    let changed = q.fetch_all(c).await?;
+    let sql = update_sql(
+        c,
+        writes.len(),
+        begin,
+        update_where!(" RETURNING games.set_id, games.game_no"),
+    );
+    let q = sqlx::query_as::<_, (String, i64)>(sqlx::AssertSqlSafe(sql.to_string()));
+    let changed = bind_games!(q, writes).fetch_all(c).await?;
     Ok(writes
         .iter()
         .map(|w| {
