@@ -368,7 +368,7 @@ async fn game_events(
 async fn public_events(st: web::Data<AppState>, req: HttpRequest) -> ApiResult<impl Responder> {
     let slot = st.hold(&req, Kind::Stream, None)?;
     let arena = st.arena.clone();
-    let mut rx = st.arena.changes.subscribe();
+    let mut rx = st.arena.changes.subscribe_listed();
     let (tx, out) = mpsc::channel(64);
     let open = st.arena.metrics.stream_opened();
     tokio::spawn(async move {

@@ -145,7 +145,7 @@ pub fn spawn(arena: Arc<Arena>, cfg: AnalysisConfig) -> anyhow::Result<()> {
         let mut newest_ms = 0;
         let mut full_look = tokio::time::Instant::now();
         let mut skip: std::collections::HashSet<(String, i64)> = Default::default();
-        let mut changes = arena.changes.subscribe();
+        let mut changes = arena.changes.subscribe_listed();
         loop {
             if arena.is_stopping() {
                 return;

@@ -50,7 +50,7 @@ struct Job {
 #[derive(Clone)]
 pub struct Sinks {
     pub scheduler: Arc<Scheduler>,
-    pub changes: tokio::sync::broadcast::Sender<Arc<Change>>,
+    pub changes: super::Changes,
     pub waiters: Arc<super::waiters::Waiters>,
     pub metrics: Arc<crate::metrics::Metrics>,
     pub notifier: super::cluster::Notifier,
@@ -500,6 +500,6 @@ impl Sinks {
     pub fn publish(&self, change: Change) {
         let change = Arc::new(change);
         self.waiters.wake(&change);
-        let _ = self.changes.send(change);
+        self.changes.send(change);
     }
 }

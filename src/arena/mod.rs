@@ -106,6 +106,47 @@ impl Change {
     }
 }
 
+/// The broadcast of committed changes, in commit order, on two channels: every change (the
+/// streams, the house bots), and only the changes the lists and the background drivers act on
+/// (set-level changes, resyncs, and [`Change::listed`]), so that a move wakes none of the tasks
+/// that would only ignore it (issue 22: the pool, the tournament driver, the analyst and each
+/// open public stream woke on every move).
+#[derive(Clone)]
+pub struct Changes {
+    every: broadcast::Sender<Arc<Change>>,
+    listed: broadcast::Sender<Arc<Change>>,
+}
+
+impl Changes {
+    /// Both channels, each holding up to `capacity` changes for a slow receiver (which then
+    /// hears `Lagged`).
+    pub fn new(capacity: usize) -> Changes {
+        Changes {
+            every: broadcast::channel(capacity).0,
+            listed: broadcast::channel(capacity).0,
+        }
+    }
+
+    /// Sends `change` to every change's receivers and, when the lists care, to theirs.
+    /// Nobody listening is fine.
+    pub fn send(&self, change: Arc<Change>) {
+        if change.game_no.is_none() || change.resync || change.listed() {
+            let _ = self.listed.send(change.clone());
+        }
+        let _ = self.every.send(change);
+    }
+
+    /// A receiver of every change.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Change>> {
+        self.every.subscribe()
+    }
+
+    /// A receiver of the set-level changes, the resyncs and the changes [`Change::listed`].
+    pub fn subscribe_listed(&self) -> broadcast::Receiver<Arc<Change>> {
+        self.listed.subscribe()
+    }
+}
+
 /// A stored stream event as held in memory: its row plus, for game states, the rendering.
 #[derive(Debug, Clone)]
 pub struct LiveEvent {
@@ -131,7 +172,7 @@ pub struct Arena {
     /// The same clock with its measured offset and whether it is trusted (SPEC 12).
     pub clock: Arc<clock::SyncedTime>,
     pub config: ArenaConfig,
-    pub changes: broadcast::Sender<Arc<Change>>,
+    pub changes: Changes,
     /// Long-polls by game and bot: a change wakes only its own (see [`waiters`]).
     pub waiters: Arc<waiters::Waiters>,
     pub scheduler: Arc<Scheduler>,
@@ -176,7 +217,7 @@ const TOKENS_MAX: usize = 100_000;
 
 impl Arena {
     pub fn new(store: Store, time: Arc<dyn TimeSource>, config: ArenaConfig) -> Arc<Arena> {
-        let (changes, _) = broadcast::channel(4096);
+        let changes = Changes::new(4096);
         let instance_id = store.instance_id.to_string();
         let watermark = cluster::Watermark::new(store.backend);
         let notifier = cluster::Notifier::start(&store);
@@ -354,5 +395,60 @@ impl Arena {
             m.insert(bot.id.clone(), bot.name.clone());
         }
         Ok(bot.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(kind: &'static str) -> LiveEvent {
+        LiveEvent {
+            id: 1,
+            bot: None,
+            set_id: "set_a".into(),
+            game_no: Some(1),
+            kind,
+            payload: Arc::from("{}"),
+            state: None,
+        }
+    }
+
+    /// A move's new state reaches only the receivers of every change; a set-level change, a
+    /// game's end and a resync reach both.
+    #[test]
+    fn a_move_wakes_only_the_receivers_of_every_change() {
+        let changes = Changes::new(16);
+        let (mut every, mut listed) = (changes.subscribe(), changes.subscribe_listed());
+        let game = |kind| Change {
+            set_id: "set_a".into(),
+            game_no: Some(1),
+            events: vec![event(kind)],
+            ..Change::default()
+        };
+        changes.send(Arc::new(game("state")));
+        changes.send(Arc::new(game("game_finished")));
+        changes.send(Arc::new(Change {
+            set_id: "set_b".into(),
+            ..Change::default()
+        }));
+        changes.send(Arc::new(Change {
+            game_no: Some(2),
+            resync: true,
+            ..Change::default()
+        }));
+        let kinds = |rx: &mut broadcast::Receiver<Arc<Change>>| {
+            std::iter::from_fn(|| rx.try_recv().ok())
+                .map(|c| (c.set_id.clone(), c.game_no, c.resync))
+                .collect::<Vec<_>>()
+        };
+        let a = ("set_a".to_string(), Some(1), false);
+        let b = ("set_b".to_string(), None, false);
+        let r = (String::new(), Some(2), true);
+        assert_eq!(
+            kinds(&mut every),
+            vec![a.clone(), a.clone(), b.clone(), r.clone()]
+        );
+        assert_eq!(kinds(&mut listed), vec![a, b, r]);
     }
 }

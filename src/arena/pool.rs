@@ -422,7 +422,7 @@ impl Arena {
 /// Runs for the life of the process: a pass every second, and at once after a join or a
 /// set-level change (a set ended, so its bots have room again).
 pub async fn run(arena: Arc<Arena>) {
-    let mut rx = arena.changes.subscribe();
+    let mut rx = arena.changes.subscribe_listed();
     let mut backoff = super::backoff::Backoff::new("matchmaking pool", super::backoff::MAX);
     loop {
         if arena.store.health.is_down() {

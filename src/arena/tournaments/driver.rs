@@ -378,7 +378,7 @@ fn next_round(
 /// Runs for the life of the process: drives every tournament with work each second, and at once
 /// when a set finishes or a tournament changes.
 pub async fn run(arena: Arc<Arena>) {
-    let mut rx = arena.changes.subscribe();
+    let mut rx = arena.changes.subscribe_listed();
     let mut backoff =
         crate::arena::backoff::Backoff::new("tournament driver", crate::arena::backoff::MAX);
     loop {
