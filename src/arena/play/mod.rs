@@ -76,12 +76,25 @@ impl Arena {
         set_id: &str,
         game_no: i64,
     ) -> ArenaResult<(Arc<Slot>, Arc<LiveGame>)> {
+        self.live_game_checked(set_id, game_no, true).await
+    }
+
+    /// [`Arena::live_game`]; with `check` false, a copy held in memory is taken as it is, even on
+    /// PostgreSQL, where another instance may have moved the game since: for a command whose
+    /// write checks the row's version anyway (a stale copy's write fails and the game is read
+    /// again), and which confirms any refusal on a checked copy.
+    pub(crate) async fn live_game_checked(
+        &self,
+        set_id: &str,
+        game_no: i64,
+        check: bool,
+    ) -> ArenaResult<(Arc<Slot>, Arc<LiveGame>)> {
         let slot = self
             .live
             .slot(set_id, game_no)
             .ok_or_else(|| not_found(set_id, game_no))?;
         if let Some(l) = slot.current() {
-            if self.store.backend == Backend::Sqlite {
+            if self.store.backend == Backend::Sqlite || !check {
                 return Ok((slot, l));
             }
             // Several instances may share PostgreSQL: check the copy against the row.

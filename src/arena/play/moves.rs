@@ -32,11 +32,31 @@ impl Arena {
             .ok_or_else(|| not_found(set_id, game_no))?;
         let started = std::time::Instant::now();
         let _turn = slot.turn.lock().await;
-        for _ in 0..STALE_RETRIES {
-            let (_, l) = self.live_game(set_id, game_no).await?;
+        // The held copy is used as it is (its write checks the row's version: a stale copy's
+        // write fails and the game is read again), but a refusal or a retry's answer is given
+        // only from a copy checked against the row. SQLite's copies are always current; on
+        // PostgreSQL this saves a read of the row on every move (issue 22).
+        let mut checked = self.store.backend == Backend::Sqlite;
+        let mut stale_writes = 0;
+        while stale_writes < STALE_RETRIES {
+            let (_, l) = self.live_game_checked(set_id, game_no, checked).await?;
+            macro_rules! confirm {
+                () => {
+                    if !checked {
+                        checked = true;
+                        continue;
+                    }
+                };
+            }
             // Read under the game's turn lock, so times follow the order of the commands.
             let now = self.now_ms();
-            let seat = l.game.seat_of(&bot.id)?;
+            let seat = match l.game.seat_of(&bot.id) {
+                Ok(seat) => seat,
+                Err(e) => {
+                    confirm!();
+                    return Err(e.into());
+                }
+            };
             if let Some(i) = info {
                 i.check_board(l.set.size)?;
             }
@@ -47,12 +67,15 @@ impl Arena {
                     if let Some(m) = games::move_at(&mut c, set_id, game_no, k).await? {
                         let stored = views::move_of_row(&m);
                         if m.bot_id == bot.id && stored == Some(mv) {
+                            drop(c);
+                            confirm!();
                             return Ok(l.snapshot.clone());
                         }
                         played = stored.map(|s| (m.seat, s));
                     }
                 }
                 if k != l.game.ply + 1 && l.game.to_move().is_some() {
+                    confirm!();
                     self.count_refused(set_id, game_no, seat, &bot.id).await;
                     return Err(GameError::StalePly {
                         expected: l.game.ply + 1,
@@ -65,8 +88,12 @@ impl Arena {
             }
             let t = match l.game.play(seat, mv, now) {
                 Ok(t) => t,
-                Err(GameError::GameOver) => return Err(game_over(&l)),
+                Err(GameError::GameOver) => {
+                    confirm!();
+                    return Err(game_over(&l));
+                }
                 Err(e) => {
+                    confirm!();
                     self.count_refused(set_id, game_no, seat, &bot.id).await;
                     return Err(e.into());
                 }
@@ -82,6 +109,7 @@ impl Arena {
             };
             let Some(snapshot) = stored else {
                 slot.clear(); // stale copy: reload from the row and decide again
+                stale_writes += 1;
                 continue;
             };
             if t.is_late_move_loss() {
