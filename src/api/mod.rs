@@ -71,7 +71,7 @@ impl AppState {
 /// actix tries routes in the order they are registered, and each pattern with a `{segment}`
 /// costs a regex search, so the moves and game states (most of the traffic) come first: a move
 /// was found after a dozen failed searches, about 7% of its HTTP work (BENCHMARKS.md, issue 22).
-/// No two patterns match one path, so the order changes nothing else.
+/// No path matches both a game route and a route it now precedes, so nothing else changes.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/healthz", web::get().to(healthz));
     games::configure(cfg);
