@@ -163,6 +163,31 @@ fn no_test_outside_tests_common_spells_an_api_path() {
     );
 }
 
+/// actix answers a path with the first registered route whose pattern matches it, and the
+/// server registers its busiest routes first (issue 22), so two patterns that match one path
+/// would make the order decide which handler runs. The only such pair is `/v1/bots/me` beside
+/// `/v1/bots/{bot}`, registered in that order in one function.
+#[test]
+fn only_bots_me_shares_a_path_with_another_pattern() {
+    let placeholder = Regex::new(r"\{\}").expect("placeholder regex");
+    let patterns: BTreeSet<String> = registered_routes().into_iter().map(|(_, p)| p).collect();
+    let matcher = |p: &str| {
+        let body = regex::escape(p).replace(r"\{\}", "[^/]+");
+        Regex::new(&format!("^{body}$")).expect("route pattern regex")
+    };
+    let mut shared = vec![];
+    for p in &patterns {
+        let m = matcher(p);
+        for q in &patterns {
+            let sample = placeholder.replace_all(q, "x1");
+            if p != q && m.is_match(&sample) {
+                shared.push(format!("{p} matches {q}"));
+            }
+        }
+    }
+    assert_eq!(shared, ["/v1/bots/{} matches /v1/bots/me"]);
+}
+
 /// The `code` enum of the error envelope (`components.schemas.Error`) in `openapi.yaml`.
 fn documented_error_codes() -> BTreeSet<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi.yaml");
