@@ -71,6 +71,7 @@ fn main() {
     let tunings = [a, b];
     let mut spent = [Duration::ZERO; 2];
     let mut a_wins = 0;
+    let mut done = 0u32;
     for _ in 0..pairs {
         let first = rng.next_u32() % cells;
         let second = (first + 1 + rng.next_u32() % (cells - 1)) % cells;
@@ -102,6 +103,13 @@ fn main() {
             };
             a_wins += u32::from(winner == Some(0));
         }
+        done += 2;
+        // progress, so that a run stopped early still says what it had
+        eprintln!(
+            "after {done} games: A wins {a_wins}; time A {:.1} s, B {:.1} s",
+            spent[0].as_secs_f64(),
+            spent[1].as_secs_f64()
+        );
     }
     let games = 2 * pairs;
     let score = f64::from(a_wins) / f64::from(games);
