@@ -5,7 +5,10 @@
 //! cargo run --release -p hex-search --example selfplay -- SIZE PAIRS PLAYOUTS SEED A B
 //! ```
 //! where `A` and `B` are tunings written `rave_bias,expand_at,prior_visits[,max_nodes]`
-//! (`house` for [`hex::Tuning::HOUSE`], `knowledge` for [`hex::Tuning::KNOWLEDGE`], `fill-in` for [`hex::Tuning::FILL_IN`]). With
+//! (`house` for [`hex::Tuning::HOUSE`], `knowledge` for [`hex::Tuning::KNOWLEDGE`], `fill-in` for
+//! [`hex::Tuning::FILL_IN`]), each optionally followed by changes `:key=value,...` (`pv`:
+//! `pattern_visits`, `pa`: `pattern_amaf`, `dead`: `prune_dead`, `prior`: `prior_visits`,
+//! `fill`: `fill_in`, `solver`: `solver`; e.g. `house:pv=10,dead=1`). With
 //! `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a cap),
 //! and the two sides alternate in one process, so they share the machine's load.
 //! Prints A's wins, the score, the time each side spent and the playouts per move.
@@ -18,15 +21,31 @@ use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 fn tuning(text: &str) -> Option<Tuning> {
-    if text == "house" {
-        return Some(Tuning::HOUSE);
+    // a named tuning, optionally followed by `:key=value,...` changes
+    let (base, changes) = text.split_once(':').unwrap_or((text, ""));
+    let mut t = match base {
+        "house" => Tuning::HOUSE,
+        "knowledge" => Tuning::KNOWLEDGE,
+        "fill-in" => Tuning::FILL_IN,
+        _ => return numeric(text),
+    };
+    for change in changes.split(',').filter(|c| !c.is_empty()) {
+        let (key, value) = change.split_once('=')?;
+        let v: f32 = value.parse().ok()?;
+        match key {
+            "pv" => t.pattern_visits = v,
+            "pa" => t.pattern_amaf = v,
+            "dead" => t.prune_dead = v != 0.0,
+            "prior" => t.prior_visits = v,
+            "fill" => t.fill_in = v != 0.0,
+            "solver" => t.solver = v != 0.0,
+            _ => return None,
+        }
     }
-    if text == "knowledge" {
-        return Some(Tuning::KNOWLEDGE);
-    }
-    if text == "fill-in" {
-        return Some(Tuning::FILL_IN);
-    }
+    Some(t)
+}
+
+fn numeric(text: &str) -> Option<Tuning> {
     let v: Vec<f32> = text
         .split(',')
         .map(|s| s.parse().ok())
@@ -38,8 +57,7 @@ fn tuning(text: &str) -> Option<Tuning> {
         expand_at,
         prior_visits,
         max_nodes,
-        fill_in: false,
-        solver: false,
+        ..Tuning::HOUSE
     })
 }
 
@@ -61,7 +79,8 @@ fn main() {
     })();
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
-            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | bias,expand,prior)"
+            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in, each optionally \
+             followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1; or bias,expand,prior[,nodes])"
         );
         std::process::exit(2);
     };
