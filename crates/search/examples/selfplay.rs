@@ -11,7 +11,8 @@
 //! `fill`: `fill_in`, `solver`: `solver`; e.g. `house:pv=10,dead=1`). With
 //! `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a cap),
 //! and the two sides alternate in one process, so they share the machine's load.
-//! Prints A's wins, the score, the time each side spent and the playouts per move.
+//! Prints A's wins, the score, the time each side spent and the playouts a searched move (as
+//! counted at the search's last stop check, so in steps of `STOP_CHECK_EVERY`).
 //! Standard library plus the engine only; no clock inside the engine (timing is here).
 
 use std::time::{Duration, Instant};
@@ -89,6 +90,7 @@ fn main() {
     let cell = |k: u32| Cell::new((k / u32::from(size)) as u8, (k % u32::from(size)) as u8);
     let tunings = [a, b];
     let mut spent = [Duration::ZERO; 2];
+    let (mut playouts_run, mut searched) = ([0u64; 2], [0u64; 2]);
     let mut a_wins = 0;
     let mut done = 0u32;
     for _ in 0..pairs {
@@ -104,18 +106,27 @@ fn main() {
                 };
                 let side = usize::from((seat == Seat::One) != a_black);
                 let t = Instant::now();
+                let mut ran = 0u32;
                 let mv = strong_move_tuned(
                     &pos,
                     &mut rng,
                     Limits {
                         max_playouts: playouts,
                         // equal time: both sides stop at the same wall-clock budget per move
-                        stop: &mut |_| per_move.is_some_and(|d| t.elapsed() >= d),
+                        stop: &mut |n| {
+                            ran = n;
+                            per_move.is_some_and(|d| t.elapsed() >= d)
+                        },
                     },
                     &tunings[side],
                 )
                 .expect("a move");
                 spent[side] += t.elapsed();
+                // the playouts of a searched move, as far as its last stop check saw
+                if ran > 0 {
+                    playouts_run[side] += u64::from(ran);
+                    searched[side] += 1;
+                }
                 if let Some(Outcome::Connection { winner }) = pos.play(mv).expect("legal") {
                     break Some(usize::from((winner == Seat::One) != a_black));
                 }
@@ -133,8 +144,11 @@ fn main() {
     let games = 2 * pairs;
     let score = f64::from(a_wins) / f64::from(games);
     println!(
-        "A {a:?} vs B {b:?}: A wins {a_wins}/{games} (score {score:.3}); time A {:.1} s, B {:.1} s",
+        "A {a:?} vs B {b:?}: A wins {a_wins}/{games} (score {score:.3}); time A {:.1} s, B {:.1} s; \
+         playouts a searched move A {}, B {}",
         spent[0].as_secs_f64(),
-        spent[1].as_secs_f64()
+        spent[1].as_secs_f64(),
+        playouts_run[0] / searched[0].max(1),
+        playouts_run[1] / searched[1].max(1)
     );
 }

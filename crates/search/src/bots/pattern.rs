@@ -55,51 +55,41 @@ fn prev(m: u8) -> u8 {
 #[inline]
 pub(crate) fn shape(board: &[u8], w: usize, x: usize, player: u8, last: Option<usize>) -> Shape {
     let w = w as isize;
-    // the six neighbours in circular order (consecutive ones are adjacent to each other)
+    // the six neighbours in circular order (consecutive ones are adjacent to each other), and
+    // the six cells a bridge away (far[t] shares ring cells t and t + 1 with x)
     let ring: [isize; 6] = [-w, 1 - w, 1, w, w - 1, -1];
-    let at = |d: isize| -> u8 {
-        x.checked_add_signed(d)
-            .and_then(|i| board.get(i))
-            .map_or(3, |&v| v & 3)
-    };
+    let far: [isize; 6] = [1 - 2 * w, 2 - w, 1 + w, 2 * w - 1, w - 2, -1 - w];
+    // one bounds check a cell: an index past either end reads as a corner (nothing)
+    let raw = |d: isize| board.get(x.wrapping_add_signed(d)).copied().unwrap_or(3);
     let opp = player ^ 3;
+    let last_d = last.map_or(isize::MIN, |l| l as isize - x as isize);
     let (mut mine, mut theirs, mut empty, mut lastbit) = (0u8, 0u8, 0u8, 0u8);
-    for (t, &d) in ring.iter().enumerate() {
-        let v = at(d);
-        mine |= u8::from(v == player) << t;
-        theirs |= u8::from(v == opp) << t;
-        empty |= u8::from(v == 0) << t;
-        lastbit |= u8::from(last.is_some_and(|l| x.checked_add_signed(d) == Some(l))) << t;
+    let (mut stones, mut far_mine, mut far_any) = (0u8, 0u8, 0u8);
+    for t in 0..6 {
+        let v = raw(ring[t]);
+        let owner = v & 3;
+        mine |= u8::from(owner == player) << t;
+        theirs |= u8::from(owner == opp) << t;
+        empty |= u8::from(owner == 0) << t;
+        // a plain 1 or 2 is a stone; an edge's padding carries a flag above the owner
+        stones |= u8::from(v.wrapping_sub(1) < 2) << t;
+        lastbit |= u8::from(ring[t] == last_d) << t;
+        let f = raw(far[t]);
+        far_mine |= u8::from(f == player) << t;
+        far_any |= u8::from(f.wrapping_sub(1) < 2) << t;
     }
     let border = 63 & !(mine | theirs | empty);
     // mine(t), something(t + 1), mine(t + 2): ring cells t and t + 2 share t + 1 and x
-    let bridge_over = |middle: u8| mine & next(middle) & next(next(mine)) != 0;
+    let mine2 = next(next(mine));
     let runs = |m: u8| (m & !prev(m)).count_ones();
-    let dead = empty == 0 && border == 0 && runs(mine) <= 1 && runs(theirs) <= 1;
-    // stones only (an edge's padding is not a stone to be near or to bridge to)
-    let stone = |d: isize| -> u8 {
-        x.checked_add_signed(d)
-            .and_then(|i| board.get(i))
-            .map_or(0, |&v| if v == 1 || v == 2 { v } else { 0 })
-    };
-    let mut makes_bridge = false;
-    let mut near = false;
-    for t in 0..6 {
-        let (a, b) = (ring[t], ring[(t + 1) % 6]);
-        let far = stone(a + b);
-        // the cell a bridge away shares ring cells t and t + 1 with x
-        let pair_empty = empty & (1 << t) != 0 && empty & (1 << ((t + 1) % 6)) != 0;
-        makes_bridge |= far == player && pair_empty;
-        near |= far != 0 || stone(a) != 0;
-    }
     Shape {
-        save_bridge: bridge_over(theirs),
-        save_last: bridge_over(theirs & lastbit),
-        dead,
-        own_carrier: bridge_over(empty),
-        makes_bridge,
+        save_bridge: mine & next(theirs) & mine2 != 0,
+        save_last: mine & next(theirs & lastbit) & mine2 != 0,
+        dead: empty == 0 && border == 0 && runs(mine) <= 1 && runs(theirs) <= 1,
+        own_carrier: mine & next(empty) & mine2 != 0,
+        makes_bridge: far_mine & empty & next(empty) != 0,
         by_last: lastbit != 0,
-        near,
+        near: stones | far_any != 0,
     }
 }
 
@@ -125,6 +115,92 @@ pub(crate) fn prior(s: Shape) -> f32 {
         0.5
     } else {
         0.4
+    }
+}
+
+/// The prior of every move of both players in the search's root position, and which cells a
+/// tree path's stones may have changed since: a cell's shape reads only its six neighbours
+/// and its six bridge cells, so only the cells within that reach of a stone placed in the tree
+/// are computed again at an expansion; every other child takes the root's value. The values
+/// are those of [`prior`] over [`shape`] exactly (tested).
+pub(crate) struct PriorCache {
+    /// `root[player - 1][x]`: the prior of `player` at padded cell `x` in the root position.
+    root: [Vec<f32>; 2],
+    /// `stamp[x] == epoch`: cell `x` is within reach of a stone of the current path.
+    stamp: Vec<u32>,
+    epoch: u32,
+    /// Padded offsets of the cells whose shape a stone changes (its neighbours and the cells
+    /// a bridge away).
+    reach: [isize; 12],
+}
+
+impl PriorCache {
+    /// The cache for the root position `board` (stride `w`), whose empty cells are `empties`.
+    pub(crate) fn new(board: &[u8], w: usize, empties: &[u16]) -> PriorCache {
+        let mut root = [vec![0.0; board.len()], vec![0.0; board.len()]];
+        for &c in empties {
+            let x = usize::from(c);
+            for player in [1u8, 2] {
+                root[usize::from(player - 1)][x] = prior(shape(board, w, x, player, None));
+            }
+        }
+        let w = w as isize;
+        PriorCache {
+            root,
+            stamp: vec![0; board.len()],
+            epoch: 0,
+            reach: [
+                -w,
+                1 - w,
+                1,
+                w,
+                w - 1,
+                -1,
+                1 - 2 * w,
+                2 - w,
+                1 + w,
+                2 * w - 1,
+                w - 2,
+                -1 - w,
+            ],
+        }
+    }
+
+    /// Marks the cells within reach of the stones placed in the tree (`path_cells`, padded)
+    /// for the next [`PriorCache::value`] calls.
+    pub(crate) fn begin(&mut self, path_cells: impl Iterator<Item = usize>) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.fill(0);
+            self.epoch = 1;
+        }
+        for s in path_cells {
+            for d in self.reach {
+                if let Some(m) = self.stamp.get_mut(s.wrapping_add_signed(d)) {
+                    *m = self.epoch;
+                }
+            }
+        }
+    }
+
+    /// [`prior`] of [`shape`] for `player` at the empty cell `x` of `board` (the root position
+    /// with the path of the last [`PriorCache::begin`] placed), `last` the path's last stone.
+    pub(crate) fn value(
+        &self,
+        board: &[u8],
+        w: usize,
+        x: usize,
+        player: u8,
+        last: Option<usize>,
+    ) -> f32 {
+        if self.stamp.get(x) == Some(&self.epoch) {
+            prior(shape(board, w, x, player, last))
+        } else {
+            self.root[usize::from(player.saturating_sub(1).min(1))]
+                .get(x)
+                .copied()
+                .unwrap_or(0.5)
+        }
     }
 }
 
@@ -226,5 +302,59 @@ mod tests {
         // an empty neighbour keeps a cell alive
         let (f, w, at) = board(&[".....", "..11.", ".2.1.", ".2...", "....."]);
         assert!(!shape(&f.board, w, at(2, 2), 1, None).dead);
+    }
+
+    #[test]
+    fn the_cache_gives_what_the_shape_gives_after_any_path() {
+        use rand_core::SeedableRng;
+        // random positions, random paths of 1 to 8 stones on top: every empty cell's cached
+        // value equals the value computed afresh, for both players
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(23);
+        let mut checked = 0;
+        for _ in 0..40 {
+            let mut pos = Position::new(9).expect("size");
+            let stones = crate::playout::below(&mut rng, 30);
+            for _ in 0..stones {
+                if let Some(mv) = crate::random_move(&pos, &mut rng) {
+                    pos.play(mv).expect("legal");
+                }
+            }
+            if pos.is_over() {
+                continue;
+            }
+            let mut f = Filler::new(&pos);
+            let w = pos.stride();
+            let empties = crate::playout::empty_indices(&pos);
+            let mut cache = PriorCache::new(&f.board, w, &empties);
+            let depth = 1 + crate::playout::below(&mut rng, 8) as usize;
+            let mut path = vec![];
+            let mut owner = pos.mover().number();
+            for _ in 0..depth.min(empties.len() - 1) {
+                let free: Vec<u16> = empties
+                    .iter()
+                    .copied()
+                    .filter(|&c| f.board[usize::from(c)] == 0)
+                    .collect();
+                let c =
+                    usize::from(free[crate::playout::below(&mut rng, free.len() as u32) as usize]);
+                f.board[c] = owner;
+                owner ^= 3;
+                path.push(c);
+            }
+            cache.begin(path.iter().copied());
+            let last = path.last().copied();
+            for &c in &empties {
+                let x = usize::from(c);
+                if f.board[x] != 0 {
+                    continue;
+                }
+                for player in [1u8, 2] {
+                    let fresh = prior(shape(&f.board, w, x, player, last));
+                    assert_eq!(cache.value(&f.board, w, x, player, last), fresh, "cell {x}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 2_000, "{checked}");
     }
 }

@@ -4,7 +4,8 @@
 use hex::{BORDER, EMPTY, Position};
 use rand_core::Rng;
 
-use super::{Limits, STOP_CHECK_EVERY, pattern};
+use super::pattern::{self, PriorCache};
+use super::{Limits, STOP_CHECK_EVERY};
 use crate::playout::{Filler, PADDED_CELLS, empty_indices};
 
 /// The knobs of the tree search. [`Tuning::HOUSE`] is what every house bot uses; other values
@@ -107,7 +108,8 @@ impl Node {
 }
 
 /// Appends the children `cells` (moves of `player`) of node `at`, with their priors from
-/// `tuning` read off `board` (stride `w`, the tree's position at `at`).
+/// `tuning` read off `board` (stride `w`, the tree's position at `at`) and, for the local-shape
+/// prior, `cache` (readied for the path to `at`).
 fn expand(
     nodes: &mut Vec<Node>,
     at: usize,
@@ -115,6 +117,7 @@ fn expand(
     player: u8,
     (board, w): (&[u8], usize),
     tuning: &Tuning,
+    cache: &PriorCache,
 ) {
     let start = nodes.len();
     let last = nodes[at].cell;
@@ -123,7 +126,7 @@ fn expand(
     nodes.extend(cells.iter().map(|&c| {
         let mut node = Node::new(c, player);
         if pv > 0.0 || pa > 0.0 {
-            let value = pattern::prior(pattern::shape(board, w, usize::from(c), player, last));
+            let value = cache.value(board, w, usize::from(c), player, last);
             node.visits = pv;
             node.wins = pv * value;
             node.amaf_visits = pa;
@@ -242,7 +245,22 @@ pub(crate) fn search(
     if tuning.prune_dead {
         drop_dead(&mut roots, &filler.board, stride);
     }
-    expand(&mut nodes, 0, &roots, me, (&filler.board, stride), tuning);
+    let with_prior = tuning.pattern_visits > 0.0 || tuning.pattern_amaf > 0.0;
+    let mut cache = PriorCache::new(
+        &filler.board,
+        stride,
+        if with_prior { &all_empties } else { &[] },
+    );
+    cache.begin(std::iter::empty());
+    expand(
+        &mut nodes,
+        0,
+        &roots,
+        me,
+        (&filler.board, stride),
+        tuning,
+        &cache,
+    );
     // virtual visits of a child's prior, not counted as real ones
     let virtual_visits = tuning.pattern_visits;
     let real_visits = |n: &Node, at: usize| {
@@ -286,6 +304,9 @@ pub(crate) fn search(
                 if leaf_empties.is_empty() || nodes.len() + leaf_empties.len() > tuning.max_nodes {
                     break;
                 }
+                if with_prior {
+                    cache.begin(path[1..].iter().map(|&p| usize::from(nodes[p].cell)));
+                }
                 expand(
                     &mut nodes,
                     node,
@@ -293,6 +314,7 @@ pub(crate) fn search(
                     turn,
                     (&filler.board, stride),
                     tuning,
+                    &cache,
                 );
             }
             let child = select(&nodes, node, tuning.rave_bias);
