@@ -6,7 +6,7 @@
 //! ```
 //! where `A` and `B` are tunings written `rave_bias,expand_at,prior_visits[,max_nodes]`
 //! (`house` for [`hex::Tuning::HOUSE`], `knowledge` for [`hex::Tuning::KNOWLEDGE`], `fill-in` for
-//! [`hex::Tuning::FILL_IN`]), each optionally followed by changes `:key=value,...` (`pv`:
+//! [`hex::Tuning::FILL_IN`], `patterns` for [`hex::Tuning::PATTERNS`]), each optionally followed by changes `:key=value,...` (`pv`:
 //! `pattern_visits`, `pa`: `pattern_amaf`, `dead`: `prune_dead`, `prior`: `prior_visits`,
 //! `fill`: `fill_in`, `solver`: `solver`; e.g. `house:pv=10,dead=1`). With
 //! `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a cap),
@@ -28,6 +28,7 @@ fn tuning(text: &str) -> Option<Tuning> {
         "house" => Tuning::HOUSE,
         "knowledge" => Tuning::KNOWLEDGE,
         "fill-in" => Tuning::FILL_IN,
+        "patterns" => Tuning::PATTERNS,
         _ => return numeric(text),
     };
     for change in changes.split(',').filter(|c| !c.is_empty()) {
@@ -80,7 +81,7 @@ fn main() {
     })();
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
-            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in, each optionally \
+            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | patterns, each optionally \
              followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1; or bias,expand,prior[,nodes])"
         );
         std::process::exit(2);

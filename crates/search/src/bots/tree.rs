@@ -69,6 +69,15 @@ impl Tuning {
         fill_in: true,
         ..Tuning::HOUSE
     };
+
+    /// [`Tuning::HOUSE`] with the local-shape prior in the tree (issue 23, second pieces): 10
+    /// virtual visits in a new child's own statistics and 20 all-moves-as-first ones; measured
+    /// against it in `BENCHMARKS.md`.
+    pub const PATTERNS: Tuning = Tuning {
+        pattern_visits: 10.0,
+        pattern_amaf: 20.0,
+        ..Tuning::HOUSE
+    };
 }
 
 #[derive(Clone, Copy)]
