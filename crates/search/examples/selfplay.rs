@@ -1,18 +1,20 @@
-//! Measures a change of the tree search at equal playouts or equal time (issues 11, 23): two [`hex::Tuning`]s
-//! play pairs of games from shared random 1+1-stone openings, colours swapped.
+//! Measures a change of the tree search at equal playouts or equal time (issues 11, 23): two
+//! [`hex::Tuning`]s play pairs of games from shared random 1+1-stone openings, colours swapped.
 //!
 //! ```text
-//! cargo run --release -p hex-search --example selfplay -- SIZE PAIRS PLAYOUTS SEED A B
+//! cargo run --release -p hex-search --example selfplay -- SIZE PAIRS PLAYOUTS SEED A B [MS]
 //! ```
-//! where `A` and `B` are tunings written `rave_bias,expand_at,prior_visits[,max_nodes]`
-//! (`house` for [`hex::Tuning::HOUSE`], `knowledge` for [`hex::Tuning::KNOWLEDGE`], `fill-in` for
-//! [`hex::Tuning::FILL_IN`], `patterns` for [`hex::Tuning::PATTERNS`]), each optionally followed by changes `:key=value,...` (`pv`:
-//! `pattern_visits`, `pa`: `pattern_amaf`, `dead`: `prune_dead`, `prior`: `prior_visits`,
-//! `fill`: `fill_in`, `solver`: `solver`; e.g. `house:pv=10,dead=1`). With
-//! `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a cap),
-//! and the two sides alternate in one process, so they share the machine's load.
+//! where `A` and `B` are tunings: `house` ([`hex::Tuning::HOUSE`]), `plain`
+//! ([`hex::Tuning::PLAIN`], the house search before issue 23's in-tree prior), `knowledge`
+//! ([`hex::Tuning::KNOWLEDGE`]) or `fill-in` ([`hex::Tuning::FILL_IN`]), each optionally
+//! followed by changes `:key=value,...` (`pv`: `pattern_visits`, `pa`: `pattern_amaf`, `dead`:
+//! `prune_dead`, `prior`: `prior_visits`, `fill`: `fill_in`, `solver`: `solver`; e.g.
+//! `plain:pv=10,dead=1`); or `rave_bias,expand_at,prior_visits[,max_nodes]` on top of `plain`.
+//! With `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a
+//! cap), and the two sides alternate in one process, so they share the machine's load.
 //! Prints A's wins, the score, the time each side spent and the playouts a searched move (as
-//! counted at the search's last stop check, so in steps of `STOP_CHECK_EVERY`).
+//! counted at the search's last stop check, so in steps of `STOP_CHECK_EVERY`), and after each
+//! pair the running count on stderr.
 //! Standard library plus the engine only; no clock inside the engine (timing is here).
 
 use std::time::{Duration, Instant};
@@ -28,7 +30,7 @@ fn tuning(text: &str) -> Option<Tuning> {
         "house" => Tuning::HOUSE,
         "knowledge" => Tuning::KNOWLEDGE,
         "fill-in" => Tuning::FILL_IN,
-        "patterns" => Tuning::PATTERNS,
+        "plain" => Tuning::PLAIN,
         _ => return numeric(text),
     };
     for change in changes.split(',').filter(|c| !c.is_empty()) {
@@ -53,13 +55,13 @@ fn numeric(text: &str) -> Option<Tuning> {
         .map(|s| s.parse().ok())
         .collect::<Option<_>>()?;
     let (rave_bias, expand_at, prior_visits) = (*v.first()?, *v.get(1)?, *v.get(2)?);
-    let max_nodes = v.get(3).map_or(Tuning::HOUSE.max_nodes, |&n| n as usize);
+    let max_nodes = v.get(3).map_or(Tuning::PLAIN.max_nodes, |&n| n as usize);
     (v.len() <= 4).then_some(Tuning {
         rave_bias,
         expand_at,
         prior_visits,
         max_nodes,
-        ..Tuning::HOUSE
+        ..Tuning::PLAIN
     })
 }
 
@@ -81,7 +83,7 @@ fn main() {
     })();
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
-            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | patterns, each optionally \
+            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain, each optionally \
              followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1; or bias,expand,prior[,nodes])"
         );
         std::process::exit(2);
