@@ -1,14 +1,20 @@
-//! Measures a change of the tree search at equal playouts or equal time (issues 11, 23): two [`hex::Tuning`]s
-//! play pairs of games from shared random 1+1-stone openings, colours swapped.
+//! Measures a change of the tree search at equal playouts or equal time (issues 11, 23): two
+//! [`hex::Tuning`]s play pairs of games from shared random 1+1-stone openings, colours swapped.
 //!
 //! ```text
-//! cargo run --release -p hex-search --example selfplay -- SIZE PAIRS PLAYOUTS SEED A B
+//! cargo run --release -p hex-search --example selfplay -- SIZE PAIRS PLAYOUTS SEED A B [MS]
 //! ```
-//! where `A` and `B` are tunings written `rave_bias,expand_at,prior_visits[,max_nodes]`
-//! (`house` for [`hex::Tuning::HOUSE`], `knowledge` for [`hex::Tuning::KNOWLEDGE`], `fill-in` for [`hex::Tuning::FILL_IN`]). With
-//! `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a cap),
-//! and the two sides alternate in one process, so they share the machine's load.
-//! Prints A's wins, the score, the time each side spent and the playouts per move.
+//! where `A` and `B` are tunings: `house` ([`hex::Tuning::HOUSE`]), `plain`
+//! ([`hex::Tuning::PLAIN`], the house search before issue 23's in-tree prior), `knowledge`
+//! ([`hex::Tuning::KNOWLEDGE`]) or `fill-in` ([`hex::Tuning::FILL_IN`]), each optionally
+//! followed by changes `:key=value,...` (`pv`: `pattern_visits`, `pa`: `pattern_amaf`, `dead`:
+//! `prune_dead`, `prior`: `prior_visits`, `fill`: `fill_in`, `solver`: `solver`; e.g.
+//! `plain:pv=10,dead=1`); or `rave_bias,expand_at,prior_visits[,max_nodes]` on top of `plain`.
+//! With `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a
+//! cap), and the two sides alternate in one process, so they share the machine's load.
+//! Prints A's wins, the score, the time each side spent and the playouts a searched move (as
+//! counted at the search's last stop check, so in steps of `STOP_CHECK_EVERY`), and after each
+//! pair the running count on stderr.
 //! Standard library plus the engine only; no clock inside the engine (timing is here).
 
 use std::time::{Duration, Instant};
@@ -18,28 +24,44 @@ use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 fn tuning(text: &str) -> Option<Tuning> {
-    if text == "house" {
-        return Some(Tuning::HOUSE);
+    // a named tuning, optionally followed by `:key=value,...` changes
+    let (base, changes) = text.split_once(':').unwrap_or((text, ""));
+    let mut t = match base {
+        "house" => Tuning::HOUSE,
+        "knowledge" => Tuning::KNOWLEDGE,
+        "fill-in" => Tuning::FILL_IN,
+        "plain" => Tuning::PLAIN,
+        _ => return numeric(text),
+    };
+    for change in changes.split(',').filter(|c| !c.is_empty()) {
+        let (key, value) = change.split_once('=')?;
+        let v: f32 = value.parse().ok()?;
+        match key {
+            "pv" => t.pattern_visits = v,
+            "pa" => t.pattern_amaf = v,
+            "dead" => t.prune_dead = v != 0.0,
+            "prior" => t.prior_visits = v,
+            "fill" => t.fill_in = v != 0.0,
+            "solver" => t.solver = v != 0.0,
+            _ => return None,
+        }
     }
-    if text == "knowledge" {
-        return Some(Tuning::KNOWLEDGE);
-    }
-    if text == "fill-in" {
-        return Some(Tuning::FILL_IN);
-    }
+    Some(t)
+}
+
+fn numeric(text: &str) -> Option<Tuning> {
     let v: Vec<f32> = text
         .split(',')
         .map(|s| s.parse().ok())
         .collect::<Option<_>>()?;
     let (rave_bias, expand_at, prior_visits) = (*v.first()?, *v.get(1)?, *v.get(2)?);
-    let max_nodes = v.get(3).map_or(Tuning::HOUSE.max_nodes, |&n| n as usize);
+    let max_nodes = v.get(3).map_or(Tuning::PLAIN.max_nodes, |&n| n as usize);
     (v.len() <= 4).then_some(Tuning {
         rave_bias,
         expand_at,
         prior_visits,
         max_nodes,
-        fill_in: false,
-        solver: false,
+        ..Tuning::PLAIN
     })
 }
 
@@ -61,7 +83,8 @@ fn main() {
     })();
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
-            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | bias,expand,prior)"
+            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain, each optionally \
+             followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1; or bias,expand,prior[,nodes])"
         );
         std::process::exit(2);
     };
@@ -70,7 +93,9 @@ fn main() {
     let cell = |k: u32| Cell::new((k / u32::from(size)) as u8, (k % u32::from(size)) as u8);
     let tunings = [a, b];
     let mut spent = [Duration::ZERO; 2];
+    let (mut playouts_run, mut searched) = ([0u64; 2], [0u64; 2]);
     let mut a_wins = 0;
+    let mut done = 0u32;
     for _ in 0..pairs {
         let first = rng.next_u32() % cells;
         let second = (first + 1 + rng.next_u32() % (cells - 1)) % cells;
@@ -84,30 +109,49 @@ fn main() {
                 };
                 let side = usize::from((seat == Seat::One) != a_black);
                 let t = Instant::now();
+                let mut ran = 0u32;
                 let mv = strong_move_tuned(
                     &pos,
                     &mut rng,
                     Limits {
                         max_playouts: playouts,
                         // equal time: both sides stop at the same wall-clock budget per move
-                        stop: &mut |_| per_move.is_some_and(|d| t.elapsed() >= d),
+                        stop: &mut |n| {
+                            ran = n;
+                            per_move.is_some_and(|d| t.elapsed() >= d)
+                        },
                     },
                     &tunings[side],
                 )
                 .expect("a move");
                 spent[side] += t.elapsed();
+                // the playouts of a searched move, as far as its last stop check saw
+                if ran > 0 {
+                    playouts_run[side] += u64::from(ran);
+                    searched[side] += 1;
+                }
                 if let Some(Outcome::Connection { winner }) = pos.play(mv).expect("legal") {
                     break Some(usize::from((winner == Seat::One) != a_black));
                 }
             };
             a_wins += u32::from(winner == Some(0));
         }
+        done += 2;
+        // progress, so that a run stopped early still says what it had
+        eprintln!(
+            "after {done} games: A wins {a_wins}; time A {:.1} s, B {:.1} s",
+            spent[0].as_secs_f64(),
+            spent[1].as_secs_f64()
+        );
     }
     let games = 2 * pairs;
     let score = f64::from(a_wins) / f64::from(games);
     println!(
-        "A {a:?} vs B {b:?}: A wins {a_wins}/{games} (score {score:.3}); time A {:.1} s, B {:.1} s",
+        "A {a:?} vs B {b:?}: A wins {a_wins}/{games} (score {score:.3}); time A {:.1} s, B {:.1} s; \
+         playouts a searched move A {}, B {}",
         spent[0].as_secs_f64(),
-        spent[1].as_secs_f64()
+        spent[1].as_secs_f64(),
+        playouts_run[0] / searched[0].max(1),
+        playouts_run[1] / searched[1].max(1)
     );
 }

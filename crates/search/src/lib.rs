@@ -11,7 +11,10 @@
 //!   (won and lost positions from the connections, the mustplay), on the analysis [`board`].
 //!   The search uses them at the root when its [`Tuning`] says so ([`Tuning::FILL_IN`],
 //!   [`Tuning::KNOWLEDGE`]); the house bots' [`Tuning::HOUSE`] does not yet (see
-//!   `BENCHMARKS.md`, issue 23, for the measurements that decide it).
+//!   `BENCHMARKS.md`, issue 23, for the measurements that decide it). Inside the tree, a cheap
+//!   local-shape prior at every expansion (save a bridge, dead cells, own carriers, new
+//!   bridges, the last move: [`Tuning::pattern_visits`]), which [`Tuning::HOUSE`] uses, and
+//!   the pruning of dead cells ([`Tuning::prune_dead`]), which it does not.
 //!
 //! - [`analysis`]: the arena's analysis of a game (issue 21): seat 1's win probability per
 //!   position and the mistakes, from the same search.

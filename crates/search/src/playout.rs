@@ -132,11 +132,13 @@ impl Filler {
             // does this stone break into a bridge of the next mover? Bit t of `mine` / `empty`
             // describes ring cell t; a bridge is mine(t), empty(t+1), mine(t+2).
             let defender = owner ^ 3;
-            let cells = ring.map(|d| x.wrapping_add_signed(d));
-            let vals = cells.map(|c| self.board[c] & 3);
+            // a plain loop, not `array::map`: the optimiser does not always inline the latter
+            let mut cells = [0usize; 6];
             let mut mine = 0u8;
             let mut empty = 0u8;
-            for (t, &v) in vals.iter().enumerate() {
+            for t in 0..6 {
+                cells[t] = x.wrapping_add_signed(ring[t]);
+                let v = self.board[cells[t]] & 3;
                 mine |= u8::from(v == defender) << t;
                 empty |= u8::from(v == EMPTY) << t;
             }

@@ -1,5 +1,7 @@
-//! The Hex knowledge at the root of the house search (issue 23, `Tuning::KNOWLEDGE`): a proven
-//! win is played at once, and a threat to connect limits the root to the mustplay.
+//! The Hex knowledge of the house search (issue 23): at the root (`Tuning::KNOWLEDGE`) a proven
+//! win is played at once, and a threat to connect limits the root to the mustplay; in the tree
+//! (`Tuning::HOUSE`'s local-shape prior, `prune_dead`) the prior and the dead cells' pruning.
+//! The baseline "plain search" is `Tuning::PLAIN`, the house search without any knowledge.
 
 use hex_search::board::Board;
 use hex_search::solver::{Verdict, analyse};
@@ -35,7 +37,7 @@ fn a_proven_win_is_played_at_once_whatever_the_budget() {
     }
     // without the knowledge one playout picks no such thing reliably
     let plain: Vec<_> = (0..8)
-        .map(|seed| one_playout(&pos, &Tuning::HOUSE, seed))
+        .map(|seed| one_playout(&pos, &Tuning::PLAIN, seed))
         .collect();
     assert!(
         plain
@@ -76,10 +78,43 @@ fn the_fill_in_keeps_dead_cells_out_of_the_root() {
     // plain search plays it
     let pos = Position::from_compact("5:0:0:1202002200000000000011100").expect("valid");
     let dead = Some(Move::Place(Cell::new(0, 2)));
-    assert_eq!(one_playout(&pos, &Tuning::HOUSE, 1), dead);
+    assert_eq!(one_playout(&pos, &Tuning::PLAIN, 1), dead);
     for tuning in [Tuning::FILL_IN, Tuning::KNOWLEDGE] {
         for seed in 0..8 {
             assert_ne!(one_playout(&pos, &tuning, seed), dead, "seed {seed}");
         }
+    }
+}
+
+#[test]
+fn the_shape_prior_answers_an_intrusion_into_a_bridge_from_the_first_playout() {
+    // 5x5, seat 1 on move: its (1,1) and (2,2) were a bridge over (1,2) and (2,1), and seat 2
+    // took (1,2); (2,1) saves the bridge. Seat 2's other stone is far off at (4,4).
+    let pos = Position::from_compact("5:0:0:0000001200001000000000002").expect("valid");
+    let save = Some(Move::Place(Cell::new(2, 1)));
+    for seed in 0..8 {
+        assert_eq!(one_playout(&pos, &Tuning::HOUSE, seed), save, "seed {seed}");
+    }
+    // the plain search's first playout goes to the first empty cell
+    assert_eq!(
+        one_playout(&pos, &Tuning::PLAIN, 0),
+        Some(Move::Place(Cell::new(0, 0)))
+    );
+}
+
+#[test]
+fn dead_cell_pruning_keeps_a_dead_cell_out_of_the_tree_s_root() {
+    // the position of `the_fill_in_keeps_dead_cells_out_of_the_root`: (0,2) is dead by the
+    // six-neighbour pattern and the plain search's first playout plays it
+    let pos = Position::from_compact("5:0:0:1202002200000000000011100").expect("valid");
+    let dead = Some(Move::Place(Cell::new(0, 2)));
+    assert_eq!(one_playout(&pos, &Tuning::PLAIN, 1), dead);
+    let pruning = Tuning {
+        prune_dead: true,
+        ..Tuning::PLAIN
+    };
+    for seed in 0..8 {
+        let mv = one_playout(&pos, &pruning, seed);
+        assert!(mv.is_some() && mv != dead, "seed {seed}: {mv:?}");
     }
 }

@@ -4,6 +4,7 @@
 use hex::{BORDER, EMPTY, Position};
 use rand_core::Rng;
 
+use super::pattern::{self, PriorCache};
 use super::{Limits, STOP_CHECK_EVERY};
 use crate::playout::{Filler, PADDED_CELLS, empty_indices};
 
@@ -26,17 +27,44 @@ pub struct Tuning {
     /// Hex knowledge at the root (issue 23): the solver's proven win played at once, the root
     /// limited to the mustplay when the opponent threatens to connect ([`crate::solver`]).
     pub solver: bool,
+    /// Hex knowledge in the tree (issue 23): virtual visits, in the node's own statistics, of
+    /// the local-shape prior every new child gets (0: none). The prior's win rate comes from
+    /// the cell's six neighbours and six bridge cells: high for answering an intrusion into a
+    /// bridge of the mover (highest when the intruder is the last move), low for a dead cell
+    /// or a cell of an intact own bridge, a little above even for a new bridge or a cell next
+    /// to the last move (`bots::pattern`). Not counted as visits for `expand_at`.
+    pub pattern_visits: f32,
+    /// The same prior as virtual all-moves-as-first visits (0: none; replaces `prior_visits`'
+    /// neighbourhood prior when both are set).
+    pub pattern_amaf: f32,
+    /// Hex knowledge in the tree (issue 23): cells dead by the six-neighbour pattern are not
+    /// made children (nor root moves), unless every empty cell is dead.
+    pub prune_dead: bool,
 }
 
 impl Tuning {
-    /// The house bots' search.
+    /// The house bots' search: [`Tuning::PLAIN`] with the local-shape prior in the tree (10
+    /// virtual visits in a new child's own statistics, 20 all-moves-as-first ones), adopted
+    /// in issue 23 after it beat [`Tuning::PLAIN`] at equal time (`BENCHMARKS.md`, "Hex
+    /// knowledge inside the tree").
     pub const HOUSE: Tuning = Tuning {
+        pattern_visits: 10.0,
+        pattern_amaf: 20.0,
+        ..Tuning::PLAIN
+    };
+
+    /// The search without any Hex knowledge: the house bots' search until issue 23's second
+    /// pieces; kept for measuring against.
+    pub const PLAIN: Tuning = Tuning {
         rave_bias: 0.002,
         expand_at: 3.0,
         prior_visits: 0.0,
         max_nodes: 1_000_000,
         fill_in: false,
         solver: false,
+        pattern_visits: 0.0,
+        pattern_amaf: 0.0,
+        prune_dead: false,
     };
 
     /// [`Tuning::HOUSE`] with all the Hex knowledge at the root (`fill_in` and `solver`);
@@ -90,26 +118,48 @@ impl Node {
     }
 }
 
+/// Appends the children `cells` (moves of `player`) of node `at`, with their priors from
+/// `tuning` read off `board` (stride `w`, the tree's position at `at`) and, for the local-shape
+/// prior, `cache` (readied for the path to `at`).
 fn expand(
     nodes: &mut Vec<Node>,
     at: usize,
     cells: &[u16],
     player: u8,
     (board, w): (&[u8], usize),
-    prior_visits: f32,
+    tuning: &Tuning,
+    cache: &PriorCache,
 ) {
     let start = nodes.len();
+    let last = nodes[at].cell;
+    let last = (last != u16::MAX).then_some(usize::from(last));
+    let (pv, pa) = (tuning.pattern_visits, tuning.pattern_amaf);
     nodes.extend(cells.iter().map(|&c| {
         let mut node = Node::new(c, player);
-        if prior_visits > 0.0 {
+        if pv > 0.0 || pa > 0.0 {
+            let value = cache.value(board, w, usize::from(c), player, last);
+            node.visits = pv;
+            node.wins = pv * value;
+            node.amaf_visits = pa;
+            node.amaf_wins = pa * value;
+        } else if tuning.prior_visits > 0.0 {
             let value = prior_value(board, w, usize::from(c), player);
-            node.amaf_visits = prior_visits;
-            node.amaf_wins = prior_visits * value;
+            node.amaf_visits = tuning.prior_visits;
+            node.amaf_wins = tuning.prior_visits * value;
         }
         node
     }));
     nodes[at].first_child = start as u32;
     nodes[at].n_children = cells.len() as u16;
+}
+
+/// Keeps in `cells` only those not dead by the six-neighbour pattern on `board` (stride `w`),
+/// unless that would leave none.
+fn drop_dead(cells: &mut Vec<u16>, board: &[u8], w: usize) {
+    let live = |c: &u16| !pattern::shape(board, w, usize::from(*c), 1, None).dead;
+    if cells.iter().any(live) {
+        cells.retain(live);
+    }
 }
 
 /// A new child's prior win rate for `player` placing on the empty padded cell `x` of `board`
@@ -202,14 +252,35 @@ pub(crate) fn search(
     let mut nodes: Vec<Node> = Vec::with_capacity(1 + candidates.len() * 64);
     nodes.push(Node::new(u16::MAX, me ^ 3));
     let stride = pos.stride();
+    let mut roots = candidates.to_vec();
+    if tuning.prune_dead {
+        drop_dead(&mut roots, &filler.board, stride);
+    }
+    let with_prior = tuning.pattern_visits > 0.0 || tuning.pattern_amaf > 0.0;
+    let mut cache = PriorCache::new(
+        &filler.board,
+        stride,
+        if with_prior { &all_empties } else { &[] },
+    );
+    cache.begin(std::iter::empty());
     expand(
         &mut nodes,
         0,
-        candidates,
+        &roots,
         me,
         (&filler.board, stride),
-        tuning.prior_visits,
+        tuning,
+        &cache,
     );
+    // virtual visits of a child's prior, not counted as real ones
+    let virtual_visits = tuning.pattern_visits;
+    let real_visits = |n: &Node, at: usize| {
+        if at == 0 {
+            n.visits
+        } else {
+            n.visits - virtual_visits
+        }
+    };
     let mut path: Vec<usize> = Vec::with_capacity(64);
     let mut leaf_empties: Vec<u16> = Vec::with_capacity(all_empties.len());
     let mut slot = [0u16; PADDED_CELLS];
@@ -228,7 +299,7 @@ pub(crate) fn search(
         let mut turn = me;
         loop {
             if nodes[node].n_children == 0 {
-                if nodes[node].visits < tuning.expand_at {
+                if real_visits(&nodes[node], node) < tuning.expand_at {
                     break;
                 }
                 leaf_empties.clear();
@@ -238,8 +309,14 @@ pub(crate) fn search(
                         .copied()
                         .filter(|&i| filler.board[usize::from(i)] == EMPTY),
                 );
+                if tuning.prune_dead {
+                    drop_dead(&mut leaf_empties, &filler.board, stride);
+                }
                 if leaf_empties.is_empty() || nodes.len() + leaf_empties.len() > tuning.max_nodes {
                     break;
+                }
+                if with_prior {
+                    cache.begin(path[1..].iter().map(|&p| usize::from(nodes[p].cell)));
                 }
                 expand(
                     &mut nodes,
@@ -247,7 +324,8 @@ pub(crate) fn search(
                     &leaf_empties,
                     turn,
                     (&filler.board, stride),
-                    tuning.prior_visits,
+                    tuning,
+                    &cache,
                 );
             }
             let child = select(&nodes, node, tuning.rave_bias);
@@ -298,7 +376,7 @@ pub(crate) fn search(
     let mut pv = vec![nodes[first].cell];
     let mut at = first;
     while let Some(k) = most_visited(at) {
-        if nodes[k].visits < 1.0 {
+        if real_visits(&nodes[k], k) < 1.0 {
             break;
         }
         pv.push(nodes[k].cell);
@@ -307,6 +385,7 @@ pub(crate) fn search(
     let b = &nodes[first];
     Some(Report {
         cell: b.cell,
+        // the prior's virtual visits stay in: they are few beside any real search's
         win_rate: if b.visits > 0.0 {
             f64::from(b.wins / b.visits)
         } else {
