@@ -349,9 +349,12 @@ impl<B: Bot> Runner<B> {
     }
 
     /// Creates the `create` challenge once, and a practice set whenever none is running;
-    /// joins the pool once.
+    /// joins the pool while there is room for another set. (It joined whenever it was out:
+    /// after leaving at a set's start it joined again, and the set's end could find it in the
+    /// pool and start a set beyond `sets`.)
     async fn start_sets(&mut self) -> Result<(), Error> {
-        if let Some(join) = self.config.pool.filter(|_| !self.joined) {
+        let room = self.room();
+        if let Some(join) = self.config.pool.filter(|_| !self.joined && room) {
             let e = self.client.join_pool(&join).await.map_err(|e| match e {
                 Error::Api(_) => Error::Stopped(format!("joining the pool: {e}")),
                 other => other,
