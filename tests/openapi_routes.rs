@@ -185,7 +185,10 @@ fn only_bots_me_shares_a_path_with_another_pattern() {
             }
         }
     }
-    assert_eq!(shared, ["/v1/bots/{} matches /v1/bots/me"]);
+    assert_eq!(
+        shared,
+        [format!("{} matches {}", paths::bot("{}"), paths::bot_me())]
+    );
 }
 
 /// The `code` enum of the error envelope (`components.schemas.Error`) in `openapi.yaml`.
