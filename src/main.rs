@@ -6,6 +6,11 @@ use clap::{Parser, Subcommand};
 use hexarena::config::ServeConfig;
 use hexarena_tools::{bench, bench_idle, gtp, offline, play};
 
+/// mimalloc instead of glibc's allocator: the server allocates many small, short-lived buffers
+/// per request on several threads (issue 22, BENCHMARKS.md "The move path, fifth pass").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// `hexarena`: the Hex arena server and its offline tools.
 #[derive(Debug, Parser)]
 #[command(
