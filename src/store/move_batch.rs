@@ -21,13 +21,39 @@ pub struct MoveWrite {
     pub event_payload: String,
 }
 
-/// Stores a batch of moves on SQLite in one transaction of two round trips to the database
-/// (each statement through sqlx is a hop to its connection thread): `BEGIN IMMEDIATE` with the
-/// game rows' update, then the moves, the events and `COMMIT`. Each round trip answers one row
-/// (the count of rows changed, then the last event id), not one per move: every row is a
-/// wake-up of the writer's thread and a context switch of the connection's (issue 22). The
-/// caller holds the write queue. Returns what [`write_moves`] returns; on an error the
-/// transaction is rolled back.
+/// Binds the game rows of `writes` in the column order of [`update_sql`] (twelve each).
+macro_rules! bind_games {
+    ($q:expr, $writes:expr) => {{
+        let mut q = $q;
+        for w in $writes {
+            let g = &w.game;
+            q = q
+                .bind(&g.set_id)
+                .bind(g.game_no)
+                .bind(&g.board)
+                .bind(g.ply)
+                .bind(&g.to_move_id)
+                .bind(g.remaining1_ms)
+                .bind(g.remaining2_ms)
+                .bind(g.first1)
+                .bind(g.first2)
+                .bind(g.turn_started_ms)
+                .bind(g.deadline_ms)
+                .bind(g.version);
+        }
+        q
+    }};
+}
+
+/// Stores a batch of moves on SQLite in one transaction and one round trip to the database
+/// (each statement through sqlx is a hop to its connection thread, and each answered row a
+/// wake-up of the writer: issue 22): `BEGIN IMMEDIATE`, the game rows' update, the moves, the
+/// events, one answer row (the last event id) and `COMMIT`, in one text. The update
+/// is all or nothing (it changes the rows only if every one is still at the version its move
+/// was computed from) and the inserts run only if it changed them all, so a batch with a stale
+/// row commits nothing and is done again row by row ([`commit_moves_sqlite_each`]). The caller
+/// holds the write queue. Returns what [`write_moves`] returns; on an error the transaction is
+/// rolled back.
 pub async fn commit_moves_sqlite(
     c: &mut AnyConnection,
     writes: &[&MoveWrite],
@@ -58,27 +84,66 @@ async fn commit_moves_sqlite_inner(
     if writes.is_empty() {
         return Ok(vec![]);
     }
-    let changed = update_counted(&mut *c, writes).await?;
-    if changed != writes.len() {
-        // A row had moved on (rare): start again, learning row by row which changed.
-        sqlx::query("ROLLBACK").execute(&mut *c).await?;
-        return commit_moves_sqlite_each(c, writes, now_ms).await;
-    }
-    let sql = inserts_and_commit(c, writes.len(), false);
+    let sql = one_trip_sql(writes.len());
     let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
-    let last = bind_events(bind_moves(q, writes), writes, now_ms)
+    let answer = bind_events(bind_moves(bind_games!(q, writes), writes), writes, now_ms)
         .fetch_all(&mut *c)
         .await?;
-    let [last] = last[..] else {
+    let [last] = answer[..] else {
         return Err(sqlx::Error::Protocol(format!(
-            "a move batch answered {} rows for its last event id",
-            last.len()
+            "a move batch answered {} rows, not one",
+            answer.len()
         )));
     };
+    if last == 0 {
+        // A row had moved on (rare): nothing was written; again, learning row by row which
+        // changed.
+        return commit_moves_sqlite_each(c, writes, now_ms).await;
+    }
     // One insert in a transaction that holds the write lock: its AUTOINCREMENT ids are
     // consecutive, in the order of its rows.
     let first = last - (writes.len() as i64 - 1);
     Ok((first..=last).map(Some).collect())
+}
+
+/// The SQLite text of a whole batch in one round trip (see [`commit_moves_sqlite`]), built
+/// once per batch size and remembered. Binds: the game rows (twelve each, as [`update_sql`]),
+/// the moves (ten each), the events (six each). `changes()` is the row count of the last
+/// statement that completed: the update's for the moves' insert, the moves' for the events'.
+/// Answers one row: the last event id, or 0 when nothing was written (event ids start at 1).
+fn one_trip_sql(rows: usize) -> Arc<str> {
+    type Shapes = Mutex<HashMap<usize, Arc<str>>>;
+    static SHAPES: OnceLock<Shapes> = OnceLock::new();
+    let shapes = SHAPES.get_or_init(Default::default);
+    if let Some(sql) = shapes.lock().ok().and_then(|m| m.get(&rows).cloned()) {
+        return sql;
+    }
+    let tuples = |cols: usize| {
+        let one = format!("({})", vec!["?"; cols].join(", "));
+        vec![one; rows].join(", ")
+    };
+    let sql: Arc<str> = format!(
+        "BEGIN IMMEDIATE; \
+         WITH v AS (VALUES {games}) {set} FROM v \
+         WHERE games.set_id = v.column1 AND games.game_no = v.column2 \
+         AND games.version = v.column12 - 1 \
+         AND (SELECT count(*) FROM games AS g, v AS w WHERE g.set_id = w.column1 \
+              AND g.game_no = w.column2 AND g.version = w.column12 - 1) = {rows}; \
+         {moves_head} SELECT * FROM (VALUES {moves}) WHERE changes() = {rows}; \
+         {events_head} SELECT * FROM (VALUES {events}) WHERE changes() = {rows}; \
+         SELECT CASE WHEN changes() = {rows} THEN last_insert_rowid() ELSE 0 END; COMMIT",
+        games = tuples(12),
+        set = UPDATE_SET,
+        moves_head = MOVES_INTO,
+        moves = tuples(10),
+        events_head = EVENTS_INTO,
+        events = tuples(6),
+    )
+    .into();
+    if let Ok(mut m) = shapes.lock() {
+        m.insert(rows, sql.clone());
+    }
+    sql
 }
 
 /// The batch when some row had moved on: the update answers each row it changed, and only
@@ -94,7 +159,7 @@ async fn commit_moves_sqlite_each(
         sqlx::query("COMMIT").execute(&mut *c).await?;
         return Ok(vec![None; writes.len()]);
     }
-    let sql = inserts_and_commit(c, kept.len(), true);
+    let sql = inserts_and_commit(c, kept.len());
     let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
     let ids = bind_events(bind_moves(q, &kept), &kept, now_ms)
         .fetch_all(&mut *c)
@@ -102,35 +167,41 @@ async fn commit_moves_sqlite_each(
     Ok(spread(fresh, ids))
 }
 
-/// The SQLite text of a batch's second round trip: both inserts and `COMMIT`, built once per
-/// batch size and remembered. `returning`: one event id per row; otherwise one row, the last
-/// event id.
-fn inserts_and_commit(c: &AnyConnection, rows: usize, returning: bool) -> Arc<str> {
-    type Shapes = Mutex<HashMap<(usize, bool), Arc<str>>>;
+/// The SQLite text of the inserts and `COMMIT` after [`update_moved`] (a batch with a stale
+/// row), built once per batch size and remembered; answers one event id per row.
+fn inserts_and_commit(c: &AnyConnection, rows: usize) -> Arc<str> {
+    type Shapes = Mutex<HashMap<usize, Arc<str>>>;
     static SHAPES: OnceLock<Shapes> = OnceLock::new();
     let shapes = SHAPES.get_or_init(Default::default);
-    let key = (rows, returning);
-    if let Some(sql) = shapes.lock().ok().and_then(|m| m.get(&key).cloned()) {
+    if let Some(sql) = shapes.lock().ok().and_then(|m| m.get(&rows).cloned()) {
         return sql;
     }
     let moves = super::values_sql(c, MOVES_HEAD, 10, rows, "; ");
-    let tail = if returning {
-        " RETURNING id; COMMIT"
-    } else {
-        "; SELECT last_insert_rowid(); COMMIT"
-    };
-    let events = super::values_sql(c, EVENTS_HEAD, 6, rows, tail);
+    let events = super::values_sql(c, EVENTS_HEAD, 6, rows, " RETURNING id; COMMIT");
     let sql: Arc<str> = format!("{moves}{events}").into();
     if let Ok(mut m) = shapes.lock() {
-        m.insert(key, sql.clone());
+        m.insert(rows, sql.clone());
     }
     sql
 }
 
-const MOVES_HEAD: &str = "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, \
-    swap, elapsed_ms, at_ms, info) VALUES";
-const EVENTS_HEAD: &str =
-    "INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms) VALUES";
+/// The moves' insert, before its rows.
+macro_rules! moves_into {
+    () => {
+        "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, \
+         at_ms, info)"
+    };
+}
+/// The events' insert, before its rows.
+macro_rules! events_into {
+    () => {
+        "INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms)"
+    };
+}
+const MOVES_INTO: &str = moves_into!();
+const EVENTS_INTO: &str = events_into!();
+const MOVES_HEAD: &str = concat!(moves_into!(), " VALUES");
+const EVENTS_HEAD: &str = concat!(events_into!(), " VALUES");
 
 /// The event ids (in any order) given back to the writes whose rows changed, in order.
 fn spread(fresh: Vec<bool>, mut ids: Vec<i64>) -> Vec<Option<i64>> {
@@ -142,23 +213,27 @@ fn spread(fresh: Vec<bool>, mut ids: Vec<i64>) -> Vec<Option<i64>> {
         .collect()
 }
 
+/// What a move changes in its game row, from the batch's rows `v` (columns `column1` to
+/// `column12`: set id, game number, then the values set here; status stays active).
+macro_rules! update_set {
+    () => {
+        "UPDATE games SET board = v.column3, ply = v.column4, to_move_id = v.column5, \
+         remaining1_ms = v.column6, remaining2_ms = v.column7, first1 = v.column8, \
+         first2 = v.column9, turn_started_ms = v.column10, deadline_ms = v.column11, \
+         version = v.column12"
+    };
+}
+const UPDATE_SET: &str = update_set!();
+
 /// The `UPDATE` of a batch's game rows (`UPDATE ... FROM (VALUES ...)`, whose columns are
 /// `column1..column12` on SQLite and PostgreSQL alike), after `BEGIN IMMEDIATE` in the same text
 /// when `begin` (SQLite), then `tail`: each row changes only if still at the version its move
 /// was computed from. Only what a move changes is written (status stays active).
 fn update_sql(c: &AnyConnection, rows: usize, begin: bool, tail: &'static str) -> Arc<str> {
-    macro_rules! update_head {
-        () => {
-            "UPDATE games SET board = v.column3, ply = v.column4, to_move_id = v.column5, \
-             remaining1_ms = v.column6, remaining2_ms = v.column7, first1 = v.column8, \
-             first2 = v.column9, turn_started_ms = v.column10, deadline_ms = v.column11, \
-             version = v.column12 FROM (VALUES"
-        };
-    }
     let head = if begin {
-        concat!("BEGIN IMMEDIATE; ", update_head!())
+        concat!("BEGIN IMMEDIATE; ", update_set!(), " FROM (VALUES")
     } else {
-        update_head!()
+        concat!(update_set!(), " FROM (VALUES")
     };
     super::values_sql(c, head, 12, rows, tail)
 }
@@ -172,42 +247,6 @@ macro_rules! update_where {
             $answer
         )
     };
-}
-
-/// Binds the game rows of `writes` in the column order of [`update_sql`] (twelve each).
-macro_rules! bind_games {
-    ($q:expr, $writes:expr) => {{
-        let mut q = $q;
-        for w in $writes {
-            let g = &w.game;
-            q = q
-                .bind(&g.set_id)
-                .bind(g.game_no)
-                .bind(&g.board)
-                .bind(g.ply)
-                .bind(&g.to_move_id)
-                .bind(g.remaining1_ms)
-                .bind(g.remaining2_ms)
-                .bind(g.first1)
-                .bind(g.first2)
-                .bind(g.turn_started_ms)
-                .bind(g.deadline_ms)
-                .bind(g.version);
-        }
-        q
-    }};
-}
-
-/// SQLite: `BEGIN IMMEDIATE` and the batch's game rows (see [`update_sql`]); returns how many
-/// rows changed, in one row (`SELECT changes()`).
-async fn update_counted(c: &mut AnyConnection, writes: &[&MoveWrite]) -> sqlx::Result<usize> {
-    let sql = update_sql(c, writes.len(), true, update_where!("; SELECT changes()"));
-    let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
-    let changed = bind_games!(q, writes).fetch_all(c).await?;
-    Ok(changed
-        .first()
-        .and_then(|n| usize::try_from(*n).ok())
-        .unwrap_or(0))
 }
 
 /// The batch's game rows (see [`update_sql`]), answering each row that changed. Returns, per
