@@ -289,18 +289,21 @@ pub async fn move_at(
     .await
 }
 
+/// Active games of one bot in which it is on move, with each turn's start, oldest turn first.
+/// Found through the bot's seats (indexed for active games only, `games_active_seat1` and
+/// `_seat2`: a move changes neither; issue 22), one index search per seat.
+const ON_MOVE: &str = "SELECT set_id, game_no, turn_started_ms FROM games \
+     WHERE seat1_id = $1 AND status = 'active' AND to_move_id = $1 \
+     UNION SELECT set_id, game_no, turn_started_ms FROM games \
+     WHERE seat2_id = $1 AND status = 'active' AND to_move_id = $1 \
+     ORDER BY turn_started_ms, set_id";
+
 /// The oldest active game in which `bot_id` is on move: `(set_id, game_no)`.
 pub async fn oldest_on_move(
     c: &mut AnyConnection,
     bot_id: &str,
 ) -> sqlx::Result<Option<(String, i64)>> {
-    sqlx::query_as(
-        "SELECT set_id, game_no FROM games WHERE to_move_id = $1 AND status = 'active' \
-         ORDER BY turn_started_ms, set_id LIMIT 1",
-    )
-    .bind(bot_id)
-    .fetch_optional(c)
-    .await
+    Ok(all_on_move(c, bot_id).await?.into_iter().next())
 }
 
 /// Every active game: `(set_id, game_no)`.
@@ -310,15 +313,11 @@ pub async fn active(c: &mut AnyConnection) -> sqlx::Result<Vec<(String, i64)>> {
         .await
 }
 
-/// Every game in which `bot_id` is on move, oldest turn first.
+/// Every game in which `bot_id` is on move, oldest turn first (see [`ON_MOVE`]).
 pub async fn all_on_move(c: &mut AnyConnection, bot_id: &str) -> sqlx::Result<Vec<(String, i64)>> {
-    sqlx::query_as(
-        "SELECT set_id, game_no FROM games WHERE to_move_id = $1 AND status = 'active' \
-         ORDER BY turn_started_ms, set_id",
-    )
-    .bind(bot_id)
-    .fetch_all(c)
-    .await
+    let rows: Vec<(String, i64, Option<i64>)> =
+        sqlx::query_as(ON_MOVE).bind(bot_id).fetch_all(c).await?;
+    Ok(rows.into_iter().map(|(s, n, _)| (s, n)).collect())
 }
 
 /// Deadlines of active games up to `until_ms`: `(deadline_ms, set_id, game_no)`.
