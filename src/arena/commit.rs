@@ -31,6 +31,12 @@ use crate::store::{Backend, Store, WriteTx, events};
 /// Most moves in one transaction.
 const MAX_BATCH: usize = 256;
 
+/// PostgreSQL: batches committing at once, each on its own connection (of the pool's 16).
+/// Their effects may apply out of commit order, which PostgreSQL's readers allow for already
+/// (several instances write at once): a game's copy is installed only over an older one, and
+/// streams read up to the committed watermark (`docs/multi-instance.md`).
+const PG_BATCHES_IN_FLIGHT: usize = 4;
+
 /// A move ready to store, with what to do in memory once it is committed.
 pub struct MoveCommit {
     pub write: MoveWrite,
@@ -61,7 +67,8 @@ pub struct Sinks {
 }
 
 /// The move writer: a queue drained by one task on a thread of its own, which stores as many
-/// waiting moves as it can in one transaction (on SQLite and PostgreSQL alike).
+/// waiting moves as it can in one transaction (on SQLite and PostgreSQL alike; on PostgreSQL
+/// up to [`PG_BATCHES_IN_FLIGHT`] such transactions at once).
 pub struct Writer {
     sinks: Sinks,
     queue: mpsc::UnboundedSender<Job>,
@@ -123,8 +130,21 @@ impl Writer {
 }
 
 async fn run(store: Store, sinks: Sinks, mut rx: mpsc::UnboundedReceiver<Job>) {
-    let mut batch: Vec<Job> = Vec::with_capacity(MAX_BATCH);
-    while let Some(first) = rx.recv().await {
+    // SQLite has one writer: batches go one after the other, effects in commit order. On
+    // PostgreSQL a batch's time is mostly round trips and the commit's flush, not work: several
+    // run at once on their own connections, each taking what queued while the others ran.
+    let in_flight = Arc::new(tokio::sync::Semaphore::new(match store.backend {
+        Backend::Postgres => PG_BATCHES_IN_FLIGHT,
+        Backend::Sqlite => 1,
+    }));
+    loop {
+        let Ok(permit) = in_flight.clone().acquire_owned().await else {
+            return;
+        };
+        let Some(first) = rx.recv().await else {
+            return;
+        };
+        let mut batch: Vec<Job> = Vec::with_capacity(MAX_BATCH);
         batch.push(first);
         while batch.len() < MAX_BATCH {
             match rx.try_recv() {
@@ -132,35 +152,49 @@ async fn run(store: Store, sinks: Sinks, mut rx: mpsc::UnboundedReceiver<Job>) {
                 Err(_) => break,
             }
         }
-        sinks.metrics.commit_batch(batch.len());
-        let started = std::time::Instant::now();
-        match commit_batch(&store, &sinks, &batch).await {
-            Ok(ids) => {
-                for (job, id) in batch.drain(..).zip(ids) {
-                    let _ = job.reply.send(Ok(id));
-                }
-            }
-            Err(e) if store.health.is_down() => {
-                // Storage is failing (this batch's error or an earlier one): refuse at once
-                // rather than retry each move against it.
-                tracing::debug!(error = %e, size = batch.len(), "batch refused: storage down");
-                for job in batch.drain(..) {
-                    let _ = job.reply.send(Err(store.health.refusal()));
-                }
-            }
-            Err(e) => {
-                // One bad write must not fail the others: retry each on its own.
-                tracing::warn!(error = %e, size = batch.len(), "batch commit failed; retrying one by one");
-                for job in batch.drain(..) {
-                    let r = commit_batch(&store, &sinks, std::slice::from_ref(&job))
-                        .await
-                        .map(|ids| ids.first().copied().flatten());
-                    let _ = job.reply.send(r);
-                }
+        if store.backend == Backend::Postgres {
+            let (store, sinks) = (store.clone(), sinks.clone());
+            tokio::spawn(async move {
+                settle(&store, &sinks, batch).await;
+                drop(permit);
+            });
+        } else {
+            settle(&store, &sinks, batch).await;
+            drop(permit);
+        }
+    }
+}
+
+/// Commits one batch and answers each of its moves (see [`commit_batch`]).
+async fn settle(store: &Store, sinks: &Sinks, mut batch: Vec<Job>) {
+    sinks.metrics.commit_batch(batch.len());
+    let started = std::time::Instant::now();
+    match commit_batch(store, sinks, &batch).await {
+        Ok(ids) => {
+            for (job, id) in batch.drain(..).zip(ids) {
+                let _ = job.reply.send(Ok(id));
             }
         }
-        sinks.metrics.commit_batch_took(started.elapsed());
+        Err(e) if store.health.is_down() => {
+            // Storage is failing (this batch's error or an earlier one): refuse at once
+            // rather than retry each move against it.
+            tracing::debug!(error = %e, size = batch.len(), "batch refused: storage down");
+            for job in batch.drain(..) {
+                let _ = job.reply.send(Err(store.health.refusal()));
+            }
+        }
+        Err(e) => {
+            // One bad write must not fail the others: retry each on its own.
+            tracing::warn!(error = %e, size = batch.len(), "batch commit failed; retrying one by one");
+            for job in batch.drain(..) {
+                let r = commit_batch(store, sinks, std::slice::from_ref(&job))
+                    .await
+                    .map(|ids| ids.first().copied().flatten());
+                let _ = job.reply.send(r);
+            }
+        }
     }
+    sinks.metrics.commit_batch_took(started.elapsed());
 }
 
 /// Stores `jobs` in one transaction; once it has committed, applies their effects in order

@@ -328,11 +328,44 @@ pub async fn write_moves(
     if kept.is_empty() {
         return Ok(vec![None; writes.len()]);
     }
-    let sql = super::values_sql(c, MOVES_HEAD, 10, kept.len(), "");
+    let sql = pg_inserts_sql(kept.len());
     let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
-    bind_moves(q, &kept).fetch_all(&mut *c).await?;
-    let sql = super::values_sql(c, EVENTS_HEAD, 6, kept.len(), " RETURNING id");
-    let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
-    let ids = bind_events(q, &kept, now_ms).fetch_all(&mut *c).await?;
+    let ids = bind_events(bind_moves(q, &kept), &kept, now_ms)
+        .fetch_all(&mut *c)
+        .await?;
     Ok(spread(fresh, ids))
+}
+
+/// PostgreSQL: the moves' and the events' inserts of `rows` writes in one statement (the moves
+/// in a data-modifying `WITH`, which runs whether or not it is read), answering the event ids:
+/// one round trip instead of two (issue 22). Binds: the moves (`$1` on, ten each), then the
+/// events (six each). Built once per batch size and remembered.
+fn pg_inserts_sql(rows: usize) -> Arc<str> {
+    type Shapes = Mutex<HashMap<usize, Arc<str>>>;
+    static SHAPES: OnceLock<Shapes> = OnceLock::new();
+    let shapes = SHAPES.get_or_init(Default::default);
+    if let Some(sql) = shapes.lock().ok().and_then(|m| m.get(&rows).cloned()) {
+        return sql;
+    }
+    let tuples = |first: usize, cols: usize| {
+        (0..rows)
+            .map(|r| {
+                let one: Vec<String> = (0..cols)
+                    .map(|k| format!("${}", first + r * cols + k))
+                    .collect();
+                format!("({})", one.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let sql: Arc<str> = format!(
+        "WITH m AS ({MOVES_INTO} VALUES {moves}) {EVENTS_INTO} VALUES {events} RETURNING id",
+        moves = tuples(1, 10),
+        events = tuples(1 + rows * 10, 6),
+    )
+    .into();
+    if let Ok(mut m) = shapes.lock() {
+        m.insert(rows, sql.clone());
+    }
+    sql
 }
