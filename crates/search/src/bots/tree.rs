@@ -49,7 +49,8 @@ pub struct Tuning {
     /// it, and proves its parents when it can: a child won for the mover proves the parent,
     /// all children lost do too); otherwise its children are cut to the mustplay, less the
     /// dead and captured cells. The root plays a proven win at once and never a proven loss
-    /// while another move is open.
+    /// while another move is open; when the root itself is proven lost, the search forgets the
+    /// proofs and searches on as without them (for the move that resists longest).
     pub knowledge_at: f32,
     /// The H-search bounds of the analyses of [`Tuning::knowledge_at`].
     pub knowledge_vc: VcLimits,
@@ -396,14 +397,23 @@ fn grow(
 
     let Limits { max_playouts, stop } = limits;
     let know = tuning.knowledge_at > 0.0;
+    let mut proofs = know;
     let geometry = (usize::from(pos.size()), stride, pos.top_bottom_owner());
     let mut playouts = 0;
     for done in 0..max_playouts.max(1) {
         if done > 0 && done % STOP_CHECK_EVERY == 0 && stop(done) {
             break;
         }
-        if nodes[0].flags & (WON | LOST) != 0 {
-            break; // the root is proven: the choice below follows the proof
+        if nodes[0].flags & LOST != 0 {
+            break; // a proven win for the mover: the choice below plays it
+        }
+        if nodes[0].flags & WON != 0 {
+            // a proven loss: search on for the move that resists longest (the opponent may
+            // still go wrong), with the proofs forgotten and no new ones; the cuts stay
+            for n in &mut nodes {
+                n.flags &= KNOWN;
+            }
+            proofs = false;
         }
         playouts = done + 1;
         filler.reset();
@@ -424,7 +434,12 @@ fn grow(
                 && real_visits(&nodes[node], node) >= tuning.knowledge_at
             {
                 nodes[node].flags |= KNOWN;
-                let k = analyse_node(&filler.board, geometry, turn, &tuning.knowledge_vc);
+                let k = match analyse_node(&filler.board, geometry, turn, &tuning.knowledge_vc) {
+                    NodeKnowledge::Wins(_) | NodeKnowledge::Lost if !proofs => {
+                        NodeKnowledge::Open(None)
+                    }
+                    k => k,
+                };
                 if apply_knowledge(&mut nodes, node, k) {
                     prove_up(&mut nodes, &path);
                     proven = nodes[node].proven_winner();
@@ -693,16 +708,21 @@ mod tests {
     }
 
     #[test]
-    fn a_proven_loss_at_the_root_ends_the_search_with_a_move() {
+    fn a_proven_loss_at_the_root_searches_on_without_proofs() {
         // 5x5, seat 2 on move: seat 1's (1,2) and (3,1) are a bridge, with templates II to
-        // both edges: seat 1 is connected whatever seat 2 plays
+        // both edges: seat 1 is connected whatever seat 2 plays. The root is analysed at its
+        // first visit and found lost; the search then forgets the proof, plays all its
+        // playouts (a swindle is the only hope) and marks nothing proven.
         let (pos, _) = position(&[".....", "..1..", ".....", ".1...", "....2"]);
-        let r = searched(&pos, &with_knowledge(1.0), 5_000, 3);
+        let (nodes, playouts) = grown(&pos, &with_knowledge(1.0), 2_000, 3);
+        assert_eq!(playouts, 2_000);
+        assert!(nodes[0].flags & KNOWN != 0);
+        assert!(nodes.iter().all(|n| n.proven_winner().is_none()));
+        // while the same root for seat 1 on move (its win) ends the search at once
+        let (won, _) = position(&[".....", "..1..", ".....", ".1...", "...22"]);
+        let r = searched(&won, &with_knowledge(1.0), 2_000, 3);
         assert!(r.playouts <= 3, "{}", r.playouts);
-        let (nodes, _) = grown(&pos, &with_knowledge(1.0), 5_000, 3);
-        assert_eq!(nodes[0].proven_winner(), Some(1));
-        // the house search without the knowledge plays all its playouts out
-        assert_eq!(searched(&pos, &Tuning::HOUSE, 5_000, 3).playouts, 5_000);
+        assert_eq!(r.win_rate, 1.0);
     }
 
     /// A little tree by hand: root 0 (seat 2 moved into it) with children 1 and 2 (seat 1's
