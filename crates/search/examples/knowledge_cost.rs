@@ -12,7 +12,7 @@
 use std::time::Instant;
 
 use hex_search::board::Board;
-use hex_search::solver::{Verdict, analyse};
+use hex_search::solver::{Verdict, analyse, analyse_quick};
 use hex_search::vc::VcLimits;
 use hex_search::{Cell, Move, Position};
 use rand_core::{Rng, SeedableRng};
@@ -69,20 +69,28 @@ fn main() {
             ("2/4/24/3/6", variant(2, 4, 24, 3, 6)),
             ("4/8/24/2/6", variant(4, 8, 24, 2, 6)),
         ] {
-            let t = Instant::now();
-            let (mut proven, mut must) = (0, 0);
-            for (board, mover) in &boards {
-                match analyse(board, *mover, &limits).verdict {
-                    Verdict::Won { .. } | Verdict::Lost { .. } => proven += 1,
-                    Verdict::Open { mustplay: Some(_) } => must += 1,
-                    Verdict::Open { mustplay: None } => {}
+            for quick in [false, true] {
+                let t = Instant::now();
+                let (mut proven, mut must) = (0, 0);
+                for (board, mover) in &boards {
+                    let a = if quick {
+                        analyse_quick(board, *mover, &limits)
+                    } else {
+                        analyse(board, *mover, &limits)
+                    };
+                    match a.verdict {
+                        Verdict::Won { .. } | Verdict::Lost { .. } => proven += 1,
+                        Verdict::Open { mustplay: Some(_) } => must += 1,
+                        Verdict::Open { mustplay: None } => {}
+                    }
                 }
+                let per = t.elapsed().as_secs_f64() * 1000.0 / boards.len().max(1) as f64;
+                println!(
+                    "{stones:>3} stones, {name}{}: {per:.2} ms an analysis; proven {proven}, mustplay {must} of {}",
+                    if quick { " quick" } else { "" },
+                    boards.len()
+                );
             }
-            let per = t.elapsed().as_secs_f64() * 1000.0 / boards.len().max(1) as f64;
-            println!(
-                "{stones:>3} stones, {name}: {per:.2} ms an analysis; proven {proven}, mustplay {must} of {}",
-                boards.len()
-            );
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The expensive Hex knowledge inside the tree (issue 23, "candidate 2"): once a node of the
 //! search has earned it (`Tuning::knowledge_at` real visits), its position is analysed once
-//! ([`crate::solver::analyse`]: fill-in, H-search, the win check) and the answer turned into
+//! ([`crate::solver::analyse_quick`]: fill-in, two H-searches) and the answer turned into
 //! what the tree needs: a proof, or the set of moves worth keeping as children.
 
 use hex::{BORDER, EMPTY};
@@ -43,7 +43,7 @@ pub(super) fn analyse_node(
             .collect(),
         tb_owner,
     };
-    let a = solver::analyse(&board, mover, limits);
+    let a = solver::analyse_quick(&board, mover, limits);
     match a.verdict {
         Verdict::Won { win } => match u16::try_from(win) {
             Ok(w) if board.cells.get(win) == Some(&EMPTY) => NodeKnowledge::Wins(w),

@@ -44,8 +44,8 @@ pub struct Tuning {
     pub prune_dead: bool,
     /// Hex knowledge in the tree (issue 23, "candidate 2"; 0: off): a node with children whose
     /// real visits reach this many gets its position analysed once by the solver
-    /// ([`crate::solver::analyse`] with [`Tuning::knowledge_vc`]). A proven win or loss makes
-    /// the node terminal (the search backs its fixed result up, runs no more playouts below
+    /// ([`crate::solver::analyse_quick`] with [`Tuning::knowledge_vc`]). A proven win or loss
+    /// makes the node terminal (the search backs its fixed result up, runs no more playouts below
     /// it, and proves its parents when it can: a child won for the mover proves the parent,
     /// all children lost do too); otherwise its children are cut to the mustplay, less the
     /// dead and captured cells. The root plays a proven win at once and never a proven loss
