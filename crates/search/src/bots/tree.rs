@@ -92,10 +92,10 @@ impl Tuning {
     };
 
     /// [`Tuning::HOUSE`] with the analysis of well-visited tree nodes
-    /// ([`Tuning::knowledge_at`]); measured against it in `BENCHMARKS.md` ("Hex knowledge at
-    /// the tree's busy nodes").
+    /// ([`Tuning::knowledge_at`] 3,000: a search of fewer playouts never analyses a node);
+    /// measured against it in `BENCHMARKS.md` ("Hex knowledge at the tree's busy nodes").
     pub const TREE_KNOWLEDGE: Tuning = Tuning {
-        knowledge_at: 1000.0,
+        knowledge_at: 3000.0,
         ..Tuning::HOUSE
     };
 
