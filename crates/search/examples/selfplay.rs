@@ -6,9 +6,11 @@
 //! ```
 //! where `A` and `B` are tunings: `house` ([`hex::Tuning::HOUSE`]), `plain`
 //! ([`hex::Tuning::PLAIN`], the house search before issue 23's in-tree prior), `knowledge`
-//! ([`hex::Tuning::KNOWLEDGE`]) or `fill-in` ([`hex::Tuning::FILL_IN`]), each optionally
-//! followed by changes `:key=value,...` (`pv`: `pattern_visits`, `pa`: `pattern_amaf`, `dead`:
-//! `prune_dead`, `prior`: `prior_visits`, `fill`: `fill_in`, `solver`: `solver`; e.g.
+//! ([`hex::Tuning::KNOWLEDGE`]), `fill-in` ([`hex::Tuning::FILL_IN`]) or `tree-knowledge`
+//! ([`hex::Tuning::TREE_KNOWLEDGE`]), each optionally followed by changes `:key=value,...`
+//! (`pv`: `pattern_visits`, `pa`: `pattern_amaf`, `dead`: `prune_dead`, `prior`:
+//! `prior_visits`, `fill`: `fill_in`, `solver`: `solver`, `ka`: `knowledge_at`, `kroot`: 1 for
+//! the root's H-search bounds in the tree's analyses, 0 for the tree's own; e.g.
 //! `plain:pv=10,dead=1`); or `rave_bias,expand_at,prior_visits[,max_nodes]` on top of `plain`.
 //! With `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a
 //! cap), and the two sides alternate in one process, so they share the machine's load.
@@ -19,6 +21,7 @@
 
 use std::time::{Duration, Instant};
 
+use hex_search::vc::VcLimits;
 use hex_search::{Cell, Limits, Move, Outcome, Position, Seat, Tuning, strong_move_tuned};
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -31,6 +34,7 @@ fn tuning(text: &str) -> Option<Tuning> {
         "knowledge" => Tuning::KNOWLEDGE,
         "fill-in" => Tuning::FILL_IN,
         "plain" => Tuning::PLAIN,
+        "tree-knowledge" => Tuning::TREE_KNOWLEDGE,
         _ => return numeric(text),
     };
     for change in changes.split(',').filter(|c| !c.is_empty()) {
@@ -43,6 +47,14 @@ fn tuning(text: &str) -> Option<Tuning> {
             "prior" => t.prior_visits = v,
             "fill" => t.fill_in = v != 0.0,
             "solver" => t.solver = v != 0.0,
+            "ka" => t.knowledge_at = v,
+            "kroot" => {
+                t.knowledge_vc = if v != 0.0 {
+                    VcLimits::ROOT
+                } else {
+                    VcLimits::TREE
+                }
+            }
             _ => return None,
         }
     }
@@ -83,8 +95,9 @@ fn main() {
     })();
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
-            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain, each optionally \
-             followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1; or bias,expand,prior[,nodes])"
+            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge, \
+             each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kroot=0|1; \
+             or bias,expand,prior[,nodes])"
         );
         std::process::exit(2);
     };

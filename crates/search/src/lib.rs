@@ -14,7 +14,9 @@
 //!   `BENCHMARKS.md`, issue 23, for the measurements that decide it). Inside the tree, a cheap
 //!   local-shape prior at every expansion (save a bridge, dead cells, own carriers, new
 //!   bridges, the last move: [`Tuning::pattern_visits`]), which [`Tuning::HOUSE`] uses, and
-//!   the pruning of dead cells ([`Tuning::prune_dead`]), which it does not.
+//!   the pruning of dead cells ([`Tuning::prune_dead`]), which it does not; and the solver at
+//!   the tree's busy nodes ([`Tuning::knowledge_at`], [`Tuning::TREE_KNOWLEDGE`]: proofs made
+//!   terminal and backed up, children cut to the mustplay), which it does not either.
 //!
 //! - [`analysis`]: the arena's analysis of a game (issue 21): seat 1's win probability per
 //!   position and the mistakes, from the same search.

@@ -49,6 +49,19 @@ pub struct Analysis {
 /// Solves what it can for `player` (1 or 2) on move on `board` (see the module doc). Pure;
 /// costs a few H-searches (more only in a won position, to check the winning move).
 pub fn analyse(board: &Board, player: u8, limits: &VcLimits) -> Analysis {
+    analyse_with(board, player, limits, true)
+}
+
+/// [`analyse`] at the cost of two H-searches, for the tree's many analyses: the winning move is
+/// not checked by a further H-search. A semi connection's key is trusted (H-search makes a
+/// semi only from two full connections through that empty cell, so playing it joins them), a
+/// full connection wins with any move (the first empty cell of its carrier, or of the board),
+/// and the player's captured cells are not tried as winning moves.
+pub fn analyse_quick(board: &Board, player: u8, limits: &VcLimits) -> Analysis {
+    analyse_with(board, player, limits, false)
+}
+
+fn analyse_with(board: &Board, player: u8, limits: &VcLimits, check: bool) -> Analysis {
     let fill = fill_in(board);
     let opp = player ^ 3;
     let theirs = h_search(&fill.board, opp, limits);
@@ -63,12 +76,31 @@ pub fn analyse(board: &Board, player: u8, limits: &VcLimits) -> Analysis {
         };
     }
     let mine = h_search(&fill.board, player, limits);
+    if !check {
+        let empty = |i: &usize| board.cells.get(*i) == Some(&hex::EMPTY);
+        let win = match mine.edge_to_edge_full() {
+            Some(c) => c
+                .iter()
+                .find(empty)
+                .or_else(|| board.empties().first().copied()),
+            None => mine.edge_to_edge_semis().iter().map(|s| s.key).find(empty),
+        };
+        if let Some(win) = win {
+            return Analysis {
+                verdict: Verdict::Won { win },
+                fill,
+            };
+        }
+    }
     let mut candidates: Vec<usize> = mine.edge_to_edge_semis().iter().map(|s| s.key).collect();
     if let Some(c) = mine.edge_to_edge_full() {
         candidates.extend(c.iter());
     }
     // a filled cell of the player's own (captured) may be the one its connection needs
     candidates.extend(fill.captured[usize::from(player != 1)].iter());
+    if !check {
+        candidates.clear();
+    }
     for win in candidates {
         if board.cells.get(win) != Some(&hex::EMPTY) {
             continue;
@@ -181,5 +213,35 @@ mod tests {
         let quiet = b(&rows);
         let q = analyse(&quiet, 2, &VcLimits::ROOT);
         assert_eq!(q.verdict, Verdict::Open { mustplay: None });
+    }
+
+    #[test]
+    fn the_quick_analysis_trusts_a_semi_key_and_agrees_on_these_positions() {
+        // one move from a won connection: the key (2,1) of seat 1's edge-to-edge semi
+        let board = b(&[".....", "..1..", "..2..", ".1...", "....."]);
+        assert_eq!(
+            analyse_quick(&board, 1, &VcLimits::TREE).verdict,
+            Verdict::Won {
+                win: board.at(2, 1).unwrap()
+            }
+        );
+        // already connected: any empty cell wins; for the other seat, lost
+        let won = b(&[".....", "..1..", ".....", ".1...", "....."]);
+        let Verdict::Won { win } = analyse_quick(&won, 1, &VcLimits::TREE).verdict else {
+            panic!("a full connection is a win")
+        };
+        assert_eq!(won.cells[win], hex::EMPTY);
+        assert!(matches!(
+            analyse_quick(&won, 2, &VcLimits::TREE).verdict,
+            Verdict::Lost { .. }
+        ));
+        // the threat of the mustplay test: the same mustplay as the full analysis
+        let threat = b(&[
+            ".......", "...1...", "...2...", "..1....", "..1....", ".......", ".......",
+        ]);
+        assert_eq!(
+            analyse_quick(&threat, 2, &VcLimits::ROOT).verdict,
+            analyse(&threat, 2, &VcLimits::ROOT).verdict
+        );
     }
 }

@@ -14,7 +14,36 @@
 //! The 4th-row template IVa is left to H-search (it finds it from the ziggurat and bridges:
 //! see the tests) rather than listed as a carrier of its own.
 
-use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A map with a fixed, fast hash of the node ids: unlike the standard library's randomly
+/// seeded one, its iteration order (which decides what the bounded rules keep) is the same on
+/// every run, so the analysis, and a search that uses it, is deterministic.
+type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<IdHasher>>;
+
+/// A multiplicative hash over the small integers of node ids.
+#[derive(Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u16(&mut self, n: u16) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
 
 use hex::EMPTY;
 
@@ -55,6 +84,20 @@ impl VcLimits {
         max_carrier: 24,
         or_depth: 3,
         passes: 6,
+        templates: true,
+    };
+
+    /// Tighter bounds for the analyses inside the tree (`Tuning::knowledge_at`), which run
+    /// many times a move: half the connections kept per pair, the OR rule over two semis,
+    /// four passes; the carriers as large as the root's (an edge-to-edge connection on 11x11
+    /// needs them). About 40% of the root's cost, and most of its proofs late in a game
+    /// (`examples/knowledge_cost.rs`).
+    pub const TREE: VcLimits = VcLimits {
+        fulls_per_pair: 2,
+        semis_per_pair: 4,
+        max_carrier: 24,
+        or_depth: 2,
+        passes: 4,
         templates: true,
     };
 }
@@ -295,8 +338,8 @@ pub fn h_search(board: &Board, player: u8, limits: &VcLimits) -> Vcs {
     let mut vcs = Vcs {
         player,
         node,
-        full: HashMap::new(),
-        semi: HashMap::new(),
+        full: HashMap::default(),
+        semi: HashMap::default(),
     };
     // adjacency: full connections with empty carriers
     for i in 0..board.cells.len() {
@@ -336,7 +379,7 @@ pub fn h_search(board: &Board, player: u8, limits: &VcLimits) -> Vcs {
         let mut changed = false;
         // the AND rule around every middle node z that is an empty cell or a group (never
         // an edge: two cells touching an edge are not joined by it)
-        let mut by_node: HashMap<NodeId, Vec<(NodeId, CellSet)>> = HashMap::new();
+        let mut by_node: HashMap<NodeId, Vec<(NodeId, CellSet)>> = HashMap::default();
         for (&(a, b), list) in &vcs.full {
             for &c in list {
                 by_node.entry(a).or_default().push((b, c));

@@ -11,6 +11,7 @@ use rand_core::Rng;
 use crate::playout::{Filler, PADDED_CELLS, below, empty_indices, fill_empty_indices};
 use hex::{MAX_MOVES, Move, Outcome, Position, Seat};
 
+mod knowledge;
 mod pattern;
 mod root;
 mod tree;

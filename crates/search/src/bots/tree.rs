@@ -4,9 +4,11 @@
 use hex::{BORDER, EMPTY, Position};
 use rand_core::Rng;
 
+use super::knowledge::{NodeKnowledge, analyse_node};
 use super::pattern::{self, PriorCache};
 use super::{Limits, STOP_CHECK_EVERY};
 use crate::playout::{Filler, PADDED_CELLS, empty_indices};
+use crate::vc::VcLimits;
 
 /// The knobs of the tree search. [`Tuning::HOUSE`] is what every house bot uses; other values
 /// are for measuring changes ([`strong_move_tuned`](crate::strong_move_tuned)).
@@ -40,6 +42,18 @@ pub struct Tuning {
     /// Hex knowledge in the tree (issue 23): cells dead by the six-neighbour pattern are not
     /// made children (nor root moves), unless every empty cell is dead.
     pub prune_dead: bool,
+    /// Hex knowledge in the tree (issue 23, "candidate 2"; 0: off): a node with children whose
+    /// real visits reach this many gets its position analysed once by the solver
+    /// ([`crate::solver::analyse_quick`] with [`Tuning::knowledge_vc`]). A proven win or loss
+    /// makes the node terminal (the search backs its fixed result up, runs no more playouts below
+    /// it, and proves its parents when it can: a child won for the mover proves the parent,
+    /// all children lost do too); otherwise its children are cut to the mustplay, less the
+    /// dead and captured cells. The root plays a proven win at once and never a proven loss
+    /// while another move is open; when the root itself is proven lost, the search forgets the
+    /// proofs and searches on as without them (for the move that resists longest).
+    pub knowledge_at: f32,
+    /// The H-search bounds of the analyses of [`Tuning::knowledge_at`].
+    pub knowledge_vc: VcLimits,
 }
 
 impl Tuning {
@@ -65,6 +79,8 @@ impl Tuning {
         pattern_visits: 0.0,
         pattern_amaf: 0.0,
         prune_dead: false,
+        knowledge_at: 0.0,
+        knowledge_vc: VcLimits::TREE,
     };
 
     /// [`Tuning::HOUSE`] with all the Hex knowledge at the root (`fill_in` and `solver`);
@@ -75,6 +91,14 @@ impl Tuning {
         ..Tuning::HOUSE
     };
 
+    /// [`Tuning::HOUSE`] with the analysis of well-visited tree nodes
+    /// ([`Tuning::knowledge_at`] 3,000: a search of fewer playouts never analyses a node);
+    /// measured against it in `BENCHMARKS.md` ("Hex knowledge at the tree's busy nodes").
+    pub const TREE_KNOWLEDGE: Tuning = Tuning {
+        knowledge_at: 3000.0,
+        ..Tuning::HOUSE
+    };
+
     /// [`Tuning::HOUSE`] with the fill-in only (no H-search: cheap).
     pub const FILL_IN: Tuning = Tuning {
         fill_in: true,
@@ -82,12 +106,21 @@ impl Tuning {
     };
 }
 
+/// [`Node::flags`]: the node's position has been analysed ([`Tuning::knowledge_at`]).
+const KNOWN: u8 = 1;
+/// [`Node::flags`]: proven won for the node's `player` (the one who moved into it).
+const WON: u8 = 2;
+/// [`Node::flags`]: proven lost for the node's `player`.
+const LOST: u8 = 4;
+
 #[derive(Clone, Copy)]
 struct Node {
     /// Padded index of the move leading here.
     cell: u16,
     /// Owner (1 or 2) who made that move.
     player: u8,
+    /// [`KNOWN`], [`WON`], [`LOST`].
+    flags: u8,
     n_children: u16,
     first_child: u32,
     /// Statistics as `f32` (exact integers up to 2^24, far above any budget) so that the
@@ -103,6 +136,7 @@ impl Node {
         Node {
             cell,
             player,
+            flags: 0,
             n_children: 0,
             first_child: 0,
             visits: 0.0,
@@ -115,6 +149,80 @@ impl Node {
     fn children(&self) -> std::ops::Range<usize> {
         let start = self.first_child as usize;
         start..start + usize::from(self.n_children)
+    }
+
+    /// The winner (1 or 2) of a proven node, `None` for an open one.
+    fn proven_winner(&self) -> Option<u8> {
+        if self.flags & WON != 0 {
+            Some(self.player)
+        } else if self.flags & LOST != 0 {
+            Some(self.player ^ 3)
+        } else {
+            None
+        }
+    }
+}
+
+/// Applies the analysis `k` of node `at`'s position to the tree: marks a proof (and the
+/// winning child), or cuts the children to the cells `k` keeps (in place: the kept children
+/// move to the front of the node's range with their subtrees; the others' subtrees are left
+/// unreachable). Children are kept as they are when none of them would stay. Returns whether
+/// `at` is now proven.
+fn apply_knowledge(nodes: &mut [Node], at: usize, k: NodeKnowledge) -> bool {
+    match k {
+        NodeKnowledge::Wins(cell) => {
+            nodes[at].flags |= LOST;
+            let range = nodes[at].children();
+            if let Some(child) = nodes[range].iter_mut().find(|n| n.cell == cell) {
+                child.flags |= WON;
+            }
+            true
+        }
+        NodeKnowledge::Lost => {
+            nodes[at].flags |= WON;
+            true
+        }
+        NodeKnowledge::Open(None) => false,
+        NodeKnowledge::Open(Some(keep)) => {
+            let range = nodes[at].children();
+            let start = range.start;
+            let kept = nodes[range.clone()]
+                .iter()
+                .filter(|n| keep.contains(usize::from(n.cell)))
+                .count();
+            if kept == 0 || kept == range.len() {
+                return false;
+            }
+            let mut to = start;
+            for from in range {
+                if keep.contains(usize::from(nodes[from].cell)) {
+                    nodes[to] = nodes[from];
+                    to += 1;
+                }
+            }
+            nodes[at].n_children = kept as u16;
+            false
+        }
+    }
+}
+
+/// Carries a new proof at the end of `path` up the tree: a parent one of whose children is won
+/// for the mover is lost for the parent's own player; one all of whose children are lost is
+/// won. Stops at the first parent that stays open.
+fn prove_up(nodes: &mut [Node], path: &[usize]) {
+    for pair in path.windows(2).rev() {
+        let (parent, child) = (pair[0], pair[1]);
+        if nodes[child].flags & WON != 0 {
+            nodes[parent].flags |= LOST;
+        } else if nodes[child].flags & LOST != 0
+            && nodes[nodes[parent].children()]
+                .iter()
+                .all(|n| n.flags & LOST != 0)
+        {
+            nodes[parent].flags |= WON;
+        } else {
+            return;
+        }
     }
 }
 
@@ -207,6 +315,9 @@ fn select(nodes: &[Node], parent: usize, rave_bias: f32) -> usize {
     let mut best = 0;
     let (mut best_num, mut best_den) = (-1.0f32, 1.0f32);
     for (k, node) in nodes[range].iter().enumerate() {
+        if node.flags & LOST != 0 {
+            continue; // proven lost for the mover: never worth a playout
+        }
         let (n, an) = (node.visits, node.amaf_visits);
         let den = an + n + an * n * rave_bias;
         let (num, den) = if den > 0.0 {
@@ -233,16 +344,15 @@ pub(crate) struct Report {
     pub playouts: u32,
 }
 
-/// Monte Carlo tree search with RAVE from `pos`, root moves limited to `candidates` (padded
-/// indices of empty cells). Returns the most visited root move with its statistics, `None`
-/// without candidates.
-pub(crate) fn search(
+/// The tree of one search (see [`search`]) and the playouts it ran; `None` without
+/// candidates.
+fn grow(
     pos: &Position,
     rng: &mut impl Rng,
     limits: Limits<'_>,
     tuning: &Tuning,
     candidates: &[u16],
-) -> Option<Report> {
+) -> Option<(Vec<Node>, u32)> {
     if candidates.is_empty() {
         return None;
     }
@@ -286,10 +396,24 @@ pub(crate) fn search(
     let mut slot = [0u16; PADDED_CELLS];
 
     let Limits { max_playouts, stop } = limits;
+    let know = tuning.knowledge_at > 0.0;
+    let mut proofs = know;
+    let geometry = (usize::from(pos.size()), stride, pos.top_bottom_owner());
     let mut playouts = 0;
     for done in 0..max_playouts.max(1) {
         if done > 0 && done % STOP_CHECK_EVERY == 0 && stop(done) {
             break;
+        }
+        if nodes[0].flags & LOST != 0 {
+            break; // a proven win for the mover: the choice below plays it
+        }
+        if nodes[0].flags & WON != 0 {
+            // a proven loss: search on for the move that resists longest (the opponent may
+            // still go wrong), with the proofs forgotten and no new ones; the cuts stay
+            for n in &mut nodes {
+                n.flags &= KNOWN;
+            }
+            proofs = false;
         }
         playouts = done + 1;
         filler.reset();
@@ -297,7 +421,31 @@ pub(crate) fn search(
         path.push(0);
         let mut node = 0;
         let mut turn = me;
+        // the winner of a proven node the descent ended at: no playout then
+        let mut proven = None;
         loop {
+            if let Some(w) = nodes[node].proven_winner() {
+                proven = Some(w);
+                break;
+            }
+            if know
+                && nodes[node].n_children > 0
+                && nodes[node].flags & KNOWN == 0
+                && real_visits(&nodes[node], node) >= tuning.knowledge_at
+            {
+                nodes[node].flags |= KNOWN;
+                let k = match analyse_node(&filler.board, geometry, turn, &tuning.knowledge_vc) {
+                    NodeKnowledge::Wins(_) | NodeKnowledge::Lost if !proofs => {
+                        NodeKnowledge::Open(None)
+                    }
+                    k => k,
+                };
+                if apply_knowledge(&mut nodes, node, k) {
+                    prove_up(&mut nodes, &path);
+                    proven = nodes[node].proven_winner();
+                    break;
+                }
+            }
             if nodes[node].n_children == 0 {
                 if real_visits(&nodes[node], node) < tuning.expand_at {
                     break;
@@ -334,6 +482,17 @@ pub(crate) fn search(
             path.push(child);
             node = child;
         }
+        if let Some(winner) = proven {
+            // a proven node's fixed result; the board is not full, so no all-moves-as-first
+            for &p in &path {
+                let n = &mut nodes[p];
+                n.visits += 1.0;
+                if n.player == winner {
+                    n.wins += 1.0;
+                }
+            }
+            continue;
+        }
         leaf_empties.clear();
         leaf_empties.extend(
             all_empties
@@ -363,9 +522,42 @@ pub(crate) fn search(
         }
     }
 
+    Some((nodes, playouts))
+}
+
+/// Monte Carlo tree search with RAVE from `pos`, root moves limited to `candidates` (padded
+/// indices of empty cells). Returns the most visited root move with its statistics, `None`
+/// without candidates.
+pub(crate) fn search(
+    pos: &Position,
+    rng: &mut impl Rng,
+    limits: Limits<'_>,
+    tuning: &Tuning,
+    candidates: &[u16],
+) -> Option<Report> {
+    let (nodes, playouts) = grow(pos, rng, limits, tuning, candidates)?;
+    // virtual visits of a child's prior, not counted as real ones
+    let virtual_visits = tuning.pattern_visits;
+    let real_visits = |n: &Node, at: usize| {
+        if at == 0 {
+            n.visits
+        } else {
+            n.visits - virtual_visits
+        }
+    };
+    // a child proven won for the mover first; else the most visited one not proven lost (any
+    // when all are)
     let most_visited = |at: usize| -> Option<usize> {
+        let range = nodes[at].children();
+        if let Some(k) = range.clone().find(|&k| nodes[k].flags & WON != 0) {
+            return Some(k);
+        }
+        let open = range.clone().any(|k| nodes[k].flags & LOST == 0);
         let mut best: Option<usize> = None;
-        for k in nodes[at].children() {
+        for k in range {
+            if open && nodes[k].flags & LOST != 0 {
+                continue;
+            }
             if best.is_none_or(|b| nodes[k].visits > nodes[b].visits) {
                 best = Some(k);
             }
@@ -386,7 +578,9 @@ pub(crate) fn search(
     Some(Report {
         cell: b.cell,
         // the prior's virtual visits stay in: they are few beside any real search's
-        win_rate: if b.visits > 0.0 {
+        win_rate: if b.flags & WON != 0 {
+            1.0
+        } else if b.visits > 0.0 {
             f64::from(b.wins / b.visits)
         } else {
             0.5
@@ -394,4 +588,205 @@ pub(crate) fn search(
         pv,
         playouts,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::CellSet;
+    use rand_core::SeedableRng;
+    use rand_pcg::Pcg64;
+
+    /// A position from rows of `.`, `1`, `2` (seat 1 top-bottom; the seat on move follows from
+    /// the stone counts), and the padded index of (row, col).
+    fn position(rows: &[&str]) -> (Position, impl Fn(usize, usize) -> u16) {
+        let size = rows.len();
+        let text: String = rows
+            .iter()
+            .flat_map(|r| r.chars())
+            .map(|c| if c == '.' { '0' } else { c })
+            .collect();
+        let pos = Position::from_compact(&format!("{size}:0:0:{text}")).expect("valid");
+        let w = pos.stride();
+        (pos, move |r, c| ((r + 1) * w + c + 1) as u16)
+    }
+
+    fn with_knowledge(at: f32) -> Tuning {
+        Tuning {
+            knowledge_at: at,
+            ..Tuning::HOUSE
+        }
+    }
+
+    fn grown(pos: &Position, tuning: &Tuning, playouts: u32, seed: u64) -> (Vec<Node>, u32) {
+        let mut rng = Pcg64::seed_from_u64(seed);
+        let limits = Limits {
+            max_playouts: playouts,
+            stop: &mut |_| false,
+        };
+        grow(pos, &mut rng, limits, tuning, &empty_indices(pos)).expect("candidates")
+    }
+
+    fn searched(pos: &Position, tuning: &Tuning, playouts: u32, seed: u64) -> Report {
+        let mut rng = Pcg64::seed_from_u64(seed);
+        let limits = Limits {
+            max_playouts: playouts,
+            stop: &mut |_| false,
+        };
+        search(pos, &mut rng, limits, tuning, &empty_indices(pos)).expect("candidates")
+    }
+
+    /// 7x7, seat 2 on move: seat 1's (1,3) (template II to the top) and (3,2)-(4,2) (a
+    /// ziggurat to the bottom) lost their bridge to seat 2's (2,3), so seat 1 threatens to
+    /// connect at (2,2). Seat 2's other stone is in the far corner.
+    const THREAT: [&str; 7] = [
+        ".......", "...1...", "...2...", "..1....", "..1....", ".......", "......2",
+    ];
+
+    #[test]
+    fn a_busy_node_facing_an_edge_to_edge_threat_keeps_only_the_mustplay() {
+        let (pos, at) = position(&THREAT);
+        let empties = empty_indices(&pos).len();
+        let filler = Filler::new(&pos);
+        let geometry = (
+            usize::from(pos.size()),
+            pos.stride(),
+            pos.top_bottom_owner(),
+        );
+        let NodeKnowledge::Open(Some(keep)) =
+            analyse_node(&filler.board, geometry, 2, &VcLimits::TREE)
+        else {
+            panic!("the tree's bounds should see the threat")
+        };
+        assert!(keep.contains(usize::from(at(2, 2))), "{keep:?}");
+        assert!(keep.len() < empties / 2, "{keep:?}");
+        for seed in 0..4 {
+            // without the knowledge the root keeps a child per empty cell
+            let (plain, _) = grown(&pos, &Tuning::HOUSE, 400, seed);
+            assert_eq!(usize::from(plain[0].n_children), empties);
+            // with it, the root (analysed at its 50th visit) keeps the mustplay only, and
+            // so does every analysed node below it that is still open
+            let (nodes, _) = grown(&pos, &with_knowledge(50.0), 400, seed);
+            let root: Vec<usize> = nodes[nodes[0].children()]
+                .iter()
+                .map(|n| usize::from(n.cell))
+                .collect();
+            assert!(nodes[0].flags & KNOWN != 0);
+            assert_eq!(root.len(), keep.len(), "seed {seed}: {root:?}");
+            assert!(
+                root.iter().all(|&c| keep.contains(c)),
+                "seed {seed}: {root:?} {keep:?}"
+            );
+            // the search's move is in the mustplay
+            let r = searched(&pos, &with_knowledge(50.0), 400, seed);
+            assert!(
+                keep.contains(usize::from(r.cell)),
+                "seed {seed}: {} {:?} {:?}",
+                r.cell,
+                root,
+                nodes[0].proven_winner()
+            );
+        }
+    }
+
+    #[test]
+    fn a_proven_win_at_a_busy_node_is_played_at_once_and_valued_as_won() {
+        // 5x5, seat 1 on move: (1,2) and (3,1) lost their bridge to seat 2's (2,2); (2,1)
+        // joins them and both edge templates hold: a win the house search does not know
+        let (pos, at) = position(&[".....", "..1..", "..2..", ".1...", "....2"]);
+        for seed in 0..4 {
+            let r = searched(&pos, &with_knowledge(8.0), 5_000, seed);
+            assert_eq!(r.cell, at(2, 1), "seed {seed}");
+            assert_eq!(r.win_rate, 1.0, "seed {seed}");
+            // the root was analysed at its 8th visit and the search stopped there
+            assert!(r.playouts <= 9, "seed {seed}: {}", r.playouts);
+            // without the knowledge: every playout is run, and the win rate is an estimate
+            let plain = searched(&pos, &Tuning::HOUSE, 5_000, seed);
+            assert_eq!(plain.playouts, 5_000);
+            assert!(plain.win_rate < 1.0, "seed {seed}: {}", plain.win_rate);
+        }
+    }
+
+    #[test]
+    fn a_proven_loss_at_the_root_searches_on_without_proofs() {
+        // 5x5, seat 2 on move: seat 1's (1,2) and (3,1) are a bridge, with templates II to
+        // both edges: seat 1 is connected whatever seat 2 plays. The root is analysed at its
+        // first visit and found lost; the search then forgets the proof, plays all its
+        // playouts (a swindle is the only hope) and marks nothing proven.
+        let (pos, _) = position(&[".....", "..1..", ".....", ".1...", "....2"]);
+        let (nodes, playouts) = grown(&pos, &with_knowledge(1.0), 2_000, 3);
+        assert_eq!(playouts, 2_000);
+        assert!(nodes[0].flags & KNOWN != 0);
+        assert!(nodes.iter().all(|n| n.proven_winner().is_none()));
+        // while the same root for seat 1 on move (its win) ends the search at once
+        let (won, _) = position(&[".....", "..1..", ".....", ".1...", "...22"]);
+        let r = searched(&won, &with_knowledge(1.0), 2_000, 3);
+        assert!(r.playouts <= 3, "{}", r.playouts);
+        assert_eq!(r.win_rate, 1.0);
+    }
+
+    /// A little tree by hand: root 0 (seat 2 moved into it) with children 1 and 2 (seat 1's
+    /// moves), node 1 with children 3 and 4 (seat 2's).
+    fn hand_tree() -> Vec<Node> {
+        let mut nodes = vec![Node::new(u16::MAX, 2)];
+        nodes.extend([Node::new(10, 1), Node::new(11, 1)]);
+        nodes.extend([Node::new(20, 2), Node::new(21, 2)]);
+        nodes[0].first_child = 1;
+        nodes[0].n_children = 2;
+        nodes[1].first_child = 3;
+        nodes[1].n_children = 2;
+        nodes
+    }
+
+    #[test]
+    fn proofs_are_carried_up_the_path() {
+        let mut nodes = hand_tree();
+        // seat 2 wins at node 3: node 1 is lost for seat 1, the root still open (node 2)
+        nodes[3].flags |= WON;
+        prove_up(&mut nodes, &[0, 1, 3]);
+        assert_eq!(nodes[1].proven_winner(), Some(2));
+        assert_eq!(nodes[0].proven_winner(), None);
+        // the root's selection never goes into the lost child again
+        nodes[1].visits = 100.0;
+        nodes[1].wins = 90.0;
+        nodes[2].visits = 100.0;
+        nodes[2].wins = 10.0;
+        assert_eq!(select(&nodes, 0, 0.002), 2);
+        // node 2 lost too: every seat 1 move loses, the root is won for seat 2
+        nodes[2].flags |= LOST;
+        prove_up(&mut nodes, &[0, 2]);
+        assert_eq!(nodes[0].proven_winner(), Some(2));
+    }
+
+    #[test]
+    fn knowledge_marks_proofs_and_cuts_children_in_place() {
+        // a win for the mover: the node is lost for its own player, the winning child won
+        let mut nodes = hand_tree();
+        assert!(apply_knowledge(&mut nodes, 1, NodeKnowledge::Wins(21)));
+        assert_eq!(nodes[1].proven_winner(), Some(2));
+        assert_eq!(nodes[4].proven_winner(), Some(2));
+        assert_eq!(nodes[3].proven_winner(), None);
+        // a lost mover: the node is won for its player
+        let mut nodes = hand_tree();
+        assert!(apply_knowledge(&mut nodes, 1, NodeKnowledge::Lost));
+        assert_eq!(nodes[1].proven_winner(), Some(1));
+        // open with a mustplay: the kept child moves to the front with its statistics
+        let mut nodes = hand_tree();
+        nodes[4].visits = 7.0;
+        assert!(!apply_knowledge(
+            &mut nodes,
+            1,
+            NodeKnowledge::Open(Some(CellSet::of(&[21, 99])))
+        ));
+        assert_eq!(nodes[1].n_children, 1);
+        assert_eq!((nodes[3].cell, nodes[3].visits), (21, 7.0));
+        // a mustplay that meets no child leaves the children alone
+        let mut nodes = hand_tree();
+        assert!(!apply_knowledge(
+            &mut nodes,
+            1,
+            NodeKnowledge::Open(Some(CellSet::of(&[99])))
+        ));
+        assert_eq!(nodes[1].n_children, 2);
+    }
 }
