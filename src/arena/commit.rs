@@ -133,15 +133,20 @@ async fn run(store: Store, sinks: Sinks, mut rx: mpsc::UnboundedReceiver<Job>) {
     // SQLite has one writer: batches go one after the other, effects in commit order. On
     // PostgreSQL a batch's time is mostly round trips and the commit's flush, not work: several
     // run at once on their own connections, each taking what queued while the others ran.
-    let in_flight = Arc::new(tokio::sync::Semaphore::new(match store.backend {
+    let slots = match store.backend {
         Backend::Postgres => PG_BATCHES_IN_FLIGHT,
         Backend::Sqlite => 1,
-    }));
+    };
+    let in_flight = Arc::new(tokio::sync::Semaphore::new(slots));
     loop {
         let Ok(permit) = in_flight.clone().acquire_owned().await else {
             return;
         };
         let Some(first) = rx.recv().await else {
+            // The queue closed: let the batches still committing finish and answer (this
+            // runtime ends with this task, and would drop them half done).
+            drop(permit);
+            let _ = in_flight.acquire_many(slots as u32).await;
             return;
         };
         let mut batch: Vec<Job> = Vec::with_capacity(MAX_BATCH);
