@@ -112,18 +112,14 @@ async fn commit_moves_sqlite_inner(
 /// statement that completed: the update's for the moves' insert, the moves' for the events'.
 /// Answers one row: the last event id, or 0 when nothing was written (event ids start at 1).
 fn one_trip_sql(rows: usize) -> Arc<str> {
-    type Shapes = Mutex<HashMap<usize, Arc<str>>>;
-    static SHAPES: OnceLock<Shapes> = OnceLock::new();
-    let shapes = SHAPES.get_or_init(Default::default);
-    if let Some(sql) = shapes.lock().ok().and_then(|m| m.get(&rows).cloned()) {
-        return sql;
-    }
-    let tuples = |cols: usize| {
-        let one = format!("({})", vec!["?"; cols].join(", "));
-        vec![one; rows].join(", ")
-    };
-    let sql: Arc<str> = format!(
-        "BEGIN IMMEDIATE; \
+    static SHAPES: Shapes = OnceLock::new();
+    remembered(&SHAPES, rows, || {
+        let tuples = |cols: usize| {
+            let one = format!("({})", vec!["?"; cols].join(", "));
+            vec![one; rows].join(", ")
+        };
+        format!(
+            "BEGIN IMMEDIATE; \
          WITH v AS (VALUES {games}) {set} FROM v \
          WHERE games.set_id = v.column1 AND games.game_no = v.column2 \
          AND games.version = v.column12 - 1 \
@@ -132,18 +128,14 @@ fn one_trip_sql(rows: usize) -> Arc<str> {
          {moves_head} SELECT * FROM (VALUES {moves}) WHERE changes() = {rows}; \
          {events_head} SELECT * FROM (VALUES {events}) WHERE changes() = {rows}; \
          SELECT CASE WHEN changes() = {rows} THEN last_insert_rowid() ELSE 0 END; COMMIT",
-        games = tuples(12),
-        set = UPDATE_SET,
-        moves_head = MOVES_INTO,
-        moves = tuples(10),
-        events_head = EVENTS_INTO,
-        events = tuples(6),
-    )
-    .into();
-    if let Ok(mut m) = shapes.lock() {
-        m.insert(rows, sql.clone());
-    }
-    sql
+            games = tuples(12),
+            set = UPDATE_SET,
+            moves_head = MOVES_INTO,
+            moves = tuples(10),
+            events_head = EVENTS_INTO,
+            events = tuples(6),
+        )
+    })
 }
 
 /// The batch when some row had moved on: the update answers each row it changed, and only
@@ -170,15 +162,24 @@ async fn commit_moves_sqlite_each(
 /// The SQLite text of the inserts and `COMMIT` after [`update_moved`] (a batch with a stale
 /// row), built once per batch size and remembered; answers one event id per row.
 fn inserts_and_commit(c: &AnyConnection, rows: usize) -> Arc<str> {
-    type Shapes = Mutex<HashMap<usize, Arc<str>>>;
-    static SHAPES: OnceLock<Shapes> = OnceLock::new();
-    let shapes = SHAPES.get_or_init(Default::default);
+    static SHAPES: Shapes = OnceLock::new();
+    remembered(&SHAPES, rows, || {
+        let moves = super::values_sql(c, MOVES_HEAD, 10, rows, "; ");
+        let events = super::values_sql(c, EVENTS_HEAD, 6, rows, " RETURNING id; COMMIT");
+        format!("{moves}{events}")
+    })
+}
+
+/// Statement texts by batch size, each built once.
+type Shapes = OnceLock<Mutex<HashMap<usize, Arc<str>>>>;
+
+/// The text for `rows` from `shapes`, built by `build` the first time.
+fn remembered(shapes: &Shapes, rows: usize, build: impl FnOnce() -> String) -> Arc<str> {
+    let shapes = shapes.get_or_init(Default::default);
     if let Some(sql) = shapes.lock().ok().and_then(|m| m.get(&rows).cloned()) {
         return sql;
     }
-    let moves = super::values_sql(c, MOVES_HEAD, 10, rows, "; ");
-    let events = super::values_sql(c, EVENTS_HEAD, 6, rows, " RETURNING id; COMMIT");
-    let sql: Arc<str> = format!("{moves}{events}").into();
+    let sql: Arc<str> = build().into();
     if let Ok(mut m) = shapes.lock() {
         m.insert(rows, sql.clone());
     }
@@ -341,31 +342,23 @@ pub async fn write_moves(
 /// one round trip instead of two (issue 22). Binds: the moves (`$1` on, ten each), then the
 /// events (six each). Built once per batch size and remembered.
 fn pg_inserts_sql(rows: usize) -> Arc<str> {
-    type Shapes = Mutex<HashMap<usize, Arc<str>>>;
-    static SHAPES: OnceLock<Shapes> = OnceLock::new();
-    let shapes = SHAPES.get_or_init(Default::default);
-    if let Some(sql) = shapes.lock().ok().and_then(|m| m.get(&rows).cloned()) {
-        return sql;
-    }
-    let tuples = |first: usize, cols: usize| {
-        (0..rows)
-            .map(|r| {
-                let one: Vec<String> = (0..cols)
-                    .map(|k| format!("${}", first + r * cols + k))
-                    .collect();
-                format!("({})", one.join(", "))
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let sql: Arc<str> = format!(
-        "WITH m AS ({MOVES_INTO} VALUES {moves}) {EVENTS_INTO} VALUES {events} RETURNING id",
-        moves = tuples(1, 10),
-        events = tuples(1 + rows * 10, 6),
-    )
-    .into();
-    if let Ok(mut m) = shapes.lock() {
-        m.insert(rows, sql.clone());
-    }
-    sql
+    static SHAPES: Shapes = OnceLock::new();
+    remembered(&SHAPES, rows, || {
+        let tuples = |first: usize, cols: usize| {
+            (0..rows)
+                .map(|r| {
+                    let one: Vec<String> = (0..cols)
+                        .map(|k| format!("${}", first + r * cols + k))
+                        .collect();
+                    format!("({})", one.join(", "))
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        format!(
+            "WITH m AS ({MOVES_INTO} VALUES {moves}) {EVENTS_INTO} VALUES {events} RETURNING id",
+            moves = tuples(1, 10),
+            events = tuples(1 + rows * 10, 6),
+        )
+    })
 }
