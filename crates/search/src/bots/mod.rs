@@ -20,6 +20,19 @@ use root::{Root, knowledge_root, on_outer_ring, swap_is_worth_it};
 pub use tree::Tuning;
 pub(crate) use tree::{Report, search};
 
+/// A test position from rows of `.`, `1`, `2` (seat 1 joins top and bottom; the seat on move
+/// follows from the stone counts). Panics on a malformed one: tests only.
+#[cfg(test)]
+pub(crate) fn position_of_rows(rows: &[&str]) -> Position {
+    let size = rows.len();
+    let text: String = rows
+        .iter()
+        .flat_map(|r| r.chars())
+        .map(|c| if c == '.' { '0' } else { c })
+        .collect();
+    Position::from_compact(&format!("{size}:0:0:{text}")).expect("valid")
+}
+
 /// Playouts per move for the house "strong" bot on 11x11: roughly 25 ms per move in a release
 /// build on one core. See [`strong_budget_for`] for other sizes.
 pub const STRONG_BUDGET: u32 = 5_000;

@@ -214,13 +214,7 @@ mod tests {
     /// The playouts' board of a position given as rows of `.`, `1`, `2` (seat 1 top-bottom),
     /// and the padded index of (row, col).
     fn board(rows: &[&str]) -> (Filler, usize, impl Fn(usize, usize) -> usize) {
-        let size = rows.len();
-        let text: String = rows
-            .iter()
-            .flat_map(|r| r.chars())
-            .map(|c| if c == '.' { '0' } else { c })
-            .collect();
-        let pos = Position::from_compact(&format!("{size}:0:0:{text}")).expect("valid");
+        let pos = super::super::position_of_rows(rows);
         let w = pos.stride();
         (Filler::new(&pos), w, move |r, c| (r + 1) * w + c + 1)
     }

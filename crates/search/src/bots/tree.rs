@@ -113,6 +113,16 @@ const WON: u8 = 2;
 /// [`Node::flags`]: proven lost for the node's `player`.
 const LOST: u8 = 4;
 
+/// A node's visits without the virtual ones its prior started it with (`at`: its index; the
+/// root, index 0, has no prior).
+fn real_visits(n: &Node, at: usize, tuning: &Tuning) -> f32 {
+    if at == 0 {
+        n.visits
+    } else {
+        n.visits - tuning.pattern_visits
+    }
+}
+
 #[derive(Clone, Copy)]
 struct Node {
     /// Padded index of the move leading here.
@@ -382,15 +392,7 @@ fn grow(
         tuning,
         &cache,
     );
-    // virtual visits of a child's prior, not counted as real ones
-    let virtual_visits = tuning.pattern_visits;
-    let real_visits = |n: &Node, at: usize| {
-        if at == 0 {
-            n.visits
-        } else {
-            n.visits - virtual_visits
-        }
-    };
+    let real_visits = |n: &Node, at: usize| real_visits(n, at, tuning);
     let mut path: Vec<usize> = Vec::with_capacity(64);
     let mut leaf_empties: Vec<u16> = Vec::with_capacity(all_empties.len());
     let mut slot = [0u16; PADDED_CELLS];
@@ -536,15 +538,7 @@ pub(crate) fn search(
     candidates: &[u16],
 ) -> Option<Report> {
     let (nodes, playouts) = grow(pos, rng, limits, tuning, candidates)?;
-    // virtual visits of a child's prior, not counted as real ones
-    let virtual_visits = tuning.pattern_visits;
-    let real_visits = |n: &Node, at: usize| {
-        if at == 0 {
-            n.visits
-        } else {
-            n.visits - virtual_visits
-        }
-    };
+    let real_visits = |n: &Node, at: usize| real_visits(n, at, tuning);
     // a child proven won for the mover first; else the most visited one not proven lost (any
     // when all are)
     let most_visited = |at: usize| -> Option<usize> {
@@ -600,13 +594,7 @@ mod tests {
     /// A position from rows of `.`, `1`, `2` (seat 1 top-bottom; the seat on move follows from
     /// the stone counts), and the padded index of (row, col).
     fn position(rows: &[&str]) -> (Position, impl Fn(usize, usize) -> u16) {
-        let size = rows.len();
-        let text: String = rows
-            .iter()
-            .flat_map(|r| r.chars())
-            .map(|c| if c == '.' { '0' } else { c })
-            .collect();
-        let pos = Position::from_compact(&format!("{size}:0:0:{text}")).expect("valid");
+        let pos = super::super::position_of_rows(rows);
         let w = pos.stride();
         (pos, move |r, c| ((r + 1) * w + c + 1) as u16)
     }
