@@ -139,7 +139,7 @@ fn move_write(
 async fn stored(app: &TestApp, set_id: &str) -> (i64, i64) {
     sqlx::query_as(
         "SELECT (SELECT COUNT(*) FROM moves m WHERE m.set_id = g.set_id AND m.game_no = 1), \
-         g.version FROM games g WHERE g.set_id = ? AND g.game_no = 1",
+         g.version FROM games g WHERE g.set_id = $1 AND g.game_no = 1",
     )
     .bind(set_id)
     .fetch_one(&app.arena.store.pool)
@@ -149,23 +149,36 @@ async fn stored(app: &TestApp, set_id: &str) -> (i64, i64) {
 
 /// The set and game of the event with id `id` (which must exist).
 async fn event_game(app: &TestApp, id: Option<i64>) -> (String, Option<i64>) {
-    sqlx::query_as("SELECT set_id, game_no FROM events WHERE id = ?")
+    sqlx::query_as("SELECT set_id, game_no FROM events WHERE id = $1")
         .bind(id)
         .fetch_one(&app.arena.store.pool)
         .await
         .expect("the event of a stored move")
 }
 
-/// The SQLite move writer's batch (group commit) stores every move whose game row is still at
-/// its version, and when one row has moved on it stores the others and leaves that one alone
-/// (its move is answered as stale and decided again); the connection is then ready for the next
-/// batch. Kept from issue 22's try of a one-round-trip batch, which did not pay.
+/// The move writer's batch, on the backend under test: SQLite's one round trip of several
+/// statements, or PostgreSQL's one statement.
+async fn commit_batch(
+    app: &TestApp,
+    c: &mut sqlx::AnyConnection,
+    writes: &[&hexarena::store::move_batch::MoveWrite],
+    now_ms: i64,
+) -> Vec<Option<i64>> {
+    use hexarena::store::{Backend, move_batch};
+    match app.arena.store.backend {
+        Backend::Sqlite => move_batch::commit_moves_sqlite(c, writes, now_ms).await,
+        Backend::Postgres => move_batch::commit_moves_pg(c, writes, now_ms).await,
+    }
+    .expect("committed")
+}
+
+/// The move writer's batch (group commit) stores every move whose game row is still at its
+/// version, and when one row has moved on it stores the others and leaves that one alone (its
+/// move is answered as stale and decided again); the connection is then ready for the next
+/// batch. What a bot said of its move is stored byte for byte, quotes and backslashes too.
 #[tokio::test]
 async fn a_batch_of_moves_stores_every_fresh_move_and_leaves_a_stale_game_alone() {
     let app = spawn_app().await;
-    if app.arena.store.backend != hexarena::store::Backend::Sqlite {
-        return; // the SQLite batch only; PostgreSQL's is tests/postgres.rs's
-    }
     let (_, _, alpha) = app.player_with_bot("BatchA").await;
     let (_, _, bravo) = app.player_with_bot("BatchB").await;
     let small = json!({"options": {"size": 9, "random_stones": 0}, "stake": 0});
@@ -185,11 +198,11 @@ async fn a_batch_of_moves_stores_every_fresh_move_and_leaves_a_stale_game_alone(
     let before = (stored(&app, &one).await, stored(&app, &two).await);
 
     // Both rows at their versions: both stored, each with its own event.
-    let (a, b) = (move_write(&g1, 1, 0), move_write(&g2, 1, 0));
+    let (mut a, b) = (move_write(&g1, 1, 0), move_write(&g2, 1, 0));
+    let said = r#"{"note":"a \"quoted\" \\ back\\slash, {braces}, ü"}"#;
+    a.mv.info = Some(said.into());
     let mut c = app.arena.store.pool.acquire().await.expect("conn");
-    let ids = hexarena::store::move_batch::commit_moves_sqlite(&mut c, &[&a, &b], 2_000)
-        .await
-        .expect("committed");
+    let ids = commit_batch(&app, &mut c, &[&a, &b], 2_000).await;
     assert!(ids.iter().all(Option::is_some), "{ids:?}");
     assert_ne!(ids[0], ids[1]);
     // Each id is its own move's event, in the batch's order.
@@ -197,13 +210,19 @@ async fn a_batch_of_moves_stores_every_fresh_move_and_leaves_a_stale_game_alone(
     assert_eq!(event_game(&app, ids[1]).await, (two.clone(), Some(1)));
     assert_eq!(stored(&app, &one).await, (before.0.0 + 1, g1.version + 1));
     assert_eq!(stored(&app, &two).await, (before.1.0 + 1, g2.version + 1));
+    let (info,): (Option<String>,) =
+        sqlx::query_as("SELECT info FROM moves WHERE set_id = $1 AND game_no = 1 AND ply = $2")
+            .bind(&one)
+            .bind(a.mv.ply)
+            .fetch_one(&mut *c)
+            .await
+            .expect("the move");
+    assert_eq!(info.as_deref(), Some(said));
 
     // Game one's next move is fresh; game two's claims a version its row is not one below.
     let g1 = a.game.clone();
     let (fresh, stale) = (move_write(&g1, 1, 1), move_write(&b.game, 3, 1));
-    let ids = hexarena::store::move_batch::commit_moves_sqlite(&mut c, &[&stale, &fresh], 3_000)
-        .await
-        .expect("committed");
+    let ids = commit_batch(&app, &mut c, &[&stale, &fresh], 3_000).await;
     assert!(ids[0].is_none() && ids[1].is_some(), "{ids:?}");
     assert_eq!(event_game(&app, ids[1]).await, (one.clone(), Some(1)));
     assert_eq!(stored(&app, &one).await, (before.0.0 + 2, g1.version + 1));
@@ -211,9 +230,7 @@ async fn a_batch_of_moves_stores_every_fresh_move_and_leaves_a_stale_game_alone(
 
     // The connection is left outside any transaction, ready for the next batch.
     let again = move_write(&fresh.game, 1, 2);
-    let ids = hexarena::store::move_batch::commit_moves_sqlite(&mut c, &[&again], 4_000)
-        .await
-        .expect("committed");
+    let ids = commit_batch(&app, &mut c, &[&again], 4_000).await;
     assert!(ids[0].is_some(), "{ids:?}");
     assert_eq!(stored(&app, &one).await, (before.0.0 + 3, g1.version + 2));
 }

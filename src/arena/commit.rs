@@ -219,11 +219,12 @@ async fn commit_batch(
         }
     };
     if store.backend == Backend::Postgres {
-        let mut tx = store.begin_write().await?;
-        let ids = move_batch::write_moves(&mut tx, &writes, now)
+        // One statement, its own transaction: answered once committed.
+        let mut conn = store.write_conn().await?;
+        let ids = move_batch::commit_moves_pg(&mut conn, &writes, now)
             .await
             .map_err(|e| store.note(e))?;
-        tx.commit_then(|| effects(&ids)).await?;
+        effects(&ids);
         return Ok(ids);
     }
     let Some((queue, mut conn)) = store.sqlite_writer().await? else {

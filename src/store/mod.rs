@@ -312,6 +312,19 @@ impl Store {
         self.begin_write_probe().await
     }
 
+    /// PostgreSQL: a pooled connection for a write that is one statement, its own transaction
+    /// (`move_batch::commit_moves_pg`). Errors: the refusal while storage is down; the pool's,
+    /// told apart by [`Store::classify`].
+    pub async fn write_conn(&self) -> Result<PooledConn, sqlx::Error> {
+        if let Some(e) = self.health.write_refusal() {
+            return Err(e);
+        }
+        match self.pool.acquire().await {
+            Ok(c) => Ok(c),
+            Err(e) => Err(self.classify(e).await),
+        }
+    }
+
     /// As [`Store::begin_write`], also while storage is down: the recovery probe's write.
     pub async fn begin_write_probe(&self) -> Result<WriteTx, sqlx::Error> {
         let queue = match &self.write_queue {

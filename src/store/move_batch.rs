@@ -1,7 +1,7 @@
 //! A batch of moves written in one transaction: the group commit of `arena::commit` (SPEC
-//! section 12: a move is answered only once committed). The game rows change in one
-//! statement, then the moves and their `state` events are inserted with one statement each
-//! for the whole batch, on SQLite and PostgreSQL alike.
+//! section 12: a move is answered only once committed). Each backend does it in one round
+//! trip: SQLite in one text of several statements ([`commit_moves_sqlite`]), PostgreSQL in
+//! one statement whose text is the same for every batch ([`commit_moves_pg`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -145,7 +145,7 @@ async fn commit_moves_sqlite_each(
     writes: &[&MoveWrite],
     now_ms: i64,
 ) -> sqlx::Result<Vec<Option<i64>>> {
-    let fresh = update_moved(&mut *c, writes, true).await?;
+    let fresh = update_moved(&mut *c, writes).await?;
     let kept = still_fresh(writes, &fresh);
     if kept.is_empty() {
         sqlx::query("COMMIT").execute(&mut *c).await?;
@@ -226,16 +226,12 @@ macro_rules! update_set {
 }
 const UPDATE_SET: &str = update_set!();
 
-/// The `UPDATE` of a batch's game rows (`UPDATE ... FROM (VALUES ...)`, whose columns are
-/// `column1..column12` on SQLite and PostgreSQL alike), after `BEGIN IMMEDIATE` in the same text
-/// when `begin` (SQLite), then `tail`: each row changes only if still at the version its move
-/// was computed from. Only what a move changes is written (status stays active).
-fn update_sql(c: &AnyConnection, rows: usize, begin: bool, tail: &'static str) -> Arc<str> {
-    let head = if begin {
-        concat!("BEGIN IMMEDIATE; ", update_set!(), " FROM (VALUES")
-    } else {
-        concat!(update_set!(), " FROM (VALUES")
-    };
+/// SQLite: `BEGIN IMMEDIATE`, then the `UPDATE` of a batch's game rows (`UPDATE ... FROM
+/// (VALUES ...)`, whose columns are `column1..column12`), then `tail`: each row changes only if
+/// still at the version its move was computed from. Only what a move changes is written
+/// (status stays active).
+fn update_sql(c: &AnyConnection, rows: usize, tail: &'static str) -> Arc<str> {
+    let head = concat!("BEGIN IMMEDIATE; ", update_set!(), " FROM (VALUES");
     super::values_sql(c, head, 12, rows, tail)
 }
 
@@ -252,18 +248,13 @@ macro_rules! update_where {
 
 /// The batch's game rows (see [`update_sql`]), answering each row that changed. Returns, per
 /// write, whether its row changed.
-async fn update_moved(
-    c: &mut AnyConnection,
-    writes: &[&MoveWrite],
-    begin: bool,
-) -> sqlx::Result<Vec<bool>> {
+async fn update_moved(c: &mut AnyConnection, writes: &[&MoveWrite]) -> sqlx::Result<Vec<bool>> {
     if writes.is_empty() {
         return Ok(vec![]);
     }
     let sql = update_sql(
         c,
         writes.len(),
-        begin,
         update_where!(" RETURNING games.set_id, games.game_no"),
     );
     let q = sqlx::query_as::<_, (String, i64)>(sqlx::AssertSqlSafe(sql.to_string()));
@@ -313,52 +304,158 @@ fn bind_events<'q>(mut q: ScalarQuery<'q>, kept: &[&'q MoveWrite], now_ms: i64) 
     q
 }
 
-/// Stores a batch of moves in the caller's transaction (PostgreSQL's group commit) in three
-/// statements: each game row is updated only if it is still at the version the move was
-/// computed from (the rows' update comes first, so on PostgreSQL the transaction has its id
-/// before any event id is drawn: see `WriteTx::prepare_events`); the moves and events of those
-/// are then inserted. Returns, per write, its event id, or None when the row had moved on
-/// (another writer got there first: nothing of it is written).
-pub async fn write_moves(
+/// Stores a batch of moves on PostgreSQL in ONE statement and one round trip, outside any
+/// explicit transaction (PostgreSQL's group commit: `arena::commit`): a single statement is
+/// its own transaction, and its answer is read only once it has committed (sqlx waits for the
+/// server's ready-for-query, which follows the commit), so an answer still means durable.
+/// The whole batch travels as one parameter, an array of JSON objects ([`PG_BATCH_SQL`]): the
+/// statement's text is the same for every batch size, so each pooled connection parses it once
+/// (issue 22: with one text per size, parsing and planning were a large share of PostgreSQL's
+/// CPU per move). An array rather than one JSON array: PostgreSQL guesses 10 elements for an
+/// array parameter (100 rows for `json_to_recordset`), which keeps the plan on the games'
+/// primary key instead of a scan of the whole table. Each game row is updated only if still at the version its move
+/// was computed from; the moves and `state` events of those rows are inserted. Returns, per
+/// write, its event id, or None when the row had moved on (another writer got there first:
+/// nothing of it is written). Errors: the database's (nothing of the batch is written).
+pub async fn commit_moves_pg(
     c: &mut AnyConnection,
     writes: &[&MoveWrite],
     now_ms: i64,
 ) -> sqlx::Result<Vec<Option<i64>>> {
-    let fresh = update_moved(&mut *c, writes, false).await?;
-    let kept = still_fresh(writes, &fresh);
-    if kept.is_empty() {
-        return Ok(vec![None; writes.len()]);
+    if writes.is_empty() {
+        return Ok(vec![]);
     }
-    let sql = pg_inserts_sql(kept.len());
-    let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
-    let ids = bind_events(bind_moves(q, &kept), &kept, now_ms)
-        .fetch_all(&mut *c)
+    let rows: Vec<PgBatchRow<'_>> = writes
+        .iter()
+        .enumerate()
+        .map(|(idx, w)| PgBatchRow::of(idx, w))
+        .collect();
+    let batch = pg_text_array(&rows).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+    let stored: Vec<(i64, i64)> = sqlx::query_as(PG_BATCH_SQL)
+        .bind(batch)
+        .bind(now_ms)
+        .fetch_all(c)
         .await?;
-    Ok(spread(fresh, ids))
+    let mut ids = vec![None; writes.len()];
+    for (idx, id) in stored {
+        if let Some(slot) = usize::try_from(idx).ok().and_then(|i| ids.get_mut(i)) {
+            *slot = Some(id);
+        }
+    }
+    Ok(ids)
 }
 
-/// PostgreSQL: the moves' and the events' inserts of `rows` writes in one statement (the moves
-/// in a data-modifying `WITH`, which runs whether or not it is read), answering the event ids:
-/// one round trip instead of two (issue 22). Binds: the moves (`$1` on, ten each), then the
-/// events (six each). Built once per batch size and remembered.
-fn pg_inserts_sql(rows: usize) -> Arc<str> {
-    static SHAPES: Shapes = OnceLock::new();
-    remembered(&SHAPES, rows, || {
-        let tuples = |first: usize, cols: usize| {
-            (0..rows)
-                .map(|r| {
-                    let one: Vec<String> = (0..cols)
-                        .map(|k| format!("${}", first + r * cols + k))
-                        .collect();
-                    format!("({})", one.join(", "))
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        format!(
-            "WITH m AS ({MOVES_INTO} VALUES {moves}) {EVENTS_INTO} VALUES {events} RETURNING id",
-            moves = tuples(1, 10),
-            events = tuples(1 + rows * 10, 6),
-        )
-    })
+/// PostgreSQL's text form of a `text[]` whose elements are `rows` as JSON objects:
+/// `{"...","..."}`, each element quoted, its `\` and `"` escaped by a `\`. Errors: JSON
+/// encoding's (none for these rows).
+fn pg_text_array(rows: &[PgBatchRow<'_>]) -> serde_json::Result<String> {
+    let mut out = String::with_capacity(rows.len() * 400);
+    out.push('{');
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('"');
+        for ch in serde_json::to_string(row)?.chars() {
+            if ch == '"' || ch == '\\' {
+                out.push('\\');
+            }
+            out.push(ch);
+        }
+        out.push('"');
+    }
+    out.push('}');
+    Ok(out)
 }
+
+/// One write of a PostgreSQL batch, as a JSON object that [`PG_BATCH_SQL`] reads
+/// (`json_to_record`: the keys are the column names of its record type).
+#[derive(serde::Serialize)]
+struct PgBatchRow<'a> {
+    /// The write's place in the batch, answered with its event id.
+    idx: usize,
+    set_id: &'a str,
+    game_no: i64,
+    board: &'a str,
+    ply: i64,
+    to_move_id: Option<&'a str>,
+    remaining1_ms: i64,
+    remaining2_ms: i64,
+    first1: i64,
+    first2: i64,
+    turn_started_ms: Option<i64>,
+    deadline_ms: Option<i64>,
+    version: i64,
+    move_ply: i64,
+    seat: i64,
+    cell_row: Option<i64>,
+    cell_col: Option<i64>,
+    swap: i64,
+    elapsed_ms: i64,
+    at_ms: i64,
+    info: Option<&'a str>,
+    event_bot: Option<&'a str>,
+    payload: &'a str,
+}
+
+impl<'a> PgBatchRow<'a> {
+    fn of(idx: usize, w: &'a MoveWrite) -> PgBatchRow<'a> {
+        let (g, m) = (&w.game, &w.mv);
+        PgBatchRow {
+            idx,
+            set_id: &g.set_id,
+            game_no: g.game_no,
+            board: &g.board,
+            ply: g.ply,
+            to_move_id: g.to_move_id.as_deref(),
+            remaining1_ms: g.remaining1_ms,
+            remaining2_ms: g.remaining2_ms,
+            first1: g.first1,
+            first2: g.first2,
+            turn_started_ms: g.turn_started_ms,
+            deadline_ms: g.deadline_ms,
+            version: g.version,
+            move_ply: m.ply,
+            seat: m.seat,
+            cell_row: m.cell_row,
+            cell_col: m.cell_col,
+            swap: m.swap,
+            elapsed_ms: m.elapsed_ms,
+            at_ms: m.at_ms,
+            info: m.info.as_deref(),
+            event_bot: w.event_bot.as_deref(),
+            payload: &w.event_payload,
+        }
+    }
+}
+
+/// PostgreSQL's batch statement (see [`commit_moves_pg`]). `$1`: the batch, a `text[]` of
+/// [`PgBatchRow`] objects ([`pg_text_array`]); `$2`: the events' time, ms. `u`: the game rows that were still at the
+/// version below their move's (a row claimed twice in one batch changes once); `k`: the writes
+/// of those rows (at most one a game), whose moves (`m`) and events (`e`) are inserted.
+/// Answers (the write's place in the batch, its event id) per stored move. Every event row is built from a row of `u`, so the update has
+/// written (and the transaction has its id) before the first event id is drawn, as
+/// `events::committed_watermark` requires.
+const PG_BATCH_SQL: &str = "WITH v AS MATERIALIZED (SELECT r.* FROM unnest($1::text[]) AS j(w), \
+     LATERAL json_to_record(j.w::json) AS r(\
+     idx bigint, set_id text, game_no bigint, board text, ply bigint, to_move_id text, \
+     remaining1_ms bigint, remaining2_ms bigint, first1 bigint, first2 bigint, \
+     turn_started_ms bigint, deadline_ms bigint, version bigint, move_ply bigint, seat bigint, \
+     cell_row bigint, cell_col bigint, swap bigint, elapsed_ms bigint, at_ms bigint, \
+     info text, event_bot text, payload text)), \
+ u AS (UPDATE games SET board = v.board, ply = v.ply, to_move_id = v.to_move_id, \
+     remaining1_ms = v.remaining1_ms, remaining2_ms = v.remaining2_ms, first1 = v.first1, \
+     first2 = v.first2, turn_started_ms = v.turn_started_ms, deadline_ms = v.deadline_ms, \
+     version = v.version \
+     FROM v WHERE games.set_id = v.set_id AND games.game_no = v.game_no \
+     AND games.version = v.version - 1 \
+     RETURNING games.set_id, games.game_no, games.version), \
+ k AS MATERIALIZED (SELECT v.* FROM v JOIN u ON u.set_id = v.set_id AND u.game_no = v.game_no \
+     AND u.version = v.version), \
+ m AS (INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, \
+     at_ms, info) SELECT set_id, game_no, move_ply, seat, cell_row, cell_col, swap, \
+     elapsed_ms, at_ms, info FROM k), \
+ e AS (INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms) \
+     SELECT event_bot, set_id, game_no, 'state', payload, $2 FROM k \
+     RETURNING set_id, game_no, id) \
+ SELECT k.idx, e.id FROM e JOIN k ON k.set_id = e.set_id AND k.game_no = e.game_no";
