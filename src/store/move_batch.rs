@@ -430,12 +430,19 @@ impl<'a> PgBatchRow<'a> {
 }
 
 /// PostgreSQL's batch statement (see [`commit_moves_pg`]). `$1`: the batch, a `text[]` of
-/// [`PgBatchRow`] objects ([`pg_text_array`]); `$2`: the events' time, ms. `u`: the game rows that were still at the
-/// version below their move's (a row claimed twice in one batch changes once); `k`: the writes
-/// of those rows (at most one a game), whose moves (`m`) and events (`e`) are inserted.
-/// Answers (the write's place in the batch, its event id) per stored move. Every event row is built from a row of `u`, so the update has
-/// written (and the transaction has its id) before the first event id is drawn, as
-/// `events::committed_watermark` requires.
+/// [`PgBatchRow`] objects ([`pg_text_array`]); `$2`: the events' time, ms.
+/// - `v`: the writes; `t`: those whose game row is still at the version below their move's,
+///   each found by its primary key (a `LATERAL` lookup, so the plan cannot turn it into a scan
+///   of the whole table: with a hash join, the bench's small and much-updated table was read
+///   whole for every batch), with the row's `ctid`;
+/// - `u`: those rows updated, reached by their `ctid` (a TID scan); a row claimed twice in one
+///   batch changes once;
+/// - `k`: the writes of the updated rows (at most one a game), whose moves (`m`) and events
+///   (`e`) are inserted.
+///
+/// Answers (the write's place in the batch, its event id) per stored move. Every event row is
+/// built from a row of `u`, so the update has written (and the transaction has its id) before
+/// the first event id is drawn, as `events::committed_watermark` requires.
 const PG_BATCH_SQL: &str = "WITH v AS MATERIALIZED (SELECT r.* FROM unnest($1::text[]) AS j(w), \
      LATERAL json_to_record(j.w::json) AS r(\
      idx bigint, set_id text, game_no bigint, board text, ply bigint, to_move_id text, \
@@ -443,12 +450,15 @@ const PG_BATCH_SQL: &str = "WITH v AS MATERIALIZED (SELECT r.* FROM unnest($1::t
      turn_started_ms bigint, deadline_ms bigint, version bigint, move_ply bigint, seat bigint, \
      cell_row bigint, cell_col bigint, swap bigint, elapsed_ms bigint, at_ms bigint, \
      info text, event_bot text, payload text)), \
- u AS (UPDATE games SET board = v.board, ply = v.ply, to_move_id = v.to_move_id, \
-     remaining1_ms = v.remaining1_ms, remaining2_ms = v.remaining2_ms, first1 = v.first1, \
-     first2 = v.first2, turn_started_ms = v.turn_started_ms, deadline_ms = v.deadline_ms, \
-     version = v.version \
-     FROM v WHERE games.set_id = v.set_id AND games.game_no = v.game_no \
-     AND games.version = v.version - 1 \
+ t AS MATERIALIZED (SELECT v.*, g.row_id FROM v, LATERAL (SELECT ctid AS row_id FROM games \
+     WHERE games.set_id = v.set_id AND games.game_no = v.game_no \
+     AND games.version = v.version - 1 OFFSET 0) g), \
+ u AS (UPDATE games SET board = t.board, ply = t.ply, to_move_id = t.to_move_id, \
+     remaining1_ms = t.remaining1_ms, remaining2_ms = t.remaining2_ms, first1 = t.first1, \
+     first2 = t.first2, turn_started_ms = t.turn_started_ms, deadline_ms = t.deadline_ms, \
+     version = t.version \
+     FROM t WHERE games.ctid = ANY (ARRAY(SELECT row_id FROM t)) AND games.ctid = t.row_id \
+     AND games.version = t.version - 1 \
      RETURNING games.set_id, games.game_no, games.version), \
  k AS MATERIALIZED (SELECT v.* FROM v JOIN u ON u.set_id = v.set_id AND u.game_no = v.game_no \
      AND u.version = v.version), \
