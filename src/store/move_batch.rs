@@ -305,18 +305,15 @@ fn bind_events<'q>(mut q: ScalarQuery<'q>, kept: &[&'q MoveWrite], now_ms: i64) 
 }
 
 /// Stores a batch of moves on PostgreSQL in ONE statement and one round trip, outside any
-/// explicit transaction (PostgreSQL's group commit: `arena::commit`): a single statement is
-/// its own transaction, and its answer is read only once it has committed (sqlx waits for the
-/// server's ready-for-query, which follows the commit), so an answer still means durable.
-/// The whole batch travels as one parameter, an array of JSON objects ([`PG_BATCH_SQL`]): the
-/// statement's text is the same for every batch size, so each pooled connection parses it once
-/// (issue 22: with one text per size, parsing and planning were a large share of PostgreSQL's
-/// CPU per move). An array rather than one JSON array: PostgreSQL guesses 10 elements for an
-/// array parameter (100 rows for `json_to_recordset`), which keeps the plan on the games'
-/// primary key instead of a scan of the whole table. Each game row is updated only if still at the version its move
-/// was computed from; the moves and `state` events of those rows are inserted. Returns, per
-/// write, its event id, or None when the row had moved on (another writer got there first:
-/// nothing of it is written). Errors: the database's (nothing of the batch is written).
+/// explicit transaction (PostgreSQL's group commit: `arena::commit`). A single statement is
+/// its own transaction, and sqlx returns its rows only after the server's ready-for-query,
+/// which follows the commit, so an answer still means durable. The batch travels as one
+/// parameter, an array of JSON objects ([`PG_BATCH_SQL`]), so the statement's text is the same
+/// for every batch size and each pooled connection prepares it once (issue 22's sixth pass).
+/// Each game row is updated only if still at the version its move was computed from; the
+/// moves and `state` events of those rows are inserted. Returns, per write, its event id, or
+/// None when the row had moved on (another writer got there first: nothing of it is written).
+/// Errors: the database's (nothing of the batch is written).
 pub async fn commit_moves_pg(
     c: &mut AnyConnection,
     writes: &[&MoveWrite],
