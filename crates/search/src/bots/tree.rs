@@ -854,6 +854,56 @@ mod tests {
         );
     }
 
+    /// Not a check but a measurement (BENCHMARKS.md, "the tree's growth at long thinks"):
+    /// `cargo test --release -p hex-search --lib tree_growth -- --ignored --nocapture` prints,
+    /// for three random 11x11 positions and thinks of 100 ms, 400 ms and 1 s, with and without
+    /// [`Tuning::expand_by_room`], the playouts, the tree's nodes and the depth of its most
+    /// visited line (down to the first node without children).
+    #[test]
+    #[ignore]
+    fn tree_growth_at_think_times() {
+        use std::time::Instant;
+        let mut rng = Pcg64::seed_from_u64(5);
+        for stones in [4usize, 14, 30] {
+            let mut pos = Position::new(11).expect("size");
+            for _ in 0..stones {
+                let e = empty_indices(&pos);
+                let k = (rng.next_u32() as usize) % e.len();
+                pos.place_move(usize::from(e[k]));
+            }
+            for room in [false, true] {
+                let tuning = Tuning {
+                    expand_by_room: room,
+                    ..Tuning::HOUSE
+                };
+                for ms in [100u128, 400, 1000] {
+                    let t = Instant::now();
+                    let stop = &mut |_| t.elapsed().as_millis() >= ms;
+                    let limits = Limits {
+                        max_playouts: u32::MAX,
+                        stop,
+                    };
+                    let (nodes, playouts) =
+                        grow(&pos, &mut rng, limits, &tuning, &empty_indices(&pos)).expect("moves");
+                    let mut depth = 0;
+                    let mut at = 0;
+                    while let Some(k) = nodes[at]
+                        .children()
+                        .max_by(|&a, &b| nodes[a].visits.total_cmp(&nodes[b].visits))
+                    {
+                        at = k;
+                        depth += 1;
+                    }
+                    println!(
+                        "{stones} stones, {ms} ms, expand_by_room {room}: {playouts} playouts, \
+                         {} nodes, line of {depth}",
+                        nodes.len()
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn knowledge_marks_proofs_and_cuts_children_in_place() {
         // a win for the mover: the node is lost for its own player, the winning child won
