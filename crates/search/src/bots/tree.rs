@@ -55,8 +55,9 @@ pub struct Tuning {
     /// The H-search bounds of the analyses of [`Tuning::knowledge_at`].
     pub knowledge_vc: VcLimits,
     /// Past half of [`Tuning::max_nodes`], a leaf waits for more visits before it is expanded,
-    /// the more the less room is left ([`expand_threshold`]), so that a long search keeps
-    /// growing its tree where it looks most instead of meeting the cap and freezing it.
+    /// the more the less room is left (twice `expand_at` at three quarters full, five times at
+    /// 90%, fifty at 99%), so that a long search keeps growing its tree where it looks most
+    /// instead of meeting the cap and freezing it.
     /// `false`: `expand_at` visits whatever the tree's size, until the cap stops expansions.
     pub expand_by_room: bool,
 }
