@@ -6,8 +6,9 @@
 //! ```
 //! where `A` and `B` are tunings: `house` ([`hex::Tuning::HOUSE`]), `plain`
 //! ([`hex::Tuning::PLAIN`], the house search before issue 23's in-tree prior), `knowledge`
-//! ([`hex::Tuning::KNOWLEDGE`]), `fill-in` ([`hex::Tuning::FILL_IN`]) or `tree-knowledge`
-//! ([`hex::Tuning::TREE_KNOWLEDGE`]), each optionally followed by changes `:key=value,...`
+//! ([`hex::Tuning::KNOWLEDGE`]), `fill-in` ([`hex::Tuning::FILL_IN`]), `tree-knowledge`
+//! ([`hex::Tuning::TREE_KNOWLEDGE`]) or `frozen` ([`hex::Tuning::FROZEN`], the house search
+//! before `expand_by_room`), each optionally followed by changes `:key=value,...`
 //! (`pv`: `pattern_visits`, `pa`: `pattern_amaf`, `dead`: `prune_dead`, `prior`:
 //! `prior_visits`, `fill`: `fill_in`, `solver`: `solver`, `ka`: `knowledge_at`, `kroot`: 1 for
 //! the root's H-search bounds in the tree's analyses, 0 for the tree's own, `room`: 1 for
@@ -36,6 +37,7 @@ fn tuning(text: &str) -> Option<Tuning> {
         "fill-in" => Tuning::FILL_IN,
         "plain" => Tuning::PLAIN,
         "tree-knowledge" => Tuning::TREE_KNOWLEDGE,
+        "frozen" => Tuning::FROZEN,
         _ => return numeric(text),
     };
     for change in changes.split(',').filter(|c| !c.is_empty()) {
@@ -98,7 +100,7 @@ fn main() {
     })();
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
-            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge, \
+            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge | frozen, \
              each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kroot=0|1,room=0|1,nodes=N; \
              or bias,expand,prior[,nodes])"
         );
