@@ -6,11 +6,13 @@
 //! ```
 //! where `A` and `B` are tunings: `house` ([`hex::Tuning::HOUSE`]), `plain`
 //! ([`hex::Tuning::PLAIN`], the house search before issue 23's in-tree prior), `knowledge`
-//! ([`hex::Tuning::KNOWLEDGE`]), `fill-in` ([`hex::Tuning::FILL_IN`]) or `tree-knowledge`
-//! ([`hex::Tuning::TREE_KNOWLEDGE`]), each optionally followed by changes `:key=value,...`
+//! ([`hex::Tuning::KNOWLEDGE`]), `fill-in` ([`hex::Tuning::FILL_IN`]), `tree-knowledge`
+//! ([`hex::Tuning::TREE_KNOWLEDGE`]) or `frozen` ([`hex::Tuning::FROZEN`], the house search
+//! before `expand_by_room`), each optionally followed by changes `:key=value,...`
 //! (`pv`: `pattern_visits`, `pa`: `pattern_amaf`, `dead`: `prune_dead`, `prior`:
 //! `prior_visits`, `fill`: `fill_in`, `solver`: `solver`, `ka`: `knowledge_at`, `kroot`: 1 for
-//! the root's H-search bounds in the tree's analyses, 0 for the tree's own; e.g.
+//! the root's H-search bounds in the tree's analyses, 0 for the tree's own, `room`: 1 for
+//! `expand_by_room`, `nodes`: `max_nodes`; e.g.
 //! `plain:pv=10,dead=1`); or `rave_bias,expand_at,prior_visits[,max_nodes]` on top of `plain`.
 //! With `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a
 //! cap), and the two sides alternate in one process, so they share the machine's load.
@@ -35,6 +37,7 @@ fn tuning(text: &str) -> Option<Tuning> {
         "fill-in" => Tuning::FILL_IN,
         "plain" => Tuning::PLAIN,
         "tree-knowledge" => Tuning::TREE_KNOWLEDGE,
+        "frozen" => Tuning::FROZEN,
         _ => return numeric(text),
     };
     for change in changes.split(',').filter(|c| !c.is_empty()) {
@@ -48,6 +51,8 @@ fn tuning(text: &str) -> Option<Tuning> {
             "fill" => t.fill_in = v != 0.0,
             "solver" => t.solver = v != 0.0,
             "ka" => t.knowledge_at = v,
+            "room" => t.expand_by_room = v != 0.0,
+            "nodes" => t.max_nodes = v as usize,
             "kroot" => {
                 t.knowledge_vc = if v != 0.0 {
                     VcLimits::ROOT
@@ -95,8 +100,8 @@ fn main() {
     })();
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
-            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge, \
-             each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kroot=0|1; \
+            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge | frozen, \
+             each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kroot=0|1,room=0|1,nodes=N; \
              or bias,expand,prior[,nodes])"
         );
         std::process::exit(2);

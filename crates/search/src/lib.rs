@@ -16,7 +16,9 @@
 //!   bridges, the last move: [`Tuning::pattern_visits`]), which [`Tuning::HOUSE`] uses, and
 //!   the pruning of dead cells ([`Tuning::prune_dead`]), which it does not; and the solver at
 //!   the tree's busy nodes ([`Tuning::knowledge_at`], [`Tuning::TREE_KNOWLEDGE`]: proofs made
-//!   terminal and backed up, children cut to the mustplay), which it does not either.
+//!   terminal and backed up, children cut to the mustplay), which it does not either. A long
+//!   search keeps growing its tree past half its node cap, more slowly the fuller it is
+//!   ([`Tuning::expand_by_room`], in [`Tuning::HOUSE`]; [`Tuning::FROZEN`] without it).
 //!
 //! - [`analysis`]: the arena's analysis of a game (issue 21): seat 1's win probability per
 //!   position and the mistakes, from the same search.

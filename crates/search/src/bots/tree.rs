@@ -54,17 +54,34 @@ pub struct Tuning {
     pub knowledge_at: f32,
     /// The H-search bounds of the analyses of [`Tuning::knowledge_at`].
     pub knowledge_vc: VcLimits,
+    /// Past half of [`Tuning::max_nodes`], a leaf waits for more visits before it is expanded,
+    /// the more the less room is left (twice `expand_at` at three quarters full, five times at
+    /// 90%, fifty at 99%), so that a long search keeps growing its tree where it looks most
+    /// instead of meeting the cap and freezing it.
+    /// `false`: `expand_at` visits whatever the tree's size, until the cap stops expansions.
+    pub expand_by_room: bool,
 }
 
 impl Tuning {
     /// The house bots' search: [`Tuning::PLAIN`] with the local-shape prior in the tree (10
     /// virtual visits in a new child's own statistics, 20 all-moves-as-first ones), adopted
     /// in issue 23 after it beat [`Tuning::PLAIN`] at equal time (`BENCHMARKS.md`, "Hex
-    /// knowledge inside the tree").
+    /// knowledge inside the tree"), and with [`Tuning::expand_by_room`], adopted after it beat
+    /// the search without it at 1 s a move ("The tree's growth at long thinks"; a search that
+    /// never fills half its node cap, as every playout-capped rung, is unchanged by it).
     pub const HOUSE: Tuning = Tuning {
         pattern_visits: 10.0,
         pattern_amaf: 20.0,
+        expand_by_room: true,
         ..Tuning::PLAIN
+    };
+
+    /// [`Tuning::HOUSE`] without [`Tuning::expand_by_room`]: the house search before issue
+    /// 23's fourth piece, whose tree stops growing at the node cap; kept for measuring
+    /// against.
+    pub const FROZEN: Tuning = Tuning {
+        expand_by_room: false,
+        ..Tuning::HOUSE
     };
 
     /// The search without any Hex knowledge: the house bots' search until issue 23's second
@@ -81,6 +98,7 @@ impl Tuning {
         prune_dead: false,
         knowledge_at: 0.0,
         knowledge_vc: VcLimits::TREE,
+        expand_by_room: false,
     };
 
     /// [`Tuning::HOUSE`] with all the Hex knowledge at the root (`fill_in` and `solver`);
@@ -104,6 +122,20 @@ impl Tuning {
         fill_in: true,
         ..Tuning::HOUSE
     };
+}
+
+/// The real visits a leaf needs before it is expanded in a tree of `nodes` nodes, with
+/// [`Tuning::expand_by_room`]: `expand_at` up to half of `max_nodes`, then `expand_at` times
+/// half the cap over the room left (twice at three quarters full, five times at 90%, fifty
+/// times at 99%), so the tree's growth slows as it fills and never quite stops.
+#[must_use]
+pub(crate) fn expand_threshold(expand_at: f32, nodes: usize, max_nodes: usize) -> f32 {
+    let half = max_nodes / 2;
+    if nodes <= half {
+        return expand_at;
+    }
+    let room = max_nodes.saturating_sub(nodes).max(1);
+    expand_at * half as f32 / room as f32
 }
 
 /// [`Node::flags`]: the node's position has been analysed ([`Tuning::knowledge_at`]).
@@ -418,6 +450,11 @@ fn grow(
             proofs = false;
         }
         playouts = done + 1;
+        let expand_at = if tuning.expand_by_room {
+            expand_threshold(tuning.expand_at, nodes.len(), tuning.max_nodes)
+        } else {
+            tuning.expand_at
+        };
         filler.reset();
         path.clear();
         path.push(0);
@@ -449,7 +486,7 @@ fn grow(
                 }
             }
             if nodes[node].n_children == 0 {
-                if real_visits(&nodes[node], node) < tuning.expand_at {
+                if real_visits(&nodes[node], node) < expand_at {
                     break;
                 }
                 leaf_empties.clear();
@@ -744,6 +781,139 @@ mod tests {
         nodes[2].flags |= LOST;
         prove_up(&mut nodes, &[0, 2]);
         assert_eq!(nodes[0].proven_winner(), Some(2));
+    }
+
+    #[test]
+    fn the_expansion_threshold_grows_as_the_room_left_shrinks() {
+        // up to half the cap: the tuning's own threshold
+        assert_eq!(expand_threshold(3.0, 0, 1_000), 3.0);
+        assert_eq!(expand_threshold(3.0, 500, 1_000), 3.0);
+        // then half the cap over the room left: twice at 3/4, five times at 90%, fifty at 99%
+        assert_eq!(expand_threshold(3.0, 750, 1_000), 6.0);
+        assert_eq!(expand_threshold(3.0, 900, 1_000), 15.0);
+        assert_eq!(expand_threshold(3.0, 990, 1_000), 150.0);
+        // full (or past it, which the cap's own check prevents): the room counts as one node
+        assert_eq!(expand_threshold(3.0, 1_000, 1_000), 1_500.0);
+        assert_eq!(expand_threshold(3.0, 1_200, 1_000), 1_500.0);
+    }
+
+    #[test]
+    fn a_long_search_keeps_growing_its_tree_past_the_point_where_the_cap_froze_it() {
+        // 9x9, four stones in: a cap of 20,000 nodes, met after about 2,000 playouts
+        let (pos, _) = position(&[
+            ".........",
+            ".........",
+            "...2.....",
+            ".....1...",
+            "....1....",
+            "...2.....",
+            ".........",
+            ".........",
+            ".........",
+        ]);
+        let cap = 20_000;
+        let empties = empty_indices(&pos).len();
+        let capped = Tuning {
+            max_nodes: cap,
+            ..Tuning::FROZEN
+        };
+        let roomy = Tuning {
+            expand_by_room: true,
+            ..capped
+        };
+        for seed in 0..3 {
+            // without the rule the tree is full by 2,000 playouts and grows by one expansion
+            // at most in the next 2,000
+            let (early, _) = grown(&pos, &capped, 2_000, seed);
+            let (late, _) = grown(&pos, &capped, 4_000, seed);
+            assert!(
+                early.len() > cap - 2 * empties,
+                "seed {seed}: {}",
+                early.len()
+            );
+            assert!(
+                late.len() - early.len() <= empties,
+                "seed {seed}: {}",
+                late.len()
+            );
+            // with it the tree is at about 16,500 nodes at 2,000 and still grows by more
+            // than 2,000 in the next 2,000 playouts, never past the cap
+            let (early, _) = grown(&pos, &roomy, 2_000, seed);
+            let (late, _) = grown(&pos, &roomy, 4_000, seed);
+            assert!(early.len() < cap - 3_000, "seed {seed}: {}", early.len());
+            assert!(
+                late.len() - early.len() > 2_000,
+                "seed {seed}: {}",
+                late.len()
+            );
+            assert!(late.len() <= cap, "seed {seed}: {}", late.len());
+            // after 30,000 playouts the frozen tree's most visited move was a leaf when the
+            // cap was met (a line of one move); the growing tree's line goes on below it
+            let plain_pv = searched(&pos, &capped, 30_000, seed).pv.len();
+            let roomy_pv = searched(&pos, &roomy, 30_000, seed).pv.len();
+            assert_eq!(plain_pv, 1, "seed {seed}");
+            assert!(roomy_pv >= 3, "seed {seed}: {roomy_pv}");
+        }
+        // below half the cap the rule changes nothing: the same tree, node for node
+        let (a, _) = grown(&pos, &capped, 500, 7);
+        let (b, _) = grown(&pos, &roomy, 500, 7);
+        assert!(a.len() < cap / 2);
+        assert_eq!(a.len(), b.len());
+        assert!(
+            a.iter()
+                .zip(&b)
+                .all(|(x, y)| x.cell == y.cell && x.visits == y.visits && x.wins == y.wins)
+        );
+    }
+
+    /// Not a check but a measurement (BENCHMARKS.md, "the tree's growth at long thinks"):
+    /// `cargo test --release -p hex-search --lib tree_growth -- --ignored --nocapture` prints,
+    /// for three random 11x11 positions and thinks of 100 ms, 400 ms and 1 s, with and without
+    /// [`Tuning::expand_by_room`], the playouts, the tree's nodes and the depth of its most
+    /// visited line (down to the first node without children).
+    #[test]
+    #[ignore]
+    fn tree_growth_at_think_times() {
+        use std::time::Instant;
+        let mut rng = Pcg64::seed_from_u64(5);
+        for stones in [4usize, 14, 30] {
+            let mut pos = Position::new(11).expect("size");
+            for _ in 0..stones {
+                let e = empty_indices(&pos);
+                let k = (rng.next_u32() as usize) % e.len();
+                pos.place_move(usize::from(e[k]));
+            }
+            for room in [false, true] {
+                let tuning = Tuning {
+                    expand_by_room: room,
+                    ..Tuning::HOUSE
+                };
+                for ms in [100u128, 400, 1000] {
+                    let t = Instant::now();
+                    let stop = &mut |_| t.elapsed().as_millis() >= ms;
+                    let limits = Limits {
+                        max_playouts: u32::MAX,
+                        stop,
+                    };
+                    let (nodes, playouts) =
+                        grow(&pos, &mut rng, limits, &tuning, &empty_indices(&pos)).expect("moves");
+                    let mut depth = 0;
+                    let mut at = 0;
+                    while let Some(k) = nodes[at]
+                        .children()
+                        .max_by(|&a, &b| nodes[a].visits.total_cmp(&nodes[b].visits))
+                    {
+                        at = k;
+                        depth += 1;
+                    }
+                    println!(
+                        "{stones} stones, {ms} ms, expand_by_room {room}: {playouts} playouts, \
+                         {} nodes, line of {depth}",
+                        nodes.len()
+                    );
+                }
+            }
+        }
     }
 
     #[test]
