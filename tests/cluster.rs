@@ -242,7 +242,8 @@ async fn the_same_move_raced_to_three_instances_is_applied_once() {
     assert_eq!(
         count(
             &mut c,
-            "SELECT COUNT(*) FROM events WHERE set_id = $1 AND kind = 'state'",
+            "SELECT COUNT(*) FROM events WHERE set_num = (SELECT num FROM sets WHERE id = $1) \
+             AND kind = 'state'",
             &set_id
         )
         .await,
@@ -412,7 +413,8 @@ async fn a_game_times_out_once_with_three_instances_and_also_when_its_instance_i
         assert_eq!(
             count(
                 &mut c,
-                "SELECT COUNT(*) FROM events WHERE set_id = $1 AND kind = 'set_finished'",
+                "SELECT COUNT(*) FROM events WHERE set_num = (SELECT num FROM sets WHERE id = $1) \
+             AND kind = 'set_finished'",
                 set_id
             )
             .await,

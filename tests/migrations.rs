@@ -99,6 +99,22 @@ const APPLIED: &[(&str, &str)] = &[
         "postgres/0011_pool.sql",
         "fdf5f5b42c395d0fe14db4e6b84d5c722cd53de3d9c011982afe6085152b8fcd",
     ),
+    (
+        "sqlite/0013_active_games.sql",
+        "7e950d107a1a85232f0ca2bf808d57d296884d698ea22047d65e7487a3d65634",
+    ),
+    (
+        "postgres/0012_active_games.sql",
+        "022bc19d87f2114f86f4b4523b355a1b718c67258cc074ad719e05cf2dbcaebf",
+    ),
+    (
+        "sqlite/0014_event_keys.sql",
+        "ad65b954aaf42db7648eca109b8414774283ab5c0099ec7f9db8e1d92e159076",
+    ),
+    (
+        "postgres/0013_event_keys.sql",
+        "d8699e75eb767729f0bfcc79fd9a0442a5228813db9f683ddc1b9ef6b31dde5d",
+    ),
 ];
 
 /// No two migrations of one backend share a version (sqlx would refuse to start).

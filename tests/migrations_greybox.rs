@@ -220,3 +220,121 @@ async fn rated_sets_stored_before_glicko_2_are_replayed_once_in_finish_order_on_
     let copy = upgrade(&database_before_glicko(dir2.path()).await, now + 5).await;
     assert_eq!(profiles(&copy).await, first);
 }
+
+/// Events stored before the stream store's keys (issue 22: migration 14 on SQLite, 13 on
+/// PostgreSQL) stay on the same streams after the upgrade: a bot's own event, a lobby event
+/// (every bot's stream) and a game's public state; and a set and a bot made after the upgrade
+/// get keys that follow the old ones. On PostgreSQL when `TEST_DATABASE_URL` is set.
+#[tokio::test]
+async fn events_stored_before_the_stream_keys_stay_on_their_streams_after_the_upgrade() {
+    use hexarena::store::events;
+    sqlx::any::install_default_drivers();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (url, backend, last) = match common::pg_admin_url() {
+        Some(_) => (
+            common::fresh_pg_db().await.expect("PostgreSQL"),
+            "postgres",
+            12,
+        ),
+        None => (
+            format!("sqlite://{}/old.db?mode=rwc", dir.path().display()),
+            "sqlite",
+            13,
+        ),
+    };
+    let pool = common::database_at_migration(&url, backend, last).await;
+    for sql in [
+        "INSERT INTO players (id, name, token_hash, balance, house, created_ms) VALUES \
+         ('p_a', 'pa', 'ha', 1000, 0, 0), ('p_b', 'pb', 'hb', 1000, 0, 0)",
+        "INSERT INTO bots (id, name, name_key, owner_id, max_stake, token_hash, created_ms) VALUES \
+         ('bot_a', 'Ann', 'ann', 'p_a', 100, 'ta', 0), ('bot_b', 'Bob', 'bob', 'p_b', 100, 'tb', 0)",
+        "INSERT INTO sets (id, creator_id, acceptor_id, status, size, random_stones, initial_ms, \
+         increment_ms, stake, seed_hex, seed_sha256, created_ms) VALUES \
+         ('set_1', 'bot_a', NULL, 'open', 9, 2, 60000, 2000, 10, 'x', 'y', 0), \
+         ('set_2', 'bot_a', 'bot_b', 'active', 9, 2, 60000, 2000, 10, 'x', 'y', 0)",
+        "INSERT INTO events (id, bot_id, set_id, game_no, kind, payload, at_ms) VALUES \
+         (1, '*', 'set_1', NULL, 'challenge', '{\"n\":1}', 5), \
+         (2, 'bot_b', 'set_2', NULL, 'set_started', '{\"n\":2}', 6), \
+         (3, 'bot_a', 'set_2', 1, 'state', '{\"ply\":0}', 7), \
+         (4, NULL, 'set_2', 1, 'state', '{\"ply\":1}', 8)",
+    ] {
+        sqlx::query(sql)
+            .execute(&pool)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    pool.close().await;
+    let app = upgrade(&url, T0).await;
+    let mut c = app.arena.store.pool.acquire().await.expect("connection");
+    let seen = |rows: Vec<events::EventRow>| -> Vec<(i64, Option<String>, Option<i64>, String)> {
+        rows.into_iter()
+            .map(|r| (r.id, r.set_id, r.game_no, r.kind))
+            .collect()
+    };
+    let s = |x: &str| Some(x.to_string());
+    let ann = events::for_bot_after(&mut c, "bot_a", 0, 100, 10)
+        .await
+        .expect("Ann's");
+    assert_eq!(
+        seen(ann),
+        vec![
+            (1, s("set_1"), None, "challenge".to_string()),
+            (3, s("set_2"), Some(1), "state".to_string()),
+        ]
+    );
+    let bob = events::for_bot_after(&mut c, "bot_b", 0, 100, 10)
+        .await
+        .expect("Bob's");
+    assert_eq!(
+        seen(bob),
+        vec![
+            (1, s("set_1"), None, "challenge".to_string()),
+            (2, s("set_2"), None, "set_started".to_string()),
+        ]
+    );
+    let game = events::for_game_after(&mut c, "set_2", 1, 0, 100, 10)
+        .await
+        .expect("game");
+    assert_eq!(
+        seen(game),
+        vec![
+            (3, s("set_2"), Some(1), "state".to_string()),
+            (4, s("set_2"), Some(1), "state".to_string()),
+        ]
+    );
+    assert!(
+        events::turn_after(&mut c, "bot_a", "set_2", 1, 0)
+            .await
+            .expect("turn")
+    );
+    assert!(
+        !events::turn_after(&mut c, "bot_b", "set_2", 1, 0)
+            .await
+            .expect("turn")
+    );
+    // A bot registered after the upgrade gets a key of its own, and its stream holds only
+    // the lobby's events so far.
+    app.player_with_bot("Carl").await;
+    let (carl_id, carl_num): (String, i64) =
+        sqlx::query_as("SELECT id, num FROM bots WHERE name = 'Carl'")
+            .fetch_one(&mut *c)
+            .await
+            .expect("Carl's row");
+    assert!(
+        carl_num > 2,
+        "Carl's key {carl_num} follows Ann's and Bob's"
+    );
+    let carl_events = events::for_bot_after(&mut c, &carl_id, 0, 100, 10)
+        .await
+        .expect("Carl's");
+    assert_eq!(
+        seen(carl_events),
+        vec![(1, s("set_1"), None, "challenge".to_string())]
+    );
+    let (nums, distinct): (i64, i64) =
+        sqlx::query_as("SELECT COUNT(num), COUNT(DISTINCT num) FROM bots")
+            .fetch_one(&mut *c)
+            .await
+            .expect("bot keys");
+    assert_eq!(nums, distinct, "every bot has a key of its own");
+}

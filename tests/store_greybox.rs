@@ -149,7 +149,9 @@ async fn stored(app: &TestApp, set_id: &str) -> (i64, i64) {
 
 /// The set and game of the event with id `id` (which must exist).
 async fn event_game(app: &TestApp, id: Option<i64>) -> (String, Option<i64>) {
-    sqlx::query_as("SELECT set_id, game_no FROM events WHERE id = $1")
+    sqlx::query_as(
+        "SELECT s.id, e.game_no FROM events AS e JOIN sets AS s ON s.num = e.set_num WHERE e.id = $1",
+    )
         .bind(id)
         .fetch_one(&app.arena.store.pool)
         .await

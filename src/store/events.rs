@@ -26,8 +26,31 @@ pub struct NewEvent<'a> {
     pub payload: &'a str,
 }
 
+/// The head of an insert of events from a `VALUES` list (followed by its rows and `) AS v`),
+/// whose columns are, per event: the audience (a bot id, [`LOBBY`] or NULL for a game's public
+/// stream), the set id, the game number, the kind, the payload (JSON) and the time (ms). The
+/// ids are stored as the small keys of migration 0014 (`bots.num`, `sets.num`; 0 is the
+/// lobby): a move's event is then a few bytes of keys instead of two 30-character ids written
+/// three times (the row and both stream indexes; issue 22).
+macro_rules! insert_from_values {
+    () => {
+        "INSERT INTO events (bot_num, set_num, game_no, kind, payload, at_ms) \
+         SELECT CASE WHEN v.column1 = '*' THEN 0 \
+         ELSE (SELECT num FROM bots WHERE bots.id = v.column1) END, \
+         (SELECT num FROM sets WHERE sets.id = v.column2), \
+         v.column3, v.column4, v.column5, v.column6 FROM (VALUES"
+    };
+}
+pub(crate) use insert_from_values;
+
+/// An [`EventRow`]'s columns from `events AS e`, its set's id read back from the set's key.
+const ROW_FROM: &str = "SELECT e.id, s.id AS set_id, e.game_no, e.kind, e.payload \
+     FROM events AS e LEFT JOIN sets AS s ON s.num = e.set_num";
+
 /// Appends events in one statement and returns their ids in the order of `rows` (ids are
 /// assigned in row order inside the writer's transaction, so the returned ids, sorted, match).
+/// An event whose bot or set does not exist is stored without that key (it would reach no
+/// bot's stream).
 pub async fn insert_all(
     c: &mut AnyConnection,
     rows: &[NewEvent<'_>],
@@ -38,10 +61,10 @@ pub async fn insert_all(
     }
     let sql = super::values_sql(
         c,
-        "INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms) VALUES",
+        insert_from_values!(),
         6,
         rows.len(),
-        " RETURNING id",
+        ") AS v RETURNING id",
     );
     let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
     for r in rows {
@@ -66,17 +89,17 @@ pub async fn for_bot_after(
     upto_id: i64,
     limit: i64,
 ) -> sqlx::Result<Vec<EventRow>> {
-    sqlx::query_as(
-        "SELECT id, set_id, game_no, kind, payload FROM events WHERE (bot_id = $1 OR bot_id = $2) \
-         AND id > $3 AND id <= $4 ORDER BY id LIMIT $5",
-    )
-    .bind(bot_id)
-    .bind(LOBBY)
-    .bind(after_id)
-    .bind(upto_id)
-    .bind(limit)
-    .fetch_all(c)
-    .await
+    let sql = format!(
+        "{ROW_FROM} WHERE e.bot_num IN (0, (SELECT num FROM bots WHERE bots.id = $1)) \
+         AND e.id > $2 AND e.id <= $3 ORDER BY e.id LIMIT $4"
+    );
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(bot_id)
+        .bind(after_id)
+        .bind(upto_id)
+        .bind(limit)
+        .fetch_all(c)
+        .await
 }
 
 /// Public events of one game with `after_id < id <= upto_id`: its `state` rows, whoever they
@@ -89,17 +112,19 @@ pub async fn for_game_after(
     upto_id: i64,
     limit: i64,
 ) -> sqlx::Result<Vec<EventRow>> {
-    sqlx::query_as(
-        "SELECT id, set_id, game_no, kind, payload FROM events WHERE set_id = $1 AND game_no = $2 \
-         AND kind IN ('state', 'analysis') AND id > $3 AND id <= $4 ORDER BY id LIMIT $5",
-    )
-    .bind(set_id)
-    .bind(game_no)
-    .bind(after_id)
-    .bind(upto_id)
-    .bind(limit)
-    .fetch_all(c)
-    .await
+    let sql = format!(
+        "{ROW_FROM} WHERE e.set_num = (SELECT num FROM sets WHERE sets.id = $1) \
+         AND e.game_no = $2 AND e.kind IN ('state', 'analysis') AND e.id > $3 AND e.id <= $4 \
+         ORDER BY e.id LIMIT $5"
+    );
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(set_id)
+        .bind(game_no)
+        .bind(after_id)
+        .bind(upto_id)
+        .bind(limit)
+        .fetch_all(c)
+        .await
 }
 
 /// The newest event id (0 when none).
@@ -168,7 +193,8 @@ pub async fn turn_after(
     after_id: i64,
 ) -> sqlx::Result<bool> {
     let row: Option<(i64,)> = sqlx::query_as(
-        "SELECT id FROM events WHERE bot_id = $1 AND set_id = $2 AND game_no = $3 \
+        "SELECT id FROM events WHERE bot_num = (SELECT num FROM bots WHERE bots.id = $1) \
+         AND set_num = (SELECT num FROM sets WHERE sets.id = $2) AND game_no = $3 \
          AND kind IN ('state', 'your_turn') AND id > $4 LIMIT 1",
     )
     .bind(bot_id)
@@ -200,8 +226,8 @@ pub async fn prune(
     .await?
     .rows_affected();
     let done = sqlx::query(
-        "DELETE FROM events WHERE kind IN ('state', 'your_turn', 'game_finished') AND set_id IN \
-         (SELECT id FROM sets WHERE status = 'finished' AND finished_ms < $1)",
+        "DELETE FROM events WHERE kind IN ('state', 'your_turn', 'game_finished') AND set_num IN \
+         (SELECT num FROM sets WHERE status = 'finished' AND finished_ms < $1)",
     )
     .bind(finished_before_ms)
     .execute(&mut *c)

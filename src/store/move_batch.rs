@@ -126,13 +126,13 @@ fn one_trip_sql(rows: usize) -> Arc<str> {
          AND (SELECT count(*) FROM games AS g, v AS w WHERE g.set_id = w.column1 \
               AND g.game_no = w.column2 AND g.version = w.column12 - 1) = {rows}; \
          {moves_head} SELECT * FROM (VALUES {moves}) WHERE changes() = {rows}; \
-         {events_head} SELECT * FROM (VALUES {events}) WHERE changes() = {rows}; \
+         {events_head} {events}) AS v WHERE changes() = {rows}; \
          SELECT CASE WHEN changes() = {rows} THEN last_insert_rowid() ELSE 0 END; COMMIT",
             games = tuples(12),
             set = UPDATE_SET,
             moves_head = MOVES_INTO,
             moves = tuples(10),
-            events_head = EVENTS_INTO,
+            events_head = super::events::insert_from_values!(),
             events = tuples(6),
         )
     })
@@ -165,7 +165,13 @@ fn inserts_and_commit(c: &AnyConnection, rows: usize) -> Arc<str> {
     static SHAPES: Shapes = OnceLock::new();
     remembered(&SHAPES, rows, || {
         let moves = super::values_sql(c, MOVES_HEAD, 10, rows, "; ");
-        let events = super::values_sql(c, EVENTS_HEAD, 6, rows, " RETURNING id; COMMIT");
+        let events = super::values_sql(
+            c,
+            super::events::insert_from_values!(),
+            6,
+            rows,
+            ") AS v RETURNING id; COMMIT",
+        );
         format!("{moves}{events}")
     })
 }
@@ -193,16 +199,8 @@ macro_rules! moves_into {
          at_ms, info)"
     };
 }
-/// The events' insert, before its rows.
-macro_rules! events_into {
-    () => {
-        "INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms)"
-    };
-}
 const MOVES_INTO: &str = moves_into!();
-const EVENTS_INTO: &str = events_into!();
 const MOVES_HEAD: &str = concat!(moves_into!(), " VALUES");
-const EVENTS_HEAD: &str = concat!(events_into!(), " VALUES");
 
 /// The event ids (in any order) given back to the writes whose rows changed, in order.
 fn spread(fresh: Vec<bool>, mut ids: Vec<i64>) -> Vec<Option<i64>> {
@@ -457,12 +455,12 @@ const PG_BATCH_SQL: &str = "WITH v AS MATERIALIZED (SELECT r.* FROM unnest($1::t
      FROM t WHERE games.ctid = ANY (ARRAY(SELECT row_id FROM t)) AND games.ctid = t.row_id \
      AND games.version = t.version - 1 \
      RETURNING games.set_id, games.game_no, games.version), \
- k AS MATERIALIZED (SELECT v.* FROM v JOIN u ON u.set_id = v.set_id AND u.game_no = v.game_no \
-     AND u.version = v.version), \
+ k AS MATERIALIZED (SELECT v.*, (SELECT num FROM sets WHERE sets.id = v.set_id) AS set_num \
+     FROM v JOIN u ON u.set_id = v.set_id AND u.game_no = v.game_no AND u.version = v.version), \
  m AS (INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, \
      at_ms, info) SELECT set_id, game_no, move_ply, seat, cell_row, cell_col, swap, \
      elapsed_ms, at_ms, info FROM k), \
- e AS (INSERT INTO events (bot_id, set_id, game_no, kind, payload, at_ms) \
-     SELECT event_bot, set_id, game_no, 'state', payload, $2 FROM k \
-     RETURNING set_id, game_no, id) \
- SELECT k.idx, e.id FROM e JOIN k ON k.set_id = e.set_id AND k.game_no = e.game_no";
+ e AS (INSERT INTO events (bot_num, set_num, game_no, kind, payload, at_ms) \
+     SELECT (SELECT num FROM bots WHERE bots.id = k.event_bot), set_num, game_no, 'state', \
+     payload, $2 FROM k RETURNING set_num, game_no, id) \
+ SELECT k.idx, e.id FROM e JOIN k ON k.set_num = e.set_num AND k.game_no = e.game_no";
