@@ -636,6 +636,19 @@ mod tests {
         (pos, move |r, c| ((r + 1) * w + c + 1) as u16)
     }
 
+    /// What [`the_search_makes_exactly_the_choices_it_made_before_selection_was_sped_up`]
+    /// recorded from the search as it stood before issue 23's fifth piece.
+    const PINNED: [&str; 4] = [
+        "house 11x11: 3000 playouts, 50591 nodes, 0x1fb5b1d1445999db, move 132, \
+         line [132, 119, 120, 74, 75, 63, 89], top [1492, 785, 227, 111, 66]",
+        "plain 9x9: 2000 playouts, 15119 nodes, 0xa6a2ae8566417b6a, move 30, \
+         line [30, 39, 50, 67, 26, 28], top [1000, 527, 98, 94, 70]",
+        "knowledge 7x7: 1500 playouts, 9552 nodes, 0x6991662b8d64e60f, move 30, \
+         line [30, 32, 40, 42, 50, 51, 68, 23], top [792, 639, 29, 29, 24]",
+        "near the cap 9x9: 3000 playouts, 5972 nodes, 0x55081c9f5dd6d143, move 92, \
+         line [92, 38], top [1610, 603, 140, 134, 131]",
+    ];
+
     fn with_knowledge(at: f32) -> Tuning {
         Tuning {
             knowledge_at: at,
@@ -914,6 +927,98 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A fingerprint of a grown tree: FNV-1a over every node, in creation order, of its cell,
+    /// children and the bits of its four statistics. Two trees agree on it when (barring a
+    /// 64-bit collision) the searches made the same choice at every step.
+    fn fingerprint(nodes: &[Node]) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |x: u32| {
+            for b in x.to_le_bytes() {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        for n in nodes {
+            eat(u32::from(n.cell) | u32::from(n.flags) << 16 | u32::from(n.player) << 24);
+            eat(n.first_child);
+            eat(u32::from(n.n_children));
+            for v in [n.visits, n.wins, n.amaf_visits, n.amaf_wins] {
+                eat(v.to_bits());
+            }
+        }
+        h
+    }
+
+    /// `stones` random stones on a `size` board, from `seed`.
+    fn random_position(size: u8, stones: usize, seed: u64) -> Position {
+        let mut rng = Pcg64::seed_from_u64(seed);
+        let mut pos = Position::new(size).expect("size");
+        for _ in 0..stones {
+            let e = empty_indices(&pos);
+            let k = (rng.next_u32() as usize) % e.len();
+            pos.place_move(usize::from(e[k]));
+        }
+        pos
+    }
+
+    /// The search's behaviour pinned (issue 23, fifth piece): for fixed positions, tunings,
+    /// seeds and playout counts, the tree (its size and fingerprint), the move, its line and
+    /// the most visited root children's visits equal what the search gave before the
+    /// selection was made faster. Any change of a single choice of the selection changes them.
+    #[test]
+    fn the_search_makes_exactly_the_choices_it_made_before_selection_was_sped_up() {
+        let knowing = with_knowledge(50.0);
+        let roomy = Tuning {
+            max_nodes: 6_000,
+            ..Tuning::HOUSE
+        };
+        let (threat, _) = position(&THREAT);
+        let cases: [(&str, Position, &Tuning, u32, u64); 4] = [
+            (
+                "house 11x11",
+                random_position(11, 6, 1),
+                &Tuning::HOUSE,
+                3_000,
+                21,
+            ),
+            (
+                "plain 9x9",
+                random_position(9, 3, 2),
+                &Tuning::PLAIN,
+                2_000,
+                22,
+            ),
+            ("knowledge 7x7", threat, &knowing, 1_500, 23),
+            (
+                "near the cap 9x9",
+                random_position(9, 4, 3),
+                &roomy,
+                3_000,
+                24,
+            ),
+        ];
+        let mut got = Vec::new();
+        for (name, pos, tuning, playouts, seed) in &cases {
+            let (nodes, ran) = grown(pos, tuning, *playouts, *seed);
+            let r = searched(pos, tuning, *playouts, *seed);
+            let mut root: Vec<u32> = nodes[nodes[0].children()]
+                .iter()
+                .map(|n| n.visits as u32)
+                .collect();
+            root.sort_unstable_by(|a, b| b.cmp(a));
+            root.truncate(5);
+            got.push(format!(
+                "{name}: {ran} playouts, {} nodes, {:#018x}, move {}, line {:?}, top {:?}",
+                nodes.len(),
+                fingerprint(&nodes),
+                r.cell,
+                r.pv,
+                root
+            ));
+        }
+        let want = PINNED;
+        assert_eq!(got, want, "{got:#?}");
     }
 
     #[test]
