@@ -368,12 +368,20 @@ fn select(nodes: &[Node], parent: usize, rave_bias: f32) -> usize {
             (1.5, 1.0) // untried: look at it first
         };
         if num * best_den > best_num * den {
-            best_num = num;
-            best_den = den;
-            best = k;
+            (best_num, best_den, best) = new_best(num, den, k);
         }
     }
     first + best
+}
+
+/// The new leader of [`select`]'s scan, handed back as it is. A call that is not inlined,
+/// marked cold: it keeps the rare change of leader a branch. Left to itself the compiler makes
+/// it a branch-free blend, which chains every child's comparison to the one before it, and
+/// the scan then waits on that chain at each child.
+#[cold]
+#[inline(never)]
+fn new_best(num: f32, den: f32, k: usize) -> (f32, f32, usize) {
+    (num, den, k)
 }
 
 /// What one tree search found: the most visited root move (padded index), the mover's win
