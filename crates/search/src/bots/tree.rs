@@ -350,38 +350,62 @@ fn prior_value(board: &[u8], w: usize, x: usize, player: u8) -> f32 {
 /// `(1 - beta) * wins / visits + beta * amaf_wins / amaf_visits`,
 /// `beta = amaf_visits / (amaf_visits + visits + amaf_visits * visits * rave_bias)`,
 /// which simplifies to one fraction `((1 + an * b) * w + aw) / (an + n + an * n * b)`;
-/// fractions are compared by cross-multiplying (no division). Untried children come first.
-fn select(nodes: &[Node], parent: usize, rave_bias: f32) -> usize {
+/// fractions are compared by cross-multiplying (no division). Untried children come first;
+/// among equal values the first child wins. With `lost_possible`, children proven lost for
+/// the mover are passed over (no playout is worth them); without it no child may carry
+/// [`LOST`] (a search without [`Tuning::knowledge_at`] never marks one), and the scan saves
+/// the look at the flags.
+fn select(nodes: &[Node], parent: usize, rave_bias: f32, lost_possible: bool) -> usize {
     let range = nodes[parent].children();
     let first = range.start;
-    let mut best = 0;
-    let (mut best_num, mut best_den) = (-1.0f32, 1.0f32);
-    for (k, node) in nodes[range].iter().enumerate() {
-        if node.flags & LOST != 0 {
-            continue; // proven lost for the mover: never worth a playout
-        }
-        let (n, an) = (node.visits, node.amaf_visits);
-        let den = an + n + an * n * rave_bias;
-        let (num, den) = if den > 0.0 {
-            ((1.0 + an * rave_bias) * node.wins + node.amaf_wins, den)
+    let children = &nodes[range];
+    first
+        + if lost_possible {
+            leader::<true>(children, rave_bias)
         } else {
-            (1.5, 1.0) // untried: look at it first
-        };
-        if num * best_den > best_num * den {
-            (best_num, best_den, best) = new_best(num, den, k);
+            leader::<false>(children, rave_bias)
         }
-    }
-    first + best
 }
 
-/// The new leader of [`select`]'s scan, handed back as it is. A call that is not inlined,
-/// marked cold: it keeps the rare change of leader a branch. Left to itself the compiler makes
-/// it a branch-free blend, which chains every child's comparison to the one before it, and
-/// the scan then waits on that chain at each child.
-#[cold]
-#[inline(never)]
-fn new_best(num: f32, den: f32, k: usize) -> (f32, f32, usize) {
-    (num, den, k)
+/// A child's RAVE value as the fraction `(numerator, denominator)` of [`select`], the
+/// denominator positive; an untried child's is 1.5 (above any win rate).
+#[inline(always)]
+fn rave_fraction(node: &Node, rave_bias: f32) -> (f32, f32) {
+    let (n, an) = (node.visits, node.amaf_visits);
+    let den = an + n + an * n * rave_bias;
+    if den > 0.0 {
+        ((1.0 + an * rave_bias) * node.wins + node.amaf_wins, den)
+    } else {
+        (1.5, 1.0)
+    }
+}
+
+/// [`select`]'s scan over `children`: the index of the first child whose fraction is
+/// highest, by the cross-multiplied comparison `num * best_den > best_num * den` against the
+/// leader so far (at first `-1 / 1`, below every child), children with [`LOST`] passed over
+/// when `SKIP_LOST`; 0 when every child is passed over.
+///
+/// The leader changes only a few times in a scan, so the scan is a search for the next child
+/// that beats it, a loop exit the processor predicts, rather than a running maximum: as a
+/// running maximum the compiler blends the leader branch-free, and every child's comparison
+/// then waits on the one before it. The comparisons and their order are the running
+/// maximum's, so the choice is the same.
+#[inline(always)]
+fn leader<const SKIP_LOST: bool>(children: &[Node], rave_bias: f32) -> usize {
+    let (mut best, mut best_num, mut best_den) = (0, -1.0f32, 1.0f32);
+    let mut from = 0;
+    while let Some(j) = children[from..].iter().position(|c| {
+        if SKIP_LOST && c.flags & LOST != 0 {
+            return false;
+        }
+        let (num, den) = rave_fraction(c, rave_bias);
+        num * best_den > best_num * den
+    }) {
+        best = from + j;
+        (best_num, best_den) = rave_fraction(&children[best], rave_bias);
+        from = best + 1;
+    }
+    best
 }
 
 /// What one tree search found: the most visited root move (padded index), the mover's win
@@ -523,7 +547,7 @@ fn grow(
                     &cache,
                 );
             }
-            let child = select(&nodes, node, tuning.rave_bias);
+            let child = select(&nodes, node, tuning.rave_bias, know);
             filler.board[usize::from(nodes[child].cell)] = turn;
             turn ^= 3;
             path.push(child);
@@ -797,7 +821,7 @@ mod tests {
         nodes[1].wins = 90.0;
         nodes[2].visits = 100.0;
         nodes[2].wins = 10.0;
-        assert_eq!(select(&nodes, 0, 0.002), 2);
+        assert_eq!(select(&nodes, 0, 0.002, true), 2);
         // node 2 lost too: every seat 1 move loses, the root is won for seat 2
         nodes[2].flags |= LOST;
         prove_up(&mut nodes, &[0, 2]);
