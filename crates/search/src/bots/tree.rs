@@ -355,25 +355,69 @@ fn prior_value(board: &[u8], w: usize, x: usize, player: u8) -> f32 {
 /// the mover are passed over (no playout is worth them); without it no child may carry
 /// [`LOST`] (a search without [`Tuning::knowledge_at`] never marks one), and the scan saves
 /// the look at the flags.
-fn select(nodes: &[Node], parent: usize, rave_bias: f32, lost_possible: bool) -> usize {
+fn select(nodes: &[Node], parent: usize, rave_bias: f32, scan: Scan) -> usize {
     let range = nodes[parent].children();
     let first = range.start;
     let children = &nodes[range];
     first
-        + if lost_possible {
-            leader::<true>(children, rave_bias)
-        } else {
-            leader::<false>(children, rave_bias)
+        + match (scan.lost_possible, scan.all_tried) {
+            (false, true) => leader::<false, true>(children, rave_bias),
+            (false, false) => leader::<false, false>(children, rave_bias),
+            (true, true) => leader::<true, true>(children, rave_bias),
+            (true, false) => leader::<true, false>(children, rave_bias),
         }
 }
 
+/// What [`select`] may take for granted in one search, so that its scan looks only at what
+/// can happen.
+#[derive(Clone, Copy)]
+struct Scan {
+    /// Some child may be proven lost ([`LOST`]): only a search with [`Tuning::knowledge_at`]
+    /// marks one. Without it the scan never looks at the flags.
+    lost_possible: bool,
+    /// No child is ever untried: every new child starts with virtual visits of a prior, so
+    /// the denominator of its fraction is positive from the start and stays so
+    /// ([`Scan::of`]). The scan then never tests it.
+    all_tried: bool,
+}
+
+impl Scan {
+    /// What a search with `tuning` may take for granted. Children are never untried when the
+    /// prior gives each a positive number of virtual visits (own or all-moves-as-first), none
+    /// negative, and `rave_bias` is not negative (all of them finite: an infinite bias times
+    /// zero visits is not a number): the denominator
+    /// `an + n + an * n * rave_bias` is then a sum of terms that are not negative, one of them
+    /// positive, and visits only grow.
+    fn of(tuning: &Tuning) -> Scan {
+        let (pv, pa, prior) = (
+            tuning.pattern_visits,
+            tuning.pattern_amaf,
+            tuning.prior_visits,
+        );
+        let finite = [pv, pa, prior, tuning.rave_bias]
+            .iter()
+            .all(|x| x.is_finite());
+        let pattern = (pv > 0.0 || pa > 0.0) && pv >= 0.0 && pa >= 0.0;
+        let neighbourhood = pv == 0.0 && pa == 0.0 && prior > 0.0;
+        Scan {
+            lost_possible: tuning.knowledge_at > 0.0,
+            all_tried: finite && tuning.rave_bias >= 0.0 && (pattern || neighbourhood),
+        }
+    }
+}
+
 /// A child's RAVE value as the fraction `(numerator, denominator)` of [`select`], the
-/// denominator positive; an untried child's is 1.5 (above any win rate).
+/// denominator positive; an untried child's is 1.5 (above any win rate). `ALL_TRIED`: the
+/// caller knows the child is not untried ([`Scan::all_tried`]), and the test is left out.
 #[inline(always)]
-fn rave_fraction(node: &Node, rave_bias: f32) -> (f32, f32) {
+fn rave_fraction<const ALL_TRIED: bool>(node: &Node, rave_bias: f32) -> (f32, f32) {
     let (n, an) = (node.visits, node.amaf_visits);
     let den = an + n + an * n * rave_bias;
-    if den > 0.0 {
+    debug_assert!(
+        !ALL_TRIED || den > 0.0,
+        "an untried child in a search without one"
+    );
+    if ALL_TRIED || den > 0.0 {
         ((1.0 + an * rave_bias) * node.wins + node.amaf_wins, den)
     } else {
         (1.5, 1.0)
@@ -391,18 +435,21 @@ fn rave_fraction(node: &Node, rave_bias: f32) -> (f32, f32) {
 /// then waits on the one before it. The comparisons and their order are the running
 /// maximum's, so the choice is the same.
 #[inline(always)]
-fn leader<const SKIP_LOST: bool>(children: &[Node], rave_bias: f32) -> usize {
+fn leader<const SKIP_LOST: bool, const ALL_TRIED: bool>(
+    children: &[Node],
+    rave_bias: f32,
+) -> usize {
     let (mut best, mut best_num, mut best_den) = (0, -1.0f32, 1.0f32);
     let mut from = 0;
     while let Some(j) = children[from..].iter().position(|c| {
         if SKIP_LOST && c.flags & LOST != 0 {
             return false;
         }
-        let (num, den) = rave_fraction(c, rave_bias);
+        let (num, den) = rave_fraction::<ALL_TRIED>(c, rave_bias);
         num * best_den > best_num * den
     }) {
         best = from + j;
-        (best_num, best_den) = rave_fraction(&children[best], rave_bias);
+        (best_num, best_den) = rave_fraction::<ALL_TRIED>(&children[best], rave_bias);
         from = best + 1;
     }
     best
@@ -463,6 +510,7 @@ fn grow(
 
     let Limits { max_playouts, stop } = limits;
     let know = tuning.knowledge_at > 0.0;
+    let scan = Scan::of(tuning);
     let mut proofs = know;
     let geometry = (usize::from(pos.size()), stride, pos.top_bottom_owner());
     let mut playouts = 0;
@@ -547,7 +595,7 @@ fn grow(
                     &cache,
                 );
             }
-            let child = select(&nodes, node, tuning.rave_bias, know);
+            let child = select(&nodes, node, tuning.rave_bias, scan);
             filler.board[usize::from(nodes[child].cell)] = turn;
             turn ^= 3;
             path.push(child);
@@ -821,11 +869,50 @@ mod tests {
         nodes[1].wins = 90.0;
         nodes[2].visits = 100.0;
         nodes[2].wins = 10.0;
-        assert_eq!(select(&nodes, 0, 0.002, true), 2);
+        let scan = Scan {
+            lost_possible: true,
+            all_tried: false,
+        };
+        assert_eq!(select(&nodes, 0, 0.002, scan), 2);
         // node 2 lost too: every seat 1 move loses, the root is won for seat 2
         nodes[2].flags |= LOST;
         prove_up(&mut nodes, &[0, 2]);
         assert_eq!(nodes[0].proven_winner(), Some(2));
+    }
+
+    #[test]
+    fn the_selection_takes_for_granted_only_what_the_tuning_guarantees() {
+        // the house search: a prior for every child, no proofs
+        let house = Scan::of(&Tuning::HOUSE);
+        assert!(house.all_tried && !house.lost_possible);
+        // no prior at all: untried children exist
+        assert!(!Scan::of(&Tuning::PLAIN).all_tried);
+        // the neighbourhood prior alone is enough
+        let neighbourhood = Tuning {
+            prior_visits: 5.0,
+            ..Tuning::PLAIN
+        };
+        assert!(Scan::of(&neighbourhood).all_tried);
+        // a negative bias or prior could make a denominator zero or negative, an infinite one
+        // not a number
+        for t in [
+            Tuning {
+                rave_bias: -0.1,
+                ..Tuning::HOUSE
+            },
+            Tuning {
+                rave_bias: f32::INFINITY,
+                ..Tuning::HOUSE
+            },
+            Tuning {
+                pattern_amaf: -5.0,
+                ..Tuning::HOUSE
+            },
+        ] {
+            assert!(!Scan::of(&t).all_tried);
+        }
+        // the analysis of busy nodes marks proofs
+        assert!(Scan::of(&Tuning::TREE_KNOWLEDGE).lost_possible);
     }
 
     #[test]
