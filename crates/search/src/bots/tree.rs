@@ -351,10 +351,9 @@ fn prior_value(board: &[u8], w: usize, x: usize, player: u8) -> f32 {
 /// `beta = amaf_visits / (amaf_visits + visits + amaf_visits * visits * rave_bias)`,
 /// which simplifies to one fraction `((1 + an * b) * w + aw) / (an + n + an * n * b)`;
 /// fractions are compared by cross-multiplying (no division). Untried children come first;
-/// among equal values the first child wins. With `lost_possible`, children proven lost for
-/// the mover are passed over (no playout is worth them); without it no child may carry
-/// [`LOST`] (a search without [`Tuning::knowledge_at`] never marks one), and the scan saves
-/// the look at the flags.
+/// among equal values the first child wins; children proven lost for the mover are passed
+/// over (no playout is worth them). `scan` says what the search's tuning rules out (children
+/// proven lost, untried children), so that the scan does not look for it.
 fn select(nodes: &[Node], parent: usize, rave_bias: f32, scan: Scan) -> usize {
     let range = nodes[parent].children();
     let first = range.start;
@@ -427,7 +426,7 @@ fn rave_fraction<const ALL_TRIED: bool>(node: &Node, rave_bias: f32) -> (f32, f3
 /// [`select`]'s scan over `children`: the index of the first child whose fraction is
 /// highest, by the cross-multiplied comparison `num * best_den > best_num * den` against the
 /// leader so far (at first `-1 / 1`, below every child), children with [`LOST`] passed over
-/// when `SKIP_LOST`; 0 when every child is passed over.
+/// when `SKIP_LOST`; 0 when every child is passed over. `ALL_TRIED` as for [`rave_fraction`].
 ///
 /// The leader changes only a few times in a scan, so the scan is a search for the next child
 /// that beats it, a loop exit the processor predicts, rather than a running maximum: as a
