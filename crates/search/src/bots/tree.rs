@@ -350,30 +350,108 @@ fn prior_value(board: &[u8], w: usize, x: usize, player: u8) -> f32 {
 /// `(1 - beta) * wins / visits + beta * amaf_wins / amaf_visits`,
 /// `beta = amaf_visits / (amaf_visits + visits + amaf_visits * visits * rave_bias)`,
 /// which simplifies to one fraction `((1 + an * b) * w + aw) / (an + n + an * n * b)`;
-/// fractions are compared by cross-multiplying (no division). Untried children come first.
-fn select(nodes: &[Node], parent: usize, rave_bias: f32) -> usize {
+/// fractions are compared by cross-multiplying (no division). Untried children come first;
+/// among equal values the first child wins; children proven lost for the mover are passed
+/// over (no playout is worth them). `scan` says what the search's tuning rules out (children
+/// proven lost, untried children), so that the scan does not look for it.
+fn select(nodes: &[Node], parent: usize, rave_bias: f32, scan: Scan) -> usize {
     let range = nodes[parent].children();
     let first = range.start;
-    let mut best = 0;
-    let (mut best_num, mut best_den) = (-1.0f32, 1.0f32);
-    for (k, node) in nodes[range].iter().enumerate() {
-        if node.flags & LOST != 0 {
-            continue; // proven lost for the mover: never worth a playout
+    let children = &nodes[range];
+    first
+        + match (scan.lost_possible, scan.all_tried) {
+            (false, true) => leader::<false, true>(children, rave_bias),
+            (false, false) => leader::<false, false>(children, rave_bias),
+            (true, true) => leader::<true, true>(children, rave_bias),
+            (true, false) => leader::<true, false>(children, rave_bias),
         }
-        let (n, an) = (node.visits, node.amaf_visits);
-        let den = an + n + an * n * rave_bias;
-        let (num, den) = if den > 0.0 {
-            ((1.0 + an * rave_bias) * node.wins + node.amaf_wins, den)
-        } else {
-            (1.5, 1.0) // untried: look at it first
-        };
-        if num * best_den > best_num * den {
-            best_num = num;
-            best_den = den;
-            best = k;
+}
+
+/// What [`select`] may take for granted in one search, so that its scan looks only at what
+/// can happen.
+#[derive(Clone, Copy)]
+struct Scan {
+    /// Some child may be proven lost ([`LOST`]): only a search with [`Tuning::knowledge_at`]
+    /// marks one. Without it the scan never looks at the flags.
+    lost_possible: bool,
+    /// No child is ever untried: every new child starts with virtual visits of a prior, so
+    /// the denominator of its fraction is positive from the start and stays so
+    /// ([`Scan::of`]). The scan then never tests it.
+    all_tried: bool,
+}
+
+impl Scan {
+    /// What a search with `tuning` may take for granted. Children are never untried when the
+    /// prior gives each a positive number of virtual visits (own or all-moves-as-first), none
+    /// negative, and `rave_bias` is not negative (all of them finite: an infinite bias times
+    /// zero visits is not a number): the denominator
+    /// `an + n + an * n * rave_bias` is then a sum of terms that are not negative, one of them
+    /// positive, and visits only grow.
+    fn of(tuning: &Tuning) -> Scan {
+        let (pv, pa, prior) = (
+            tuning.pattern_visits,
+            tuning.pattern_amaf,
+            tuning.prior_visits,
+        );
+        let finite = [pv, pa, prior, tuning.rave_bias]
+            .iter()
+            .all(|x| x.is_finite());
+        let pattern = (pv > 0.0 || pa > 0.0) && pv >= 0.0 && pa >= 0.0;
+        let neighbourhood = pv == 0.0 && pa == 0.0 && prior > 0.0;
+        Scan {
+            lost_possible: tuning.knowledge_at > 0.0,
+            all_tried: finite && tuning.rave_bias >= 0.0 && (pattern || neighbourhood),
         }
     }
-    first + best
+}
+
+/// A child's RAVE value as the fraction `(numerator, denominator)` of [`select`], the
+/// denominator positive; an untried child's is 1.5 (above any win rate). `ALL_TRIED`: the
+/// caller knows the child is not untried ([`Scan::all_tried`]), and the test is left out.
+#[inline(always)]
+fn rave_fraction<const ALL_TRIED: bool>(node: &Node, rave_bias: f32) -> (f32, f32) {
+    let (n, an) = (node.visits, node.amaf_visits);
+    let den = an + n + an * n * rave_bias;
+    debug_assert!(
+        !ALL_TRIED || den > 0.0,
+        "an untried child in a search without one"
+    );
+    if ALL_TRIED || den > 0.0 {
+        ((1.0 + an * rave_bias) * node.wins + node.amaf_wins, den)
+    } else {
+        (1.5, 1.0)
+    }
+}
+
+/// [`select`]'s scan over `children`: the index of the first child whose fraction is
+/// highest, by the cross-multiplied comparison `num * best_den > best_num * den` against the
+/// leader so far (at first `-1 / 1`, below every child), children with [`LOST`] passed over
+/// when `SKIP_LOST`; 0 when every child is passed over. `ALL_TRIED` as for [`rave_fraction`].
+///
+/// The leader changes only a few times in a scan, so the scan is a search for the next child
+/// that beats it, a loop exit the processor predicts, rather than a running maximum: as a
+/// running maximum the compiler blends the leader branch-free, and every child's comparison
+/// then waits on the one before it. The comparisons and their order are the running
+/// maximum's, so the choice is the same.
+#[inline(always)]
+fn leader<const SKIP_LOST: bool, const ALL_TRIED: bool>(
+    children: &[Node],
+    rave_bias: f32,
+) -> usize {
+    let (mut best, mut best_num, mut best_den) = (0, -1.0f32, 1.0f32);
+    let mut from = 0;
+    while let Some(j) = children[from..].iter().position(|c| {
+        if SKIP_LOST && c.flags & LOST != 0 {
+            return false;
+        }
+        let (num, den) = rave_fraction::<ALL_TRIED>(c, rave_bias);
+        num * best_den > best_num * den
+    }) {
+        best = from + j;
+        (best_num, best_den) = rave_fraction::<ALL_TRIED>(&children[best], rave_bias);
+        from = best + 1;
+    }
+    best
 }
 
 /// What one tree search found: the most visited root move (padded index), the mover's win
@@ -431,6 +509,7 @@ fn grow(
 
     let Limits { max_playouts, stop } = limits;
     let know = tuning.knowledge_at > 0.0;
+    let scan = Scan::of(tuning);
     let mut proofs = know;
     let geometry = (usize::from(pos.size()), stride, pos.top_bottom_owner());
     let mut playouts = 0;
@@ -515,7 +594,7 @@ fn grow(
                     &cache,
                 );
             }
-            let child = select(&nodes, node, tuning.rave_bias);
+            let child = select(&nodes, node, tuning.rave_bias, scan);
             filler.board[usize::from(nodes[child].cell)] = turn;
             turn ^= 3;
             path.push(child);
@@ -635,6 +714,19 @@ mod tests {
         let w = pos.stride();
         (pos, move |r, c| ((r + 1) * w + c + 1) as u16)
     }
+
+    /// What [`the_search_makes_exactly_the_choices_it_made_before_selection_was_sped_up`]
+    /// recorded from the search as it stood before issue 23's fifth piece.
+    const PINNED: [&str; 4] = [
+        "house 11x11: 3000 playouts, 50591 nodes, 0x1fb5b1d1445999db, move 132, \
+         line [132, 119, 120, 74, 75, 63, 89], top [1492, 785, 227, 111, 66]",
+        "plain 9x9: 2000 playouts, 15119 nodes, 0xa6a2ae8566417b6a, move 30, \
+         line [30, 39, 50, 67, 26, 28], top [1000, 527, 98, 94, 70]",
+        "knowledge 7x7: 1500 playouts, 9552 nodes, 0x6991662b8d64e60f, move 30, \
+         line [30, 32, 40, 42, 50, 51, 68, 23], top [792, 639, 29, 29, 24]",
+        "near the cap 9x9: 3000 playouts, 5972 nodes, 0x55081c9f5dd6d143, move 92, \
+         line [92, 38], top [1610, 603, 140, 134, 131]",
+    ];
 
     fn with_knowledge(at: f32) -> Tuning {
         Tuning {
@@ -776,11 +868,50 @@ mod tests {
         nodes[1].wins = 90.0;
         nodes[2].visits = 100.0;
         nodes[2].wins = 10.0;
-        assert_eq!(select(&nodes, 0, 0.002), 2);
+        let scan = Scan {
+            lost_possible: true,
+            all_tried: false,
+        };
+        assert_eq!(select(&nodes, 0, 0.002, scan), 2);
         // node 2 lost too: every seat 1 move loses, the root is won for seat 2
         nodes[2].flags |= LOST;
         prove_up(&mut nodes, &[0, 2]);
         assert_eq!(nodes[0].proven_winner(), Some(2));
+    }
+
+    #[test]
+    fn the_selection_takes_for_granted_only_what_the_tuning_guarantees() {
+        // the house search: a prior for every child, no proofs
+        let house = Scan::of(&Tuning::HOUSE);
+        assert!(house.all_tried && !house.lost_possible);
+        // no prior at all: untried children exist
+        assert!(!Scan::of(&Tuning::PLAIN).all_tried);
+        // the neighbourhood prior alone is enough
+        let neighbourhood = Tuning {
+            prior_visits: 5.0,
+            ..Tuning::PLAIN
+        };
+        assert!(Scan::of(&neighbourhood).all_tried);
+        // a negative bias or prior could make a denominator zero or negative, an infinite one
+        // not a number
+        for t in [
+            Tuning {
+                rave_bias: -0.1,
+                ..Tuning::HOUSE
+            },
+            Tuning {
+                rave_bias: f32::INFINITY,
+                ..Tuning::HOUSE
+            },
+            Tuning {
+                pattern_amaf: -5.0,
+                ..Tuning::HOUSE
+            },
+        ] {
+            assert!(!Scan::of(&t).all_tried);
+        }
+        // the analysis of busy nodes marks proofs
+        assert!(Scan::of(&Tuning::TREE_KNOWLEDGE).lost_possible);
     }
 
     #[test]
@@ -914,6 +1045,98 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A fingerprint of a grown tree: FNV-1a over every node, in creation order, of its cell,
+    /// children and the bits of its four statistics. Two trees agree on it when (barring a
+    /// 64-bit collision) the searches made the same choice at every step.
+    fn fingerprint(nodes: &[Node]) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |x: u32| {
+            for b in x.to_le_bytes() {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        for n in nodes {
+            eat(u32::from(n.cell) | u32::from(n.flags) << 16 | u32::from(n.player) << 24);
+            eat(n.first_child);
+            eat(u32::from(n.n_children));
+            for v in [n.visits, n.wins, n.amaf_visits, n.amaf_wins] {
+                eat(v.to_bits());
+            }
+        }
+        h
+    }
+
+    /// `stones` random stones on a `size` board, from `seed`.
+    fn random_position(size: u8, stones: usize, seed: u64) -> Position {
+        let mut rng = Pcg64::seed_from_u64(seed);
+        let mut pos = Position::new(size).expect("size");
+        for _ in 0..stones {
+            let e = empty_indices(&pos);
+            let k = (rng.next_u32() as usize) % e.len();
+            pos.place_move(usize::from(e[k]));
+        }
+        pos
+    }
+
+    /// The search's behaviour pinned (issue 23, fifth piece): for fixed positions, tunings,
+    /// seeds and playout counts, the tree (its size and fingerprint), the move, its line and
+    /// the most visited root children's visits equal what the search gave before the
+    /// selection was made faster. Any change of a single choice of the selection changes them.
+    #[test]
+    fn the_search_makes_exactly_the_choices_it_made_before_selection_was_sped_up() {
+        let knowing = with_knowledge(50.0);
+        let roomy = Tuning {
+            max_nodes: 6_000,
+            ..Tuning::HOUSE
+        };
+        let (threat, _) = position(&THREAT);
+        let cases: [(&str, Position, &Tuning, u32, u64); 4] = [
+            (
+                "house 11x11",
+                random_position(11, 6, 1),
+                &Tuning::HOUSE,
+                3_000,
+                21,
+            ),
+            (
+                "plain 9x9",
+                random_position(9, 3, 2),
+                &Tuning::PLAIN,
+                2_000,
+                22,
+            ),
+            ("knowledge 7x7", threat, &knowing, 1_500, 23),
+            (
+                "near the cap 9x9",
+                random_position(9, 4, 3),
+                &roomy,
+                3_000,
+                24,
+            ),
+        ];
+        let mut got = Vec::new();
+        for (name, pos, tuning, playouts, seed) in &cases {
+            let (nodes, ran) = grown(pos, tuning, *playouts, *seed);
+            let r = searched(pos, tuning, *playouts, *seed);
+            let mut root: Vec<u32> = nodes[nodes[0].children()]
+                .iter()
+                .map(|n| n.visits as u32)
+                .collect();
+            root.sort_unstable_by(|a, b| b.cmp(a));
+            root.truncate(5);
+            got.push(format!(
+                "{name}: {ran} playouts, {} nodes, {:#018x}, move {}, line {:?}, top {:?}",
+                nodes.len(),
+                fingerprint(&nodes),
+                r.cell,
+                r.pv,
+                root
+            ));
+        }
+        let want = PINNED;
+        assert_eq!(got, want, "{got:#?}");
     }
 
     #[test]
