@@ -43,9 +43,14 @@ macro_rules! insert_from_values {
 }
 pub(crate) use insert_from_values;
 
-/// An [`EventRow`]'s columns from `events AS e`, its set's id read back from the set's key.
-const ROW_FROM: &str = "SELECT e.id, s.id AS set_id, e.game_no, e.kind, e.payload \
-     FROM events AS e LEFT JOIN sets AS s ON s.num = e.set_num";
+/// An [`EventRow`]'s columns from `events AS e`, its set's id read back from the set's key
+/// (a macro, so that each query stays one static text).
+macro_rules! row_from {
+    () => {
+        "SELECT e.id, s.id AS set_id, e.game_no, e.kind, e.payload \
+         FROM events AS e LEFT JOIN sets AS s ON s.num = e.set_num"
+    };
+}
 
 /// Appends events in one statement and returns their ids in the order of `rows` (ids are
 /// assigned in row order inside the writer's transaction, so the returned ids, sorted, match).
@@ -89,17 +94,17 @@ pub async fn for_bot_after(
     upto_id: i64,
     limit: i64,
 ) -> sqlx::Result<Vec<EventRow>> {
-    let sql = format!(
-        "{ROW_FROM} WHERE e.bot_num IN (0, (SELECT num FROM bots WHERE bots.id = $1)) \
+    sqlx::query_as(concat!(
+        row_from!(),
+        " WHERE e.bot_num IN (0, (SELECT num FROM bots WHERE bots.id = $1)) \
          AND e.id > $2 AND e.id <= $3 ORDER BY e.id LIMIT $4"
-    );
-    sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(bot_id)
-        .bind(after_id)
-        .bind(upto_id)
-        .bind(limit)
-        .fetch_all(c)
-        .await
+    ))
+    .bind(bot_id)
+    .bind(after_id)
+    .bind(upto_id)
+    .bind(limit)
+    .fetch_all(c)
+    .await
 }
 
 /// Public events of one game with `after_id < id <= upto_id`: its `state` rows, whoever they
@@ -112,19 +117,19 @@ pub async fn for_game_after(
     upto_id: i64,
     limit: i64,
 ) -> sqlx::Result<Vec<EventRow>> {
-    let sql = format!(
-        "{ROW_FROM} WHERE e.set_num = (SELECT num FROM sets WHERE sets.id = $1) \
+    sqlx::query_as(concat!(
+        row_from!(),
+        " WHERE e.set_num = (SELECT num FROM sets WHERE sets.id = $1) \
          AND e.game_no = $2 AND e.kind IN ('state', 'analysis') AND e.id > $3 AND e.id <= $4 \
          ORDER BY e.id LIMIT $5"
-    );
-    sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(set_id)
-        .bind(game_no)
-        .bind(after_id)
-        .bind(upto_id)
-        .bind(limit)
-        .fetch_all(c)
-        .await
+    ))
+    .bind(set_id)
+    .bind(game_no)
+    .bind(after_id)
+    .bind(upto_id)
+    .bind(limit)
+    .fetch_all(c)
+    .await
 }
 
 /// The newest event id (0 when none).
