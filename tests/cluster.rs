@@ -190,7 +190,7 @@ async fn a_move_on_one_instance_wakes_long_polls_and_streams_on_the_others_withi
     let mut c = db(&url).await;
     let n = count(
         &mut c,
-        "SELECT COUNT(*) FROM moves WHERE set_id = $1",
+        "SELECT COUNT(*) FROM moves WHERE set_num = (SELECT num FROM sets WHERE sets.id = $1)",
         &set_id,
     )
     .await;
@@ -233,7 +233,7 @@ async fn the_same_move_raced_to_three_instances_is_applied_once() {
     assert_eq!(
         count(
             &mut c,
-            "SELECT COUNT(*) FROM moves WHERE set_id = $1",
+            "SELECT COUNT(*) FROM moves WHERE set_num = (SELECT num FROM sets WHERE sets.id = $1)",
             &set_id
         )
         .await,
@@ -404,7 +404,7 @@ async fn a_game_times_out_once_with_three_instances_and_also_when_its_instance_i
         assert_eq!(
             count(
                 &mut c,
-                "SELECT COUNT(*) FROM moves WHERE set_id = $1",
+                "SELECT COUNT(*) FROM moves WHERE set_num = (SELECT num FROM sets WHERE sets.id = $1)",
                 set_id
             )
             .await,

@@ -35,8 +35,8 @@ async fn play_behind_the_servers_back(app: &common::TestApp, set_id: &str, r: u8
         .expect("a legal move");
     let now = chrono::Utc::now().timestamp_millis();
     sqlx::query(
-        "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, at_ms) \
-         VALUES ($1, 1, $2, 2, $3, $4, 0, 0, $5)",
+        "INSERT INTO moves (set_num, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, at_ms) \
+         VALUES ((SELECT num FROM sets WHERE sets.id = $1), 1, $2, 2, $3, $4, 0, 0, $5)",
     )
     .bind(set_id)
     .bind(ply + 1)
@@ -108,7 +108,7 @@ async fn a_move_is_never_applied_to_a_copy_that_another_writer_made_stale() {
     assert_eq!(r.body["board"]["cells"][0][0], 2);
     assert_eq!(r.body["to_move"], 2);
     let stored: (i64,) =
-        sqlx::query_as("SELECT COUNT(*) FROM moves WHERE set_id = $1 AND game_no = 1")
+        sqlx::query_as("SELECT COUNT(*) FROM moves WHERE set_num = (SELECT num FROM sets WHERE sets.id = $1) AND game_no = 1")
             .bind(&set)
             .fetch_one(&app.arena.store.pool)
             .await

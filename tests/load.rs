@@ -282,7 +282,7 @@ async fn a_short_load_run_leaves_replayable_games_served_states_that_match_and_a
     {
         let moves: Vec<(i64, Option<i64>, Option<i64>, i64)> = sqlx::query_as(
             "SELECT ply, cell_row, cell_col, swap FROM moves \
-             WHERE set_id = $1 AND game_no = $2 ORDER BY ply",
+             WHERE set_num = (SELECT num FROM sets WHERE sets.id = $1) AND game_no = $2 ORDER BY ply",
         )
         .bind(set_id)
         .bind(game_no)

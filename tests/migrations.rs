@@ -115,6 +115,14 @@ const APPLIED: &[(&str, &str)] = &[
         "postgres/0013_event_keys.sql",
         "d8699e75eb767729f0bfcc79fd9a0442a5228813db9f683ddc1b9ef6b31dde5d",
     ),
+    (
+        "sqlite/0015_move_keys.sql",
+        "4d9c969e823c47cb7f97facc934aae353edf5d07f7e33d08a1deb41b4dbbcfb6",
+    ),
+    (
+        "postgres/0014_move_keys.sql",
+        "872d4542efae2b2923902fe67255afcd5740a18510049ecc30f9b8aa60a14fa3",
+    ),
 ];
 
 /// No two migrations of one backend share a version (sqlx would refuse to start).

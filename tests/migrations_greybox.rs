@@ -14,15 +14,25 @@ async fn a_database_with_moves_stored_before_the_latest_migrations_opens_and_kee
     let dir = tempfile::tempdir().expect("temp dir");
     let url = format!("sqlite://{}/old.db?mode=rwc", dir.path().display());
     {
-        // The database as the builds with migrations 1 to 4 left it, with one stored move.
+        // The database as the builds with migrations 1 to 4 left it, with one stored move of a
+        // stored set, and one of a set that is not there (migration 15 keys moves by their
+        // set's number, and such a row, which no route could show, is not kept).
         let pool = common::database_at_migration(&url, "sqlite", 4).await;
-        sqlx::query(
+        for sql in [
+            "INSERT INTO players (id, name, token_hash, balance, created_ms) \
+             VALUES ('pl_old', 'Old', 'h_pl_old', 0, 0)",
+            "INSERT INTO bots (id, name, name_key, owner_id, max_stake, token_hash, created_ms) \
+             VALUES ('bot_old', 'old', 'old', 'pl_old', 0, 'h_bot_old', 0)",
+            "INSERT INTO sets (id, creator_id, status, size, random_stones, initial_ms, \
+             increment_ms, stake, seed_hex, seed_sha256, created_ms) \
+             VALUES ('set_old', 'bot_old', 'active', 11, 0, 60000, 1000, 0, 'aa', 'bb', 0)",
             "INSERT INTO moves (set_id, game_no, ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms) \
              VALUES ('set_old', 1, 1, 1, 'bot_old', 4, 4, 0, 0, 0)",
-        )
-        .execute(&pool)
-        .await
-        .expect("an old move row");
+            "INSERT INTO moves (set_id, game_no, ply, seat, bot_id, cell_row, cell_col, swap, elapsed_ms, at_ms) \
+             VALUES ('set_gone', 1, 1, 1, 'bot_old', 5, 5, 0, 0, 0)",
+        ] {
+            sqlx::query(sql).execute(&pool).await.expect("an old row");
+        }
         pool.close().await;
     }
     let app = common::spawn_with(common::Spawn {
@@ -31,12 +41,19 @@ async fn a_database_with_moves_stored_before_the_latest_migrations_opens_and_kee
     })
     .await;
     assert_eq!(app.get("/healthz").await.status, reqwest::StatusCode::OK);
-    let (n, cell): (i64, Option<i64>) =
-        sqlx::query_as("SELECT COUNT(*), MAX(cell_row) FROM moves WHERE set_id = 'set_old'")
-            .fetch_one(&app.arena.store.pool)
-            .await
-            .expect("moves");
+    let (n, cell): (i64, Option<i64>) = sqlx::query_as(
+        "SELECT COUNT(*), MAX(cell_row) FROM moves \
+         WHERE set_num = (SELECT num FROM sets WHERE sets.id = 'set_old')",
+    )
+    .fetch_one(&app.arena.store.pool)
+    .await
+    .expect("moves");
     assert_eq!((n, cell), (1, Some(4)));
+    let (all,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM moves")
+        .fetch_one(&app.arena.store.pool)
+        .await
+        .expect("moves");
+    assert_eq!(all, 1);
 }
 
 /// The day of the Glicko-2 replay test's stored sets, ms.
@@ -257,6 +274,10 @@ async fn events_stored_before_the_stream_keys_stay_on_their_streams_after_the_up
          (2, 'bot_b', 'set_2', NULL, 'set_started', '{\"n\":2}', 6), \
          (3, 'bot_a', 'set_2', 1, 'state', '{\"ply\":0}', 7), \
          (4, NULL, 'set_2', 1, 'state', '{\"ply\":1}', 8)",
+        "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, \
+         at_ms, info) VALUES ('set_2', 1, 1, 1, 3, 4, 0, 900, 8, '{\"pv\":\"d5\"}'), \
+         ('set_2', 1, 2, 2, NULL, NULL, 1, 700, 9, NULL), \
+         ('set_gone', 1, 1, 1, 0, 0, 0, 1, 1, NULL)",
     ] {
         sqlx::query(sql)
             .execute(&pool)
@@ -312,6 +333,27 @@ async fn events_stored_before_the_stream_keys_stay_on_their_streams_after_the_up
             .await
             .expect("turn")
     );
+    // The moves are keyed by their set's number too: a stored set's moves are all there, the
+    // row of a set that is not stored is not kept.
+    let moves: Vec<(String, i64, i64, Option<i64>, i64, i64, Option<String>)> = sqlx::query_as(
+        "SELECT s.id, m.game_no, m.ply, m.cell_row, m.swap, m.elapsed_ms, m.info \
+         FROM moves m JOIN sets s ON s.num = m.set_num ORDER BY m.ply",
+    )
+    .fetch_all(&mut *c)
+    .await
+    .expect("moves");
+    assert_eq!(
+        moves,
+        vec![
+            ("set_2".into(), 1, 1, Some(3), 0, 900, s("{\"pv\":\"d5\"}")),
+            ("set_2".into(), 1, 2, None, 1, 700, None),
+        ]
+    );
+    let (all,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM moves")
+        .fetch_one(&mut *c)
+        .await
+        .expect("count");
+    assert_eq!(all, 2);
     // A bot registered after the upgrade gets a key of its own, and its stream holds only
     // the lobby's events so far.
     app.player_with_bot("Carl").await;

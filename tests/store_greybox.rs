@@ -138,7 +138,7 @@ fn move_write(
 /// Rows of `moves` of game 1 of `set_id`, and that game row's version.
 async fn stored(app: &TestApp, set_id: &str) -> (i64, i64) {
     sqlx::query_as(
-        "SELECT (SELECT COUNT(*) FROM moves m WHERE m.set_id = g.set_id AND m.game_no = 1), \
+        "SELECT (SELECT COUNT(*) FROM moves m JOIN sets s ON s.num = m.set_num WHERE s.id = g.set_id AND m.game_no = 1), \
          g.version FROM games g WHERE g.set_id = $1 AND g.game_no = 1",
     )
     .bind(set_id)
@@ -213,7 +213,7 @@ async fn a_batch_of_moves_stores_every_fresh_move_and_leaves_a_stale_game_alone(
     assert_eq!(stored(&app, &one).await, (before.0.0 + 1, g1.version + 1));
     assert_eq!(stored(&app, &two).await, (before.1.0 + 1, g2.version + 1));
     let (info,): (Option<String>,) =
-        sqlx::query_as("SELECT info FROM moves WHERE set_id = $1 AND game_no = 1 AND ply = $2")
+        sqlx::query_as("SELECT info FROM moves WHERE set_num = (SELECT num FROM sets WHERE sets.id = $1) AND game_no = 1 AND ply = $2")
             .bind(&one)
             .bind(a.mv.ply)
             .fetch_one(&mut *c)

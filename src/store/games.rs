@@ -235,8 +235,9 @@ pub async fn insert_move(
     m: &MoveRow,
 ) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, at_ms, \
-         info) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        "INSERT INTO moves (set_num, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, \
+         at_ms, info) VALUES ((SELECT num FROM sets WHERE sets.id = $1), $2, $3, $4, $5, $6, $7, \
+         $8, $9, $10)",
     )
     .bind(set_id)
     .bind(game_no)
@@ -262,7 +263,8 @@ pub async fn moves(
     sqlx::query_as(
         "SELECT m.ply, m.seat, CASE m.seat WHEN 1 THEN g.seat1_id ELSE g.seat2_id END AS bot_id, \
          m.cell_row, m.cell_col, m.swap, m.elapsed_ms, m.at_ms, m.info FROM moves m JOIN games g \
-         ON g.set_id = m.set_id AND g.game_no = m.game_no WHERE m.set_id = $1 AND m.game_no = $2 ORDER BY m.ply",
+         ON g.set_id = $1 AND g.game_no = m.game_no \
+         WHERE m.set_num = (SELECT num FROM sets WHERE sets.id = $1) AND m.game_no = $2 ORDER BY m.ply",
     )
     .bind(set_id)
     .bind(game_no)
@@ -280,7 +282,8 @@ pub async fn move_at(
     sqlx::query_as(
         "SELECT m.ply, m.seat, CASE m.seat WHEN 1 THEN g.seat1_id ELSE g.seat2_id END AS bot_id, \
          m.cell_row, m.cell_col, m.swap, m.elapsed_ms, m.at_ms, m.info FROM moves m JOIN games g \
-         ON g.set_id = m.set_id AND g.game_no = m.game_no WHERE m.set_id = $1 AND m.game_no = $2 AND m.ply = $3",
+         ON g.set_id = $1 AND g.game_no = m.game_no \
+         WHERE m.set_num = (SELECT num FROM sets WHERE sets.id = $1) AND m.game_no = $2 AND m.ply = $3",
     )
     .bind(set_id)
     .bind(game_no)

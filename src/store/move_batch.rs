@@ -125,12 +125,12 @@ fn one_trip_sql(rows: usize) -> Arc<str> {
          AND games.version = v.column12 - 1 \
          AND (SELECT count(*) FROM games AS g, v AS w WHERE g.set_id = w.column1 \
               AND g.game_no = w.column2 AND g.version = w.column12 - 1) = {rows}; \
-         {moves_head} SELECT * FROM (VALUES {moves}) WHERE changes() = {rows}; \
+         {moves_head} {moves}) AS v WHERE changes() = {rows}; \
          {events_head} {events}) AS v WHERE changes() = {rows}; \
          SELECT CASE WHEN changes() = {rows} THEN last_insert_rowid() ELSE 0 END; COMMIT",
             games = tuples(12),
             set = UPDATE_SET,
-            moves_head = MOVES_INTO,
+            moves_head = MOVES_HEAD,
             moves = tuples(10),
             events_head = super::events::insert_from_values!(),
             events = tuples(6),
@@ -164,7 +164,7 @@ async fn commit_moves_sqlite_each(
 fn inserts_and_commit(c: &AnyConnection, rows: usize) -> Arc<str> {
     static SHAPES: Shapes = OnceLock::new();
     remembered(&SHAPES, rows, || {
-        let moves = super::values_sql(c, MOVES_HEAD, 10, rows, "; ");
+        let moves = super::values_sql(c, MOVES_HEAD, 10, rows, ") AS v; ");
         let events = super::values_sql(
             c,
             super::events::insert_from_values!(),
@@ -192,15 +192,13 @@ fn remembered(shapes: &Shapes, rows: usize, build: impl FnOnce() -> String) -> A
     sql
 }
 
-/// The moves' insert, before its rows.
-macro_rules! moves_into {
-    () => {
-        "INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, \
-         at_ms, info)"
-    };
-}
-const MOVES_INTO: &str = moves_into!();
-const MOVES_HEAD: &str = concat!(moves_into!(), " VALUES");
+/// The moves' insert from a `VALUES` list (followed by its rows and `) AS v`), ten columns a
+/// move in the order of [`bind_moves`]; the set's id is stored as its number (migration 0015,
+/// issue 22).
+const MOVES_HEAD: &str = "INSERT INTO moves (set_num, game_no, ply, seat, cell_row, cell_col, \
+     swap, elapsed_ms, at_ms, info) SELECT (SELECT num FROM sets WHERE sets.id = v.column1), \
+     v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, v.column8, v.column9, \
+     v.column10 FROM (VALUES";
 
 /// The event ids (in any order) given back to the writes whose rows changed, in order.
 fn spread(fresh: Vec<bool>, mut ids: Vec<i64>) -> Vec<Option<i64>> {
@@ -457,8 +455,8 @@ const PG_BATCH_SQL: &str = "WITH v AS MATERIALIZED (SELECT r.* FROM unnest($1::t
      RETURNING games.set_id, games.game_no, games.version), \
  k AS MATERIALIZED (SELECT v.*, (SELECT num FROM sets WHERE sets.id = v.set_id) AS set_num \
      FROM v JOIN u ON u.set_id = v.set_id AND u.game_no = v.game_no AND u.version = v.version), \
- m AS (INSERT INTO moves (set_id, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, \
-     at_ms, info) SELECT set_id, game_no, move_ply, seat, cell_row, cell_col, swap, \
+ m AS (INSERT INTO moves (set_num, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, \
+     at_ms, info) SELECT set_num, game_no, move_ply, seat, cell_row, cell_col, swap, \
      elapsed_ms, at_ms, info FROM k), \
  e AS (INSERT INTO events (bot_num, set_num, game_no, kind, payload, at_ms) \
      SELECT (SELECT num FROM bots WHERE bots.id = k.event_bot), set_num, game_no, 'state', \
