@@ -537,6 +537,7 @@ fn grow(
     let mut path: Vec<usize> = Vec::with_capacity(64);
     let mut leaf_empties: Vec<u16> = Vec::with_capacity(all_empties.len());
     let mut slot = [0u16; PADDED_CELLS];
+    let mut playout_empties = [0u16; PADDED_CELLS];
     // after each playout, what a child's all-moves-as-first statistics gain from its cell:
     // `amaf_gain[cell][player - 1]`, as in [`AMAF_GAIN`]
     let mut amaf_gain = [[[0.0f32; 2]; 2]; PADDED_CELLS];
@@ -651,14 +652,15 @@ fn grow(
             }
             continue;
         }
-        leaf_empties.clear();
-        leaf_empties.extend(
-            all_empties
-                .iter()
-                .copied()
-                .filter(|&i| filler.board[usize::from(i)] == EMPTY),
-        );
-        let winner = filler.fill_bridges_and_judge(rng, &mut leaf_empties, turn, &mut slot);
+        // the cells still empty, in the root's order: each is written, and kept by counting
+        // it only when it is empty (no branch to mispredict, no length check of a `Vec`)
+        let mut m = 0;
+        for &i in &all_empties {
+            playout_empties[m] = i;
+            m += usize::from(filler.board[usize::from(i)] == EMPTY);
+        }
+        let empties = &mut playout_empties[..m];
+        let winner = filler.fill_bridges_and_judge(rng, empties, turn, &mut slot);
         // every child's cell is one of the root's empty cells, now full
         let by_value = &AMAF_GAIN[usize::from(winner & 1)];
         for &c in &all_empties {
