@@ -34,6 +34,52 @@ pub(crate) const PADDED_CELLS: usize = 28 * 28;
 /// cells stay `BORDER`.
 const EDGE_PADDING: u8 = 0x40;
 
+/// [`Filler::fill_bridges_and_judge`]'s answers to intrusions, by the neighbourhood of the new
+/// stone: the index is the six neighbours' `value & 3` (`EMPTY`, 1, 2, or 3 for a corner), two
+/// bits each in the ring order `-w, 1 - w, 1, w, w - 1, -1` (ring cell `t` at bits `2t`). The
+/// low four bits answer for the defender 1, the high four for the defender 2: the ring index of
+/// the reply (the empty cell between the first pair of the defender's stones, in ring order,
+/// that form a bridge around it), or [`NO_REPLY`].
+static BRIDGE_REPLY: [u8; 1 << 12] = bridge_replies();
+
+/// A [`BRIDGE_REPLY`] half that holds no reply (any value past the ring's 0 to 5).
+const NO_REPLY: u8 = 0xF;
+
+/// Computes [`BRIDGE_REPLY`]: for the defender `d`, bit `t` of `mine` / `empty` says whether
+/// ring cell `t` holds `d` / is empty; a bridge is mine(t), empty(t+1), mine(t+2), and the
+/// reply is the empty cell of the lowest such `t`.
+const fn bridge_replies() -> [u8; 1 << 12] {
+    let mut table = [0u8; 1 << 12];
+    let mut code = 0;
+    while code < table.len() {
+        let mut entry = 0u8;
+        let mut d = 1u8;
+        while d <= 2 {
+            let (mut mine, mut empty) = (0u8, 0u8);
+            let mut t = 0;
+            while t < 6 {
+                let v = ((code >> (2 * t)) & 3) as u8;
+                mine |= ((v == d) as u8) << t;
+                empty |= ((v == EMPTY) as u8) << t;
+                t += 1;
+            }
+            let next_empty = (empty >> 1) | ((empty & 1) << 5);
+            let after_mine = (mine >> 2) | ((mine & 3) << 4);
+            let hits = mine & next_empty & after_mine;
+            let at = if hits == 0 {
+                NO_REPLY
+            } else {
+                (hits.trailing_zeros() as u8 + 1) % 6
+            };
+            entry |= at << (4 * (d - 1));
+            d += 1;
+        }
+        table[code] = entry;
+        code += 1;
+    }
+    table
+}
+
 /// Scratch space for fill-and-judge playouts (fixed arrays: no heap allocation).
 pub(crate) struct Filler {
     /// Padded board being filled (same layout as [`Position`]'s; only the first
@@ -129,27 +175,16 @@ impl Filler {
             slot[usize::from(b)] = k as u16;
             let x = usize::from(b);
             self.board[x] = owner;
-            // does this stone break into a bridge of the next mover? Bit t of `mine` / `empty`
-            // describes ring cell t; a bridge is mine(t), empty(t+1), mine(t+2).
-            let defender = owner ^ 3;
-            // a plain loop, not `array::map`: the optimiser does not always inline the latter
-            let mut cells = [0usize; 6];
-            let mut mine = 0u8;
-            let mut empty = 0u8;
-            for t in 0..6 {
-                cells[t] = x.wrapping_add_signed(ring[t]);
-                let v = self.board[cells[t]] & 3;
-                mine |= u8::from(v == defender) << t;
-                empty |= u8::from(v == EMPTY) << t;
+            // does this stone break into a bridge of the next mover? The six neighbours'
+            // `value & 3`, two bits each in ring order, look the answer up
+            let mut code = 0;
+            for (t, &d) in ring.iter().enumerate() {
+                code |= usize::from(self.board[x.wrapping_add_signed(d)] & 3) << (2 * t);
             }
-            let next_empty = (empty >> 1) | ((empty & 1) << 5);
-            let after_mine = (mine >> 2) | ((mine & 3) << 4);
-            let hits = mine & next_empty & after_mine;
-            reply = if hits == 0 {
-                None
-            } else {
-                Some(cells[(hits.trailing_zeros() as usize + 1) % 6])
-            };
+            // the next mover (the defender) is 2 after a stone of 1: the high half
+            let shift = (owner & 1) << 2;
+            let at = usize::from((BRIDGE_REPLY[code] >> shift) & 0xF);
+            reply = ring.get(at).map(|&d| x.wrapping_add_signed(d));
             owner ^= 3;
         }
         self.judge()
@@ -227,6 +262,84 @@ mod tests {
         assert!(seen.iter().all(|&c| c > 800 && c < 1200), "{seen:?}");
         assert_eq!(below(&mut rng, 1), 0);
         assert_eq!(below(&mut rng, 0), 0);
+    }
+
+    /// The bridge replies as [`Filler::fill_bridges_and_judge`] computed them before the
+    /// lookup table (issue 23, sixth piece): bit by bit over the six neighbours.
+    fn fill_bridges_by_bits(
+        f: &mut Filler,
+        rng: &mut impl Rng,
+        empties: &mut [u16],
+        first: u8,
+        slot: &mut [u16; PADDED_CELLS],
+    ) -> u8 {
+        let m = empties.len();
+        for (k, &e) in empties.iter().enumerate() {
+            slot[usize::from(e)] = k as u16;
+        }
+        let w = f.stride as isize;
+        let ring: [isize; 6] = [-w, 1 - w, 1, w, w - 1, -1];
+        let mut owner = first;
+        let mut reply: Option<usize> = None;
+        for k in 0..m {
+            let j = match reply {
+                Some(y) => usize::from(slot[y]),
+                None => k + below(rng, (m - k) as u32) as usize,
+            };
+            let (a, b) = (empties[k], empties[j]);
+            empties.swap(k, j);
+            slot[usize::from(a)] = j as u16;
+            slot[usize::from(b)] = k as u16;
+            let x = usize::from(b);
+            f.board[x] = owner;
+            let defender = owner ^ 3;
+            let mut cells = [0usize; 6];
+            let (mut mine, mut empty) = (0u8, 0u8);
+            for t in 0..6 {
+                cells[t] = x.wrapping_add_signed(ring[t]);
+                let v = f.board[cells[t]] & 3;
+                mine |= u8::from(v == defender) << t;
+                empty |= u8::from(v == EMPTY) << t;
+            }
+            let next_empty = (empty >> 1) | ((empty & 1) << 5);
+            let after_mine = (mine >> 2) | ((mine & 3) << 4);
+            let hits = mine & next_empty & after_mine;
+            reply = (hits != 0).then(|| cells[(hits.trailing_zeros() as usize + 1) % 6]);
+            owner ^= 3;
+        }
+        f.judge()
+    }
+
+    #[test]
+    fn bridge_playouts_fill_exactly_as_they_did_before_the_lookup_table() {
+        use rand_core::SeedableRng;
+        let mut pick = Pcg64::seed_from_u64(5);
+        for size in 1..=13u8 {
+            for round in 0..40u64 {
+                let mut pos = Position::new(size).expect("size");
+                let cells = usize::from(size) * usize::from(size);
+                for _ in 0..(round as usize % 8).min(cells / 2) {
+                    let e = empty_indices(&pos);
+                    pos.place_move(usize::from(e[pick.next_u32() as usize % e.len()]));
+                }
+                let first = 1 + (round % 2) as u8;
+                let (mut new, mut old) = (Filler::new(&pos), Filler::new(&pos));
+                let (mut e_new, mut e_old) = (empty_indices(&pos), empty_indices(&pos));
+                let (mut s_new, mut s_old) = ([0; PADDED_CELLS], [0; PADDED_CELLS]);
+                let mut r_new = Pcg64::seed_from_u64(round);
+                let mut r_old = Pcg64::seed_from_u64(round);
+                let w_new = new.fill_bridges_and_judge(&mut r_new, &mut e_new, first, &mut s_new);
+                let w_old =
+                    fill_bridges_by_bits(&mut old, &mut r_old, &mut e_old, first, &mut s_old);
+                assert_eq!(
+                    (w_new, &e_new),
+                    (w_old, &e_old),
+                    "size {size}, round {round}"
+                );
+                assert_eq!(new.board, old.board, "size {size}, round {round}");
+                assert_eq!(r_new.next_u64(), r_old.next_u64(), "the same draws");
+            }
+        }
     }
 
     #[test]

@@ -464,6 +464,37 @@ pub(crate) struct Report {
     pub playouts: u32,
 }
 
+/// What a child's all-moves-as-first statistics (`[amaf_visits, amaf_wins]`) gain from a
+/// playout, by the playout's winner (`AMAF_GAIN[winner & 1]`), the final value of the child's
+/// cell (`value & 3`) and the child's player (`[player - 1]`): `[1, 1]` when the player holds
+/// the cell and won, `[1, 0]` when it holds it and lost, `[0, 0]` when the other player holds
+/// it. Built from the arithmetic the update used before the table (issue 23, sixth piece):
+/// `hit = ((value ^ player) & 1) ^ 1` (equal owners differ by 0, different ones by 3) and
+/// `[hit, hit * won]`.
+const AMAF_GAIN: [[[[f32; 2]; 2]; 4]; 2] = amaf_gains();
+
+/// Computes [`AMAF_GAIN`].
+const fn amaf_gains() -> [[[[f32; 2]; 2]; 4]; 2] {
+    let mut table = [[[[0.0; 2]; 2]; 4]; 2];
+    let mut winner = 1u8;
+    while winner <= 2 {
+        let mut value = 0u8;
+        while value < 4 {
+            let mut player = 1u8;
+            while player <= 2 {
+                let hit = (((value ^ player) & 1) ^ 1) as f32;
+                let won = if player == winner { 1.0 } else { 0.0 };
+                table[(winner & 1) as usize][value as usize][(player - 1) as usize] =
+                    [hit, hit * won];
+                player += 1;
+            }
+            value += 1;
+        }
+        winner += 1;
+    }
+    table
+}
+
 /// The tree of one search (see [`search`]) and the playouts it ran; `None` without
 /// candidates.
 fn grow(
@@ -506,6 +537,16 @@ fn grow(
     let mut path: Vec<usize> = Vec::with_capacity(64);
     let mut leaf_empties: Vec<u16> = Vec::with_capacity(all_empties.len());
     let mut slot = [0u16; PADDED_CELLS];
+    let mut playout_empties = [0u16; PADDED_CELLS];
+    // after each playout, what a child's all-moves-as-first statistics gain from its cell:
+    // `amaf_gain[cell][player - 1]`, as in [`AMAF_GAIN`]
+    let mut amaf_gain = [[[0.0f32; 2]; 2]; PADDED_CELLS];
+    debug_assert!(
+        candidates
+            .iter()
+            .all(|&c| pos.board_slice().get(usize::from(c)) == Some(&EMPTY)),
+        "the candidates are empty cells, as the all-moves-as-first table assumes"
+    );
 
     let Limits { max_playouts, stop } = limits;
     let know = tuning.knowledge_at > 0.0;
@@ -611,14 +652,20 @@ fn grow(
             }
             continue;
         }
-        leaf_empties.clear();
-        leaf_empties.extend(
-            all_empties
-                .iter()
-                .copied()
-                .filter(|&i| filler.board[usize::from(i)] == EMPTY),
-        );
-        let winner = filler.fill_bridges_and_judge(rng, &mut leaf_empties, turn, &mut slot);
+        // the cells still empty, in the root's order: each is written, and kept by counting
+        // it only when it is empty (no branch to mispredict, no length check of a `Vec`)
+        let mut m = 0;
+        for &i in &all_empties {
+            playout_empties[m] = i;
+            m += usize::from(filler.board[usize::from(i)] == EMPTY);
+        }
+        let empties = &mut playout_empties[..m];
+        let winner = filler.fill_bridges_and_judge(rng, empties, turn, &mut slot);
+        // every child's cell is one of the root's empty cells, now full
+        let by_value = &AMAF_GAIN[usize::from(winner & 1)];
+        for &c in &all_empties {
+            amaf_gain[usize::from(c)] = by_value[usize::from(filler.board[usize::from(c)] & 3)];
+        }
         for &p in &path {
             let n = &mut nodes[p];
             n.visits += 1.0;
@@ -626,16 +673,12 @@ fn grow(
                 n.wins += 1.0;
             }
             // all children of a node were moves of the same player: the one not owning it
-            let player = n.player ^ 3;
-            let won = if player == winner { 1.0 } else { 0.0 };
+            let k = usize::from(n.player & 1);
             let range = n.children();
             for child in &mut nodes[range] {
-                // on the full board every child cell holds 1 or 2: equal owners differ by 0,
-                // different ones by 3 (arithmetic instead of a comparison keeps it branch-free)
-                let differs = (filler.board[usize::from(child.cell)] ^ player) & 1;
-                let hit = f32::from(differs ^ 1);
+                let [hit, won] = amaf_gain[usize::from(child.cell)][k];
                 child.amaf_visits += hit;
-                child.amaf_wins += hit * won;
+                child.amaf_wins += won;
             }
         }
     }
