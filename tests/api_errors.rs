@@ -618,3 +618,60 @@ async fn a_different_move_for_a_ply_already_played_says_that_ply_was_played_and_
     assert!(msg.ends_with("the next move is ply 3"), "{msg}");
     assert_eq!(f.snapshot().await, before);
 }
+
+/// A NUL character (U+0000) in an id, a name or a parameter: PostgreSQL refuses it in any text,
+/// even one it only compares, and answered 500 there (an outside tester's case, stop 33). A
+/// path or query that encodes one is a 400 on every backend; a body that holds one is refused
+/// as what it names (no such bot) on SQLite and as a bad request on PostgreSQL. Never a 5xx,
+/// and nothing changes.
+#[tokio::test]
+async fn a_nul_character_in_a_path_a_query_or_a_body_is_refused_and_changes_nothing() {
+    let f = fixture().await;
+    let before = f.snapshot().await;
+    let nul_set = format!("{}%00", f.set_id);
+    for path in [
+        format!("/v1/sets/{nul_set}/games/1"),
+        format!("/v1/sets/{nul_set}/games/1/events"),
+        format!("/v1/sets/{nul_set}"),
+        "/v1/bots/a%00b".to_string(),
+        "/v1/bots/a%00b/ratings".to_string(),
+        "/v1/sets?bot=%00".to_string(),
+        "/v1/tournaments/x%00".to_string(),
+        format!("/sets/{nul_set}"),
+        "/bots/a%00b".to_string(),
+    ] {
+        let r = f.app.get(&path).await;
+        assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
+        assert!(
+            r.body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("NUL")),
+            "{path}: {:?}",
+            r.body
+        );
+    }
+    let mv = empty_cell(&f).await;
+    let url = format!("{}?ply=1", paths::moves(&nul_set, 1));
+    let r = f.app.post(&url, Some(&f.alpha), mv).await;
+    assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
+
+    let postgres = common::pg_admin_url().is_some();
+    let body = json!({"game": "hex", "stake": 10, "opponent": "a\u{0}b"});
+    for r in [
+        f.app.create_set(Some(&f.alpha), body).await,
+        f.app
+            .post(
+                &paths::practice(),
+                Some(&f.alpha),
+                json!({"opponent": "a\u{0}b"}),
+            )
+            .await,
+    ] {
+        if postgres {
+            assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
+        } else {
+            assert_error(&r, StatusCode::NOT_FOUND, "not_found");
+        }
+    }
+    assert_eq!(f.snapshot().await, before);
+}

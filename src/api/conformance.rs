@@ -134,6 +134,15 @@ pub async fn middleware(
     mut req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    if holds_nul(req.uri()) {
+        let err = ApiError::new(
+            Code::BadRequest,
+            "the request's path or query holds a NUL character (%00), which no id, name or \
+             parameter may contain",
+        );
+        let res = HttpResponse::BadRequest().json(err.body());
+        return Ok(req.into_response(res));
+    }
     let head = req.method() == Method::HEAD;
     if head {
         req.head_mut().method = Method::GET;
@@ -178,6 +187,15 @@ pub async fn middleware(
         res = ServiceResponse::new(req, new);
     }
     Ok(res)
+}
+
+/// Whether the request's path or query, percent-encoded as sent, encodes U+0000: no id, name
+/// or parameter holds one, and PostgreSQL refuses it in any text it is asked to compare, so
+/// it is refused here, the same on every backend. (A raw NUL byte never reaches the app: the
+/// request line's parser refuses it.)
+fn holds_nul(uri: &actix_web::http::Uri) -> bool {
+    uri.path_and_query()
+        .is_some_and(|pq| pq.as_str().contains("%00"))
 }
 
 #[cfg(test)]

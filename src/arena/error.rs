@@ -311,6 +311,10 @@ impl From<StoreError> for ArenaError {
             // writer sees it at once. Paths with a known key map it themselves.
             Fault::Duplicate => ArenaError::unavailable(e),
             Fault::Storage => ArenaError::storage_unavailable(e),
+            Fault::UnstorableText => ArenaError::bad_request(
+                "a text in the request holds a NUL character (U+0000), which no id, name or \
+                 field may contain",
+            ),
             Fault::Other => ArenaError::internal(e),
         }
     }

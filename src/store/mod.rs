@@ -53,6 +53,9 @@ pub enum Fault {
     Duplicate,
     /// The storage itself fails ([`health::is_storage_error`]).
     Storage,
+    /// The database cannot hold a text the request gave: PostgreSQL refuses U+0000 in any
+    /// text (SQLSTATE 22021), even one it is only asked to compare with.
+    UnstorableText,
     /// Anything else: a fault of ours.
     Other,
 }
@@ -64,6 +67,7 @@ pub fn fault(e: &StoreError) -> Fault {
         sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => Fault::Busy,
         sqlx::Error::Database(db) if is_busy(db.message()) => Fault::Busy,
         sqlx::Error::Database(db) if db.is_unique_violation() => Fault::Duplicate,
+        sqlx::Error::Database(db) if db.code().as_deref() == Some("22021") => Fault::UnstorableText,
         _ if health::is_storage_error(e) => Fault::Storage,
         _ => Fault::Other,
     }
