@@ -335,7 +335,9 @@ async fn events_stored_before_the_stream_keys_stay_on_their_streams_after_the_up
     );
     // The moves are keyed by their set's number too: a stored set's moves are all there, the
     // row of a set that is not stored is not kept.
-    let moves: Vec<(String, i64, i64, Option<i64>, i64, i64, Option<String>)> = sqlx::query_as(
+    // (set, game, ply, row, swap, elapsed_ms, info)
+    type MoveRow = (String, i64, i64, Option<i64>, i64, i64, Option<String>);
+    let moves: Vec<MoveRow> = sqlx::query_as(
         "SELECT s.id, m.game_no, m.ply, m.cell_row, m.swap, m.elapsed_ms, m.info \
          FROM moves m JOIN sets s ON s.num = m.set_num ORDER BY m.ply",
     )
