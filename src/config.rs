@@ -31,8 +31,9 @@ pub struct ServeConfig {
     /// Worker threads that think for the house bots (default: the machine's cores).
     #[arg(long, env = "ARENA_HOUSE_THREADS")]
     pub house_threads: Option<usize>,
-    /// House games in play per house thread, counted in games at 10+0 (a game weighs
-    /// 10 s / (initial + 40 x increment)), above which new practice sets and private
+    /// House games in play per house thread, counted in games at 10+0 on 11x11 (a game
+    /// weighs (m / (initial + m x increment)) / (61 / 10 s), m = half the board's cells
+    /// rounded up: 60+2 on 11x11 about 1/18), above which new practice sets and private
     /// challenges to a house bot are refused (503 `house_busy`).
     #[arg(long, env = "ARENA_HOUSE_GAMES_PER_THREAD", default_value_t = crate::arena::house::GAMES_PER_THREAD_DEFAULT)]
     pub house_games_per_thread: usize,

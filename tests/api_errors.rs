@@ -235,6 +235,12 @@ async fn bots_of_one_owner_may_not_play_a_staked_set_against_each_other() {
         .create_set(Some(&sibling), json!({"game": "hex", "opponent": "Alpha"}))
         .await;
     assert_error(&r, StatusCode::FORBIDDEN, "same_owner");
+    // The refusal says what is allowed: an unstaked set.
+    assert_eq!(
+        r.body["error"]["details"]["allowed_stake"], 0,
+        "{:?}",
+        r.body
+    );
     let r = f.app.accept_set(Some(&sibling), &lobby, json!({})).await;
     assert_error(&r, StatusCode::FORBIDDEN, "same_owner");
 

@@ -104,8 +104,10 @@ fn new_set_row(creator: &BotRow, req: &NewSet, opponent_id: Option<String>, now:
 pub(crate) fn same_owner() -> ArenaError {
     ArenaError::new(
         Code::SameOwner,
-        "bots of the same owner may not play staked sets against each other",
+        "bots of the same owner may not play staked sets against each other; an unstaked \
+         one (\"stake\": 0, rated or not) is allowed",
     )
+    .with_details(json!({"allowed_stake": 0}))
 }
 
 /// 409 `bot_retired`: a retired bot plays no new sets (issue 20).
