@@ -252,6 +252,72 @@ async fn the_same_move_raced_to_three_instances_is_applied_once() {
     );
 }
 
+/// State GETs on PostgreSQL check the game they hold against its row, and concurrent checks
+/// share one statement (issue 22): every GET that starts after a move's 2xx, on any instance,
+/// answers with that move, however many ask at once, even when no notice of the move came;
+/// several games' checks in one statement answer each its own game; an unknown game is still
+/// a 404.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_state_gets_on_every_instance_answer_with_the_last_committed_move() {
+    let Some(url) = fresh_pg_db().await else {
+        return;
+    };
+    let apps = instances(&url, 2).await;
+    let (_, _, alpha) = apps[0].player_with_bot("GetAlpha").await;
+    let (_, _, beta) = apps[1].player_with_bot("GetBeta").await;
+    let options = json!({"options": {"size": 9, "random_stones": 0}});
+    let one = apps[0].start_set(&alpha, &beta, options.clone()).await;
+    let two = apps[1].start_set(&beta, &alpha, options).await;
+    let names = [("GetAlpha", alpha.as_str()), ("GetBeta", beta.as_str())];
+    let s1 = apps[0].state(&one, 1).await;
+    let t1 = seat_tokens(&s1, &names);
+    let s2 = apps[1].state(&two, 1).await;
+    let t2 = seat_tokens(&s2, &names);
+    // Both instances hold both games.
+    for a in &apps {
+        assert_eq!(a.state(&one, 1).await["ply"], 0);
+        assert_eq!(a.state(&two, 1).await["ply"], 0);
+    }
+    let mut c = db(&url).await;
+    for ply in 1..=8i64 {
+        let seat = usize::from(ply % 2 == 0);
+        // No notice tells the other instance of these moves (its listening connection is cut
+        // and comes back only after a pause): only the check against the row can.
+        sqlx::query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE datname = current_database() AND query LIKE 'LISTEN%' \
+             AND pid <> pg_backend_pid()",
+        )
+        .execute(&mut c)
+        .await
+        .expect("terminate");
+        // Game one moves on instance 0, game two on instance 1 (one ply behind after the
+        // first), so each instance's held copy of the other's game is stale until checked.
+        let r = apps[0]
+            .play(t1[seat], &one, 1, quiet_move(ply), Some(ply))
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        if ply > 1 {
+            let r = apps[1]
+                .play(t2[1 - seat], &two, 1, quiet_move(ply - 1), Some(ply - 1))
+                .await;
+            assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        }
+        let gets = (0..24).map(|k| {
+            let app = &apps[k % 2];
+            let set_id = if k % 3 == 0 { &two } else { &one };
+            async move { (set_id, app.get(&paths::game(set_id, 1)).await) }
+        });
+        for (set_id, r) in futures_util::future::join_all(gets).await {
+            assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+            let want = if *set_id == one { ply } else { ply - 1 };
+            assert_eq!(r.body["ply"], want, "set {set_id} after ply {ply}");
+        }
+    }
+    let r = apps[1].get(&paths::game(&one, 3)).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "{:?}", r.body);
+}
+
 /// A server process of its own, so it can be killed; returns it and its URL.
 fn spawn_process(url: &str) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_hexarena"))

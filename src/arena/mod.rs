@@ -36,6 +36,7 @@ pub mod sets;
 pub mod sgf;
 pub mod standings;
 pub mod tournaments;
+pub mod versions;
 pub mod views;
 pub mod waiters;
 
@@ -204,6 +205,8 @@ pub struct Arena {
     pub watermark: cluster::Watermark,
     /// Announces committed changes to the other instances (PostgreSQL).
     pub notifier: cluster::Notifier,
+    /// Gathers the state GETs' checks of held games against their rows (PostgreSQL).
+    pub versions: versions::VersionChecks,
     /// The house bots of this process, once started (see [`house::spawn`]).
     pub house: std::sync::OnceLock<Arc<house::House>>,
     /// Set once a stop signal came: the arena no longer serves (see [`Arena::stop_serving`]).
@@ -221,6 +224,7 @@ impl Arena {
         let instance_id = store.instance_id.to_string();
         let watermark = cluster::Watermark::new(store.backend);
         let notifier = cluster::Notifier::start(&store);
+        let versions = versions::VersionChecks::start(&store);
         let scheduler = Arc::new(Scheduler::default());
         let waiters = Arc::new(waiters::Waiters::default());
         let metrics = Arc::new(crate::metrics::Metrics::new());
@@ -265,6 +269,7 @@ impl Arena {
             metrics,
             watermark,
             notifier,
+            versions,
             house: std::sync::OnceLock::new(),
             stopping: tokio::sync::watch::Sender::new(false),
             revoked_tokens: broadcast::channel(64).0,

@@ -171,6 +171,29 @@ pub async fn version_of(
     Ok(v.map(|v| v.0))
 }
 
+/// The versions of several game rows in one statement (PostgreSQL): `keys` are (set id, game
+/// number); answers (set id, game number, version) for the rows that exist, in no order. Each
+/// row is found by its primary key (a `LATERAL` lookup, so the plan cannot become a scan of
+/// the whole table; see `move_batch::PG_BATCH_SQL`).
+pub async fn versions_of_pg(
+    c: &mut AnyConnection,
+    keys: &[(&str, i64)],
+) -> sqlx::Result<Vec<(String, i64, i64)>> {
+    let rows: Vec<serde_json::Value> = keys
+        .iter()
+        .map(|(s, n)| serde_json::json!({"s": s, "n": n}))
+        .collect();
+    let text = serde_json::to_string(&rows).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+    sqlx::query_as(
+        "SELECT g.set_id, g.game_no, g.version FROM json_to_recordset($1::json) AS v(s text, n bigint), \
+         LATERAL (SELECT set_id, game_no, version FROM games \
+         WHERE games.set_id = v.s AND games.game_no = v.n OFFSET 0) AS g",
+    )
+    .bind(text)
+    .fetch_all(c)
+    .await
+}
+
 /// Both games of a set, game 1 first.
 pub async fn of_set(c: &mut AnyConnection, set_id: &str) -> sqlx::Result<Vec<GameRow>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(

@@ -97,9 +97,10 @@ impl Arena {
             if self.store.backend == Backend::Sqlite || !check {
                 return Ok((slot, l));
             }
-            // Several instances may share PostgreSQL: check the copy against the row.
-            let mut c = self.store.conn().await?;
-            if games::version_of(&mut c, set_id, game_no).await? == Some(l.game.version) {
+            // Several instances may share PostgreSQL: check the copy against the row (with
+            // the checks of the other GETs waiting now, in one statement).
+            let version = self.versions.version(&self.store, set_id, game_no).await?;
+            if version == Some(l.game.version) {
                 return Ok((slot, l));
             }
             slot.clear();
