@@ -636,13 +636,13 @@ async fn a_nul_character_in_a_path_a_query_or_a_body_is_refused_and_changes_noth
     let before = f.snapshot().await;
     let nul_set = format!("{}%00", f.set_id);
     for path in [
-        format!("/v1/sets/{nul_set}/games/1"),
-        format!("/v1/sets/{nul_set}/games/1/events"),
-        format!("/v1/sets/{nul_set}"),
-        "/v1/bots/a%00b".to_string(),
-        "/v1/bots/a%00b/ratings".to_string(),
-        "/v1/sets?bot=%00".to_string(),
-        "/v1/tournaments/x%00".to_string(),
+        paths::game(&nul_set, 1),
+        paths::game_events(&nul_set, 1),
+        paths::set(&nul_set),
+        paths::bot("a%00b"),
+        paths::bot_ratings("a%00b"),
+        paths::with_query(paths::sets(), "bot=%00"),
+        paths::tournament("x%00"),
         format!("/sets/{nul_set}"),
         "/bots/a%00b".to_string(),
     ] {
