@@ -342,6 +342,72 @@ mod tests {
         }
     }
 
+    /// The judgement as [`Filler::judge`] made it before the row masks (issue 23, seventh
+    /// piece): a depth-first flood fill from row 0 over the top-bottom owner's stones.
+    fn judge_by_flood_fill(f: &mut Filler) -> u8 {
+        let w = f.stride;
+        let tb = f.tb_owner;
+        let bottom_start = f.size * w;
+        let mut top = 0;
+        for i in w + 1..w + 1 + f.size {
+            if f.board[i] == tb {
+                f.board[i] |= SEEN;
+                f.stack[top] = i as u16;
+                top += 1;
+            }
+        }
+        while top > 0 {
+            top -= 1;
+            let i = usize::from(f.stack[top]);
+            if i > bottom_start {
+                return tb;
+            }
+            for nb in [i - w, i - w + 1, i - 1, i + 1, i + w - 1, i + w] {
+                if f.board[nb] == tb {
+                    f.board[nb] |= SEEN;
+                    f.stack[top] = nb as u16;
+                    top += 1;
+                }
+            }
+        }
+        tb ^ 3
+    }
+
+    #[test]
+    fn judge_names_the_same_winner_as_the_flood_fill_on_random_full_boards() {
+        use rand_core::SeedableRng;
+        let mut rng = Pcg64::seed_from_u64(23);
+        let mut wins = [0u32; 3];
+        for size in [1u8, 2, 3, 4, 5, 7, 8, 9, 11, 13, 14, 19, 25, 26] {
+            for round in 0..300u32 {
+                let mut pos = Position::new(size).expect("size");
+                // a few stones before the fill, so that either seat may connect top to bottom
+                if round % 3 == 1 && size > 1 {
+                    let e = empty_indices(&pos);
+                    pos.place_move(usize::from(e[rng.next_u32() as usize % e.len()]));
+                }
+                let mut f = Filler::new(&pos);
+                let mut empties = empty_indices(&pos);
+                let first = 1 + (round % 2) as u8;
+                let m = empties.len();
+                let mut owner = first;
+                for k in 0..m {
+                    let j = k + below(&mut rng, (m - k) as u32) as usize;
+                    empties.swap(k, j);
+                    f.board[usize::from(empties[k])] = owner;
+                    owner ^= 3;
+                }
+                let mut old = Filler::new(&pos);
+                old.board = f.board;
+                let expected = judge_by_flood_fill(&mut old);
+                assert_eq!(f.judge(), expected, "size {size}, round {round}");
+                wins[usize::from(expected)] += 1;
+            }
+        }
+        // both owners win often: the test sees both answers
+        assert!(wins[1] > 1000 && wins[2] > 1000, "{wins:?}");
+    }
+
     #[test]
     fn judge_agrees_with_incremental_play() {
         let mut rng = Pcg64::from_seed([3; 32]);
