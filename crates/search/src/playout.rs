@@ -27,7 +27,7 @@ pub(crate) const PADDED_CELLS: usize = 28 * 28;
 
 /// Padding cells beside an edge are stored as `EDGE_PADDING | owner of that edge`, so that
 /// `value & 3` reads them as that owner's stones in the bridge patterns, while they never equal
-/// a plain owner value (the judge's flood fill stays on the board). The four corner padding
+/// a plain owner value. The four corner padding
 /// cells stay `BORDER`.
 const EDGE_PADDING: u8 = 0x40;
 
@@ -191,7 +191,8 @@ impl Filler {
     /// Each row's top-bottom stones are bits of a `u32` (column `c` at bit `c`), read eight
     /// cells at a time. The cells reached from row 0 then spread, row by row, down and up again
     /// until nothing changes: cell `(r, c)` touches `(r + 1, c - 1)` and `(r + 1, c)` below it,
-    /// and along its row the whole run of stones it lies in (see [`spread_along_row`]).
+    /// and along its row the whole run of stones it lies in (see [`spread_along_row`]). Every
+    /// cell must hold a stone: an empty one would be read as a stone of 2.
     pub(crate) fn judge(&self) -> u8 {
         // a run of `n` stones needs shifts of 1, 2, 4 ... adding up to `n - 1`
         match self.size {
