@@ -27,8 +27,7 @@ pub(crate) const PADDED_CELLS: usize = 28 * 28;
 
 /// Padding cells beside an edge are stored as `EDGE_PADDING | owner of that edge`, so that
 /// `value & 3` reads them as that owner's stones in the bridge patterns, while they never equal
-/// a plain owner value. The four corner padding
-/// cells stay `BORDER`.
+/// a plain owner value. The four corner padding cells stay `BORDER`.
 const EDGE_PADDING: u8 = 0x40;
 
 /// [`Filler::fill_bridges_and_judge`]'s answers to intrusions, by the neighbourhood of the new
