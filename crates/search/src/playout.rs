@@ -22,16 +22,12 @@ pub(crate) fn below(rng: &mut impl Rng, n: u32) -> u32 {
     (m >> 32) as u32
 }
 
-/// Marks a cell visited during the final flood fill (the owner stays in the low bits).
-const SEEN: u8 = 0x80;
-
 /// Padded cells of the largest board (26 + 2 border cells per side, squared).
 pub(crate) const PADDED_CELLS: usize = 28 * 28;
 
 /// Padding cells beside an edge are stored as `EDGE_PADDING | owner of that edge`, so that
 /// `value & 3` reads them as that owner's stones in the bridge patterns, while they never equal
-/// a plain owner value (the judge's flood fill stays on the board). The four corner padding
-/// cells stay `BORDER`.
+/// a plain owner value. The four corner padding cells stay `BORDER`.
 const EDGE_PADDING: u8 = 0x40;
 
 /// [`Filler::fill_bridges_and_judge`]'s answers to intrusions, by the neighbourhood of the new
@@ -87,7 +83,6 @@ pub(crate) struct Filler {
     pub(crate) board: [u8; PADDED_CELLS],
     /// The position's board in the same encoding, for [`Filler::reset`].
     root: [u8; PADDED_CELLS],
-    stack: [u16; PADDED_CELLS],
     stride: usize,
     size: usize,
     /// Stone owner (1 or 2) that connects top-bottom.
@@ -110,7 +105,6 @@ impl Filler {
         Filler {
             board: root,
             root,
-            stack: [0; PADDED_CELLS],
             stride: w,
             size: n,
             tb_owner: tb,
@@ -191,35 +185,95 @@ impl Filler {
     }
 
     /// The owner that connects on the current (full) board: the top-bottom owner if its stones
-    /// join row 0 to the last row, else the other owner. Marks visited cells with `SEEN`.
-    pub(crate) fn judge(&mut self) -> u8 {
-        let w = self.stride;
-        let tb = self.tb_owner;
-        let bottom_start = self.size * w;
-        let mut top = 0;
-        for i in w + 1..w + 1 + self.size {
-            if self.board[i] == tb {
-                self.board[i] |= SEEN;
-                self.stack[top] = i as u16;
-                top += 1;
-            }
+    /// join row 0 to the last row, else the other owner.
+    ///
+    /// Each row's top-bottom stones are bits of a `u32` (column `c` at bit `c`), read eight
+    /// cells at a time. The cells reached from row 0 then spread, row by row, down and up again
+    /// until nothing changes: cell `(r, c)` touches `(r + 1, c - 1)` and `(r + 1, c)` below it,
+    /// and along its row the whole run of stones it lies in (see [`spread_along_row`]). Every
+    /// cell must hold a stone: an empty one would be read as a stone of 2.
+    pub(crate) fn judge(&self) -> u8 {
+        // a run of `n` stones needs shifts of 1, 2, 4 ... adding up to `n - 1`
+        match self.size {
+            ..=8 => self.judge_rows::<3>(),
+            9..=16 => self.judge_rows::<4>(),
+            _ => self.judge_rows::<5>(),
         }
-        while top > 0 {
-            top -= 1;
-            let i = usize::from(self.stack[top]);
-            if i > bottom_start {
-                return tb;
-            }
-            for nb in [i - w, i - w + 1, i - 1, i + 1, i + w - 1, i + w] {
-                if self.board[nb] == tb {
-                    self.board[nb] |= SEEN;
-                    self.stack[top] = nb as u16;
-                    top += 1;
+    }
+
+    /// [`Filler::judge`] with `SHIFTS` doubling shifts along a row (enough for its length).
+    fn judge_rows<const SHIFTS: usize>(&self) -> u8 {
+        let (w, n, tb) = (self.stride, self.size, self.tb_owner);
+        let mut stones = [0u32; MAX_ROWS];
+        for (r, row) in stones.iter_mut().enumerate().take(n) {
+            *row = row_bits(&self.board, (r + 1) * w + 1, n, tb);
+        }
+        let mut reached = [0u32; MAX_ROWS];
+        reached[0] = stones[0];
+        loop {
+            // down to the first row the stones reached from row 0 do not touch yet: nothing
+            // below it is reached either
+            let mut lowest = n;
+            for r in 1..n {
+                let from_above = reached[r - 1] | (reached[r - 1] >> 1);
+                reached[r] =
+                    spread_along_row::<SHIFTS>(reached[r] | (from_above & stones[r]), stones[r]);
+                if reached[r] == 0 {
+                    lowest = r;
+                    break;
                 }
             }
+            if reached[n - 1] != 0 {
+                return tb;
+            }
+            let mut grown = 0;
+            for r in (0..lowest - 1).rev() {
+                let from_below = reached[r + 1] | (reached[r + 1] << 1);
+                let next =
+                    spread_along_row::<SHIFTS>(reached[r] | (from_below & stones[r]), stones[r]);
+                grown |= next ^ reached[r];
+                reached[r] = next;
+            }
+            if grown == 0 {
+                return tb ^ 3;
+            }
         }
-        tb ^ 3
     }
+}
+
+/// Rows of the largest board.
+const MAX_ROWS: usize = 26;
+
+/// The `n` cells of `board` from `start` on, as bits (cell `start + c` at bit `c`), set where
+/// the cell holds `owner`'s stone. The cells must hold stones (1 or 2), as on a full board;
+/// the bytes read past the row are masked off.
+#[inline]
+fn row_bits(board: &[u8; PADDED_CELLS], start: usize, n: usize, owner: u8) -> u32 {
+    // a byte equal to `owner` becomes 0x01, the other owner's 0x00; the multiplication
+    // gathers the eight bytes' low bits into the top byte
+    let other = u64::from_le_bytes([owner ^ 1; 8]);
+    let mut bits = 0u32;
+    for q in 0..n.div_ceil(8) {
+        let at = start + 8 * q;
+        let bytes = board[at..at + 8].try_into().unwrap_or([0; 8]);
+        let low = (u64::from_le_bytes(bytes) ^ other) & 0x0101_0101_0101_0101;
+        bits |= ((low.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32) << (8 * q);
+    }
+    bits & ((1 << n) - 1)
+}
+
+/// The stones of `row` joined along it to one of `seeds` (a subset of `row`): every run of
+/// consecutive bits of `row` that holds a seed. Upward by a carry (adding the seeds to the row
+/// carries through the run above each one), downward by doubling shifts.
+#[inline]
+fn spread_along_row<const SHIFTS: usize>(seeds: u32, row: u32) -> u32 {
+    let up = ((row + seeds) ^ row) & row;
+    let (mut down, mut run) = (seeds, row);
+    for step in [1, 2, 4, 8, 16].into_iter().take(SHIFTS) {
+        down |= (down >> step) & run;
+        run &= run >> step;
+    }
+    up | down
 }
 
 /// Padded indices of the empty cells of `pos`, in row-major order.
@@ -340,6 +394,74 @@ mod tests {
                 assert_eq!(r_new.next_u64(), r_old.next_u64(), "the same draws");
             }
         }
+    }
+
+    /// The judgement as [`Filler::judge`] made it before the row masks (issue 23, seventh
+    /// piece): a depth-first flood fill from row 0 over the top-bottom owner's stones.
+    fn judge_by_flood_fill(f: &mut Filler) -> u8 {
+        const SEEN: u8 = 0x80;
+        let mut stack = [0u16; PADDED_CELLS];
+        let w = f.stride;
+        let tb = f.tb_owner;
+        let bottom_start = f.size * w;
+        let mut top = 0;
+        for i in w + 1..w + 1 + f.size {
+            if f.board[i] == tb {
+                f.board[i] |= SEEN;
+                stack[top] = i as u16;
+                top += 1;
+            }
+        }
+        while top > 0 {
+            top -= 1;
+            let i = usize::from(stack[top]);
+            if i > bottom_start {
+                return tb;
+            }
+            for nb in [i - w, i - w + 1, i - 1, i + 1, i + w - 1, i + w] {
+                if f.board[nb] == tb {
+                    f.board[nb] |= SEEN;
+                    stack[top] = nb as u16;
+                    top += 1;
+                }
+            }
+        }
+        tb ^ 3
+    }
+
+    #[test]
+    fn judge_names_the_same_winner_as_the_flood_fill_on_random_full_boards() {
+        use rand_core::SeedableRng;
+        let mut rng = Pcg64::seed_from_u64(23);
+        let mut wins = [0u32; 3];
+        for size in [1u8, 2, 3, 4, 5, 7, 8, 9, 11, 13, 14, 19, 25, 26] {
+            for round in 0..300u32 {
+                let mut pos = Position::new(size).expect("size");
+                // a few stones before the fill, so that either seat may connect top to bottom
+                if round % 3 == 1 && size > 1 {
+                    let e = empty_indices(&pos);
+                    pos.place_move(usize::from(e[rng.next_u32() as usize % e.len()]));
+                }
+                let mut f = Filler::new(&pos);
+                let mut empties = empty_indices(&pos);
+                let first = 1 + (round % 2) as u8;
+                let m = empties.len();
+                let mut owner = first;
+                for k in 0..m {
+                    let j = k + below(&mut rng, (m - k) as u32) as usize;
+                    empties.swap(k, j);
+                    f.board[usize::from(empties[k])] = owner;
+                    owner ^= 3;
+                }
+                let mut old = Filler::new(&pos);
+                old.board = f.board;
+                let expected = judge_by_flood_fill(&mut old);
+                assert_eq!(f.judge(), expected, "size {size}, round {round}");
+                wins[usize::from(expected)] += 1;
+            }
+        }
+        // both owners win often: the test sees both answers
+        assert!(wins[1] > 1000 && wins[2] > 1000, "{wins:?}");
     }
 
     #[test]
