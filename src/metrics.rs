@@ -224,6 +224,8 @@ pub struct Metrics {
     database_bytes: Gauge,
     listener_connections: Counter,
     notices: Counter,
+    games_caught_up: Counter,
+    games_loaded: Counter,
     resident_memory_bytes: Option<Gauge>,
     house: HouseGauges,
     /// CPU time of the process (user + system), advanced to `/proc/self/stat` at scrape time.
@@ -317,6 +319,18 @@ impl Metrics {
             "Change notices received from other instances over PostgreSQL LISTEN/NOTIFY",
             notices.clone(),
         );
+        let games_caught_up = Counter::default();
+        registry.register(
+            "hexarena_games_caught_up",
+            "Held games brought up to their row by reading only the moves another instance added",
+            games_caught_up.clone(),
+        );
+        let games_loaded = Counter::default();
+        registry.register(
+            "hexarena_games_loaded",
+            "Games loaded whole from the database into memory (set, game, moves, names)",
+            games_loaded.clone(),
+        );
         let house = HouseGauges::register(&mut registry);
         let resident_memory_bytes = resident_memory_bytes().map(|_| {
             let g = Gauge::default();
@@ -360,6 +374,8 @@ impl Metrics {
             database_bytes,
             listener_connections,
             notices,
+            games_caught_up,
+            games_loaded,
             resident_memory_bytes,
             house,
             cpu_seconds,
@@ -472,6 +488,16 @@ impl Metrics {
     /// A change notice came from another instance.
     pub fn notice_received(&self) {
         self.notices.inc();
+    }
+
+    /// A held game brought up to its row by the moves after its ply (PostgreSQL, issue 22).
+    pub fn game_caught_up(&self) {
+        self.games_caught_up.inc();
+    }
+
+    /// A game loaded whole from the database.
+    pub fn game_loaded(&self) {
+        self.games_loaded.inc();
     }
 
     /// Times the change listener connected (tests read it).

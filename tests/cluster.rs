@@ -318,6 +318,95 @@ async fn concurrent_state_gets_on_every_instance_answer_with_the_last_committed_
     assert_eq!(r.status, StatusCode::NOT_FOUND, "{:?}", r.body);
 }
 
+/// The state of a game without its clock (the one part that depends on when it is read).
+fn without_clock(mut state: Value) -> Value {
+    if let Some(o) = state.as_object_mut() {
+        o.remove("clock");
+    }
+    state
+}
+
+/// A copy of a game that another instance moved on is brought up to date by reading only the
+/// moves it lacks (issue 22), and what it then serves is what a whole load serves: moves on
+/// alternating instances, each answered state equal on both and on a third instance started
+/// afresh, moves with a bot's info included; a resignation (the game no longer active) is
+/// loaded whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_copy_another_instance_moved_on_catches_up_and_serves_what_a_whole_load_serves() {
+    let Some(url) = fresh_pg_db().await else {
+        return;
+    };
+    let apps = instances(&url, 2).await;
+    let (_, _, alpha) = apps[0].player_with_bot("UpAlpha").await;
+    let (_, _, beta) = apps[1].player_with_bot("UpBeta").await;
+    let set_id = apps[0]
+        .start_set(
+            &alpha,
+            &beta,
+            json!({"options": {"size": 9, "random_stones": 2}}),
+        )
+        .await;
+    let s = apps[0].state(&set_id, 1).await;
+    let tokens = seat_tokens(&s, &[("UpAlpha", &alpha), ("UpBeta", &beta)]);
+    assert_eq!(
+        without_clock(apps[1].state(&set_id, 1).await),
+        without_clock(s.clone()),
+        "both hold the started game"
+    );
+    let empty: Vec<Value> = s["legal_moves"]
+        .as_array()
+        .expect("legal moves")
+        .iter()
+        .filter(|m| m.get("cell").is_some())
+        .cloned()
+        .collect();
+    let caught_before = [
+        apps[0].metric("hexarena_games_caught_up_total").await,
+        apps[1].metric("hexarena_games_caught_up_total").await,
+    ];
+    for ply in 1..=10i64 {
+        let seat = usize::from(ply % 2 == 0);
+        let mover = &apps[(ply % 2) as usize];
+        // Five stones a seat cannot connect two edges of a 9x9 board: no ply ends the game.
+        let mv = empty[(ply as usize * 7) % empty.len()].clone();
+        let info = format!(r#"{{"comment": "ply {ply}", "eval": 0.5}}"#);
+        let r = mover
+            .play_with_info(tokens[seat], &set_id, 1, mv, Some(ply), &info)
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "ply {ply}: {:?}", r.body);
+        let answered = without_clock(r.body);
+        for (k, app) in apps.iter().enumerate() {
+            let st = without_clock(app.state(&set_id, 1).await);
+            assert_eq!(st, answered, "instance {k} after ply {ply}");
+        }
+    }
+    for (k, app) in apps.iter().enumerate() {
+        let caught = app.metric("hexarena_games_caught_up_total").await;
+        assert!(
+            caught.unwrap_or(0.0) > caught_before[k].unwrap_or(0.0),
+            "instance {k} caught its copy up at least once: {caught:?}"
+        );
+    }
+    let fresh = instances(&url, 1).await;
+    let whole = without_clock(fresh[0].state(&set_id, 1).await);
+    assert_eq!(whole["ply"], 10);
+    assert_eq!(whole, without_clock(apps[0].state(&set_id, 1).await));
+    // An ending is not caught up but loaded whole, on every instance alike.
+    let r = apps[1]
+        .post(&paths::resign(&set_id, 1), Some(tokens[0]), json!({}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let ended = without_clock(fresh[0].state(&set_id, 1).await);
+    assert_eq!(ended["status"], "finished");
+    for (k, app) in apps.iter().enumerate() {
+        assert_eq!(
+            without_clock(app.state(&set_id, 1).await),
+            ended,
+            "instance {k}"
+        );
+    }
+}
+
 /// A server process of its own, so it can be killed; returns it and its URL.
 fn spawn_process(url: &str) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_hexarena"))

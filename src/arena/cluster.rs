@@ -229,7 +229,7 @@ async fn on_notice(arena: &Arena, n: Notice) {
             let held = slot.current();
             if held.as_ref().is_none_or(|l| l.game.version < version) {
                 slot.invalidate(version);
-                match arena.live_game(&n.set_id, game_no).await {
+                match arena.live_game_after(&n.set_id, game_no, held).await {
                     Ok((_, l)) => state = Some(l.snapshot.clone()),
                     Err(e) => tracing::warn!(error = %e, "refreshing a game failed"),
                 }

@@ -283,14 +283,27 @@ pub async fn moves(
     set_id: &str,
     game_no: i64,
 ) -> sqlx::Result<Vec<MoveRow>> {
+    moves_after(c, set_id, game_no, 0).await
+}
+
+/// The moves of a game after ply `after` (0 for all), in order: what a copy held at that ply
+/// lacks when another instance has moved the game on (issue 22).
+pub async fn moves_after(
+    c: &mut AnyConnection,
+    set_id: &str,
+    game_no: i64,
+    after: i64,
+) -> sqlx::Result<Vec<MoveRow>> {
     sqlx::query_as(
         "SELECT m.ply, m.seat, CASE m.seat WHEN 1 THEN g.seat1_id ELSE g.seat2_id END AS bot_id, \
          m.cell_row, m.cell_col, m.swap, m.elapsed_ms, m.at_ms, m.info FROM moves m JOIN games g \
          ON g.set_id = $1 AND g.game_no = m.game_no \
-         WHERE m.set_num = (SELECT num FROM sets WHERE sets.id = $1) AND m.game_no = $2 ORDER BY m.ply",
+         WHERE m.set_num = (SELECT num FROM sets WHERE sets.id = $1) AND m.game_no = $2 \
+         AND m.ply > $3 ORDER BY m.ply",
     )
     .bind(set_id)
     .bind(game_no)
+    .bind(after)
     .fetch_all(c)
     .await
 }

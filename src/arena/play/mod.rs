@@ -104,7 +104,44 @@ impl Arena {
                 return Ok((slot, l));
             }
             slot.clear();
+            if let Some(l) = self.catch_up(&slot, &l).await? {
+                return Ok((slot, l));
+            }
         }
+        self.load_whole(slot, set_id, game_no).await
+    }
+
+    /// The game after another instance changed it (its notice): `held`, the copy this instance
+    /// had before, is caught up when it can be, else the game is loaded whole. A copy held
+    /// again meanwhile is checked as [`Arena::live_game`] does.
+    pub(crate) async fn live_game_after(
+        &self,
+        set_id: &str,
+        game_no: i64,
+        held: Option<Arc<LiveGame>>,
+    ) -> ArenaResult<(Arc<Slot>, Arc<LiveGame>)> {
+        let slot = self
+            .live
+            .slot(set_id, game_no)
+            .ok_or_else(|| not_found(set_id, game_no))?;
+        if slot.current().is_some() {
+            return self.live_game(set_id, game_no).await;
+        }
+        if let Some(held) = held
+            && let Some(l) = self.catch_up(&slot, &held).await?
+        {
+            return Ok((slot, l));
+        }
+        self.load_whole(slot, set_id, game_no).await
+    }
+
+    /// Loads a game from its rows (set, game, moves, names) and holds it.
+    async fn load_whole(
+        &self,
+        slot: Arc<Slot>,
+        set_id: &str,
+        game_no: i64,
+    ) -> ArenaResult<(Arc<Slot>, Arc<LiveGame>)> {
         match self.load_live(&slot, set_id, game_no).await {
             Ok(l) => {
                 if l.set.status == SetStatus::Finished {
@@ -122,6 +159,50 @@ impl Arena {
                 Err(e)
             }
         }
+    }
+
+    /// Brings `held` up to its row when another instance has only added moves to the game
+    /// since (PostgreSQL): the game row and the moves after the held ply, two reads instead of
+    /// a whole load's four, and the rendering extended instead of redone (issue 22). The set and
+    /// the seats' names cannot change while a game is active. None when the row is no longer
+    /// an active game at a later ply or its moves do not follow on: the caller loads it whole.
+    async fn catch_up(&self, slot: &Slot, held: &LiveGame) -> ArenaResult<Option<Arc<LiveGame>>> {
+        let active = |status: &str| status == "active";
+        if !active(held.game.status.as_str()) {
+            return Ok(None);
+        }
+        let (set_id, game_no, ply) = (&held.set.id, held.game.game_no, held.game.ply);
+        let mut c = self.store.conn().await?;
+        let Some(g) = games::get(&mut c, set_id, game_no, "").await? else {
+            return Ok(None);
+        };
+        if !active(&g.status) || g.ply < ply || g.version <= held.game.version {
+            return Ok(None);
+        }
+        let moves = games::moves_after(&mut c, set_id, game_no, ply).await?;
+        drop(c);
+        let follows = moves.iter().map(|m| m.ply).eq(ply + 1..=g.ply);
+        if !follows {
+            return Ok(None);
+        }
+        let game = Game::from_row(&g, held.set.increment_ms)?;
+        let at = g.turn_started_ms.unwrap_or_else(|| self.now_ms());
+        let snapshot = Arc::new(live::render(
+            &held.set,
+            &game,
+            &held.names,
+            MovesFrom::Append(&held.snapshot, &moves),
+            at,
+        ));
+        let l = Arc::new(LiveGame {
+            game,
+            set: held.set.clone(),
+            names: held.names.clone(),
+            snapshot,
+        });
+        slot.install(l.clone());
+        self.metrics.game_caught_up();
+        Ok(Some(l))
     }
 
     async fn load_live(
@@ -154,6 +235,7 @@ impl Arena {
             snapshot,
         });
         slot.install(l.clone());
+        self.metrics.game_loaded();
         Ok(l)
     }
 
