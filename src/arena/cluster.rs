@@ -226,15 +226,9 @@ async fn on_notice(arena: &Arena, n: Notice) {
     if let (Some(game_no), Some(version)) = (n.game_no, n.version) {
         arena.scheduler.set(&n.set_id, game_no, n.deadline_ms);
         if let Some(slot) = arena.live.existing(&n.set_id, game_no) {
-            let held = slot.current();
-            if held.as_ref().is_none_or(|l| l.game.version < version) {
-                slot.invalidate(version);
-                match arena.live_game_after(&n.set_id, game_no, held).await {
-                    Ok((_, l)) => state = Some(l.snapshot.clone()),
-                    Err(e) => tracing::warn!(error = %e, "refreshing a game failed"),
-                }
-            } else {
-                state = held.map(|l| l.snapshot.clone());
+            match arena.live_game_at(slot, &n.set_id, game_no, version).await {
+                Ok((_, l)) => state = Some(l.snapshot.clone()),
+                Err(e) => tracing::warn!(error = %e, "refreshing a game failed"),
             }
         }
     }

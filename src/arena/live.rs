@@ -344,6 +344,14 @@ impl Slot {
         }
     }
 
+    /// Notes that `version` was committed elsewhere, keeping the held copy for now: nothing
+    /// older than it may be installed from here on.
+    pub fn expect(&self, version: i64) {
+        if let Ok(mut s) = self.state.lock() {
+            s.floor = s.floor.max(version);
+        }
+    }
+
     /// Forgets the held game whatever its version (its row changed behind this process).
     pub fn clear(&self) {
         if let Ok(mut s) = self.state.lock() {

@@ -111,26 +111,26 @@ impl Arena {
         self.load_whole(slot, set_id, game_no).await
     }
 
-    /// The game after another instance changed it (its notice): `held`, the copy this instance
-    /// had before, is caught up when it can be, else the game is loaded whole. A copy held
-    /// again meanwhile is checked as [`Arena::live_game`] does.
-    pub(crate) async fn live_game_after(
+    /// The game after another instance committed `version` of it (its notice): the copy held
+    /// in `slot` is kept, and used, until the newer one is in place, so a command meanwhile
+    /// finds a copy a few moves behind (which it can catch up) rather than none (a whole load);
+    /// it is caught up when it can be, else the game is loaded whole.
+    pub(crate) async fn live_game_at(
         &self,
+        slot: Arc<Slot>,
         set_id: &str,
         game_no: i64,
-        held: Option<Arc<LiveGame>>,
+        version: i64,
     ) -> ArenaResult<(Arc<Slot>, Arc<LiveGame>)> {
-        let slot = self
-            .live
-            .slot(set_id, game_no)
-            .ok_or_else(|| not_found(set_id, game_no))?;
-        if slot.current().is_some() {
-            return self.live_game(set_id, game_no).await;
-        }
-        if let Some(held) = held
-            && let Some(l) = self.catch_up(&slot, &held).await?
-        {
-            return Ok((slot, l));
+        slot.expect(version);
+        if let Some(l) = slot.current() {
+            if l.game.version >= version {
+                return Ok((slot, l));
+            }
+            if let Some(caught) = self.catch_up(&slot, &l).await? {
+                return Ok((slot, caught));
+            }
+            slot.clear();
         }
         self.load_whole(slot, set_id, game_no).await
     }
@@ -164,9 +164,14 @@ impl Arena {
     /// Brings `held` up to its row when another instance has only added moves to the game
     /// since (PostgreSQL): the game row and the moves after the held ply, two reads instead of
     /// a whole load's four, and the rendering extended instead of redone (issue 22). The set and
-    /// the seats' names cannot change while a game is active. None when the row is no longer
-    /// an active game at a later ply or its moves do not follow on: the caller loads it whole.
-    async fn catch_up(&self, slot: &Slot, held: &LiveGame) -> ArenaResult<Option<Arc<LiveGame>>> {
+    /// the seats' names cannot change while a game is active. `held` itself when the row is
+    /// still at its version; None when the row is no longer an active game at a later ply or
+    /// its moves do not follow on: the caller loads it whole.
+    async fn catch_up(
+        &self,
+        slot: &Slot,
+        held: &Arc<LiveGame>,
+    ) -> ArenaResult<Option<Arc<LiveGame>>> {
         let active = |status: &str| status == "active";
         if !active(held.game.status.as_str()) {
             return Ok(None);
@@ -176,7 +181,10 @@ impl Arena {
         let Some(g) = games::get(&mut c, set_id, game_no, "").await? else {
             return Ok(None);
         };
-        if !active(&g.status) || g.ply < ply || g.version <= held.game.version {
+        if g.version == held.game.version {
+            return Ok(Some(held.clone())); // nothing happened since: the copy is current
+        }
+        if !active(&g.status) || g.ply < ply || g.version < held.game.version {
             return Ok(None);
         }
         let moves = games::moves_after(&mut c, set_id, game_no, ply).await?;

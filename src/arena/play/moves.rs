@@ -38,8 +38,12 @@ impl Arena {
         // PostgreSQL this saves a read of the row on every move (issue 22).
         let mut checked = self.store.backend == Backend::Sqlite;
         let mut stale_writes = 0;
+        let mut caught_up = None;
         while stale_writes < STALE_RETRIES {
-            let (_, l) = self.live_game_checked(set_id, game_no, checked).await?;
+            let l = match caught_up.take() {
+                Some(l) => l,
+                None => self.live_game_checked(set_id, game_no, checked).await?.1,
+            };
             macro_rules! confirm {
                 () => {
                     if !checked {
@@ -73,6 +77,16 @@ impl Arena {
                         }
                         played = stored.map(|s| (m.seat, s));
                     }
+                }
+                if k > l.game.ply + 1 && !checked {
+                    // The bot saw a later ply than this copy: another instance moved the game
+                    // on. The row is read anyway, so catch up at once instead of checking first.
+                    checked = true;
+                    caught_up = self.catch_up(&slot, &l).await?;
+                    if caught_up.is_none() {
+                        slot.clear();
+                    }
+                    continue;
                 }
                 if k != l.game.ply + 1 && l.game.to_move().is_some() {
                     confirm!();
