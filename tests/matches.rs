@@ -252,3 +252,63 @@ async fn a_match_with_another_players_bot_waits_until_that_player_accepts() {
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(r.body["status"], "finished");
 }
+
+/// A match against a house bot (issue 23's rungs as a yardstick; found by an outside tester: it
+/// used to be `proposed` for ever, as nobody holds the house's token) runs at once, one set at
+/// a time whatever `concurrency` asked, and the house plays its sets.
+#[tokio::test]
+async fn a_match_against_a_house_bot_runs_at_once_one_set_at_a_time() {
+    let app = common::spawn_with(common::Spawn {
+        house_bots: true,
+        ..common::Spawn::default()
+    })
+    .await;
+    let (_, owner, mine) = app.player_with_bot("Measured").await;
+    app.get_turn(Some(&mine), "wait_s=0").await;
+    let r = app
+        .create_match(
+            Some(&owner),
+            json!({"bots": ["Measured", "house-random"], "sets": 2, "concurrency": 4,
+                   "options": {"size": 9, "random_stones": 0}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    assert_eq!(
+        (r.body["status"].clone(), r.body["concurrency"].clone()),
+        (json!("running"), json!(1))
+    );
+    let id = r.body["id"].as_str().expect("id").to_string();
+    let until = Instant::now() + Duration::from_secs(120);
+    let mut most_at_once = 0;
+    let m = loop {
+        assert!(Instant::now() < until, "the match never finished");
+        let m = app.get_match(&id).await.body;
+        let playing = m["set_list"]
+            .as_array()
+            .map_or(0, |l| l.iter().filter(|s| s["status"] == "playing").count());
+        most_at_once = most_at_once.max(playing);
+        if m["status"] == "finished" {
+            break m;
+        }
+        let r = app.get_turn(Some(&mine), "wait_s=1").await;
+        if r.status == StatusCode::OK {
+            let s = r.body;
+            let mv = s["legal_moves"]
+                .as_array()
+                .and_then(|l| l.iter().find(|m| m.get("cell").is_some()))
+                .cloned()
+                .expect("a legal cell");
+            let (set_id, game_no, ply) = (
+                s["set_id"].as_str().expect("set").to_string(),
+                s["game_no"].as_i64().expect("game"),
+                s["ply"].as_i64().expect("ply"),
+            );
+            let r = app.play(&mine, &set_id, game_no, mv, Some(ply + 1)).await;
+            assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        }
+    };
+    assert_eq!(m["sets_played"], 2, "{m}");
+    let (w, d, l) = (m["w"].as_i64(), m["d"].as_i64(), m["l"].as_i64());
+    assert_eq!(w.zip(d).zip(l).map(|((w, d), l)| w + d + l), Some(2), "{m}");
+    assert!(most_at_once <= 1, "one set at a time, saw {most_at_once}");
+}

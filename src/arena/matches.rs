@@ -149,8 +149,9 @@ pub fn decided(t: &TournamentRow, pairings: &[PairingRow]) -> bool {
 }
 
 impl Arena {
-    /// Creates and starts a match for `player`. Errors: 400 (fields), 404 (bot), 403
-    /// `forbidden` (a bot that is not the player's).
+    /// Creates and starts a match for `player`: `proposed` when the second bot is another
+    /// player's, running at once (one set at a time) when it is a house bot. Errors: 400
+    /// (fields), 404 (bot), 403 `forbidden` (a first bot that is not the player's).
     pub async fn create_match(&self, player: &PlayerRow, req: NewMatch) -> ArenaResult<Value> {
         if let Some(s) = &req.sprt {
             s.check()?;
@@ -186,6 +187,7 @@ impl Arena {
         let now = self.now_ms();
         let mut entries = vec![];
         let mut other_owner = false;
+        let mut house_opponent = false;
         for (seed, r) in req.bots.iter().enumerate() {
             let b = acc::bot_by_ref(&mut tx, r)
                 .await?
@@ -199,7 +201,11 @@ impl Arena {
                     b.name
                 )));
             }
-            if seed == 1 && b.owner_id != player.id {
+            // A house bot's owner is the house, which nobody can speak for: it accepts at once
+            // (a proposal to it could never start).
+            if seed == 1 && b.house != 0 {
+                house_opponent = true;
+            } else if seed == 1 && b.owner_id != player.id {
                 other_owner = true;
             }
             if entries.iter().any(|e: &EntryRow| e.bot_id == b.id) {
@@ -208,7 +214,12 @@ impl Arena {
             }
             entries.push(EntryRow::new(seed as i64, b.id, b.rating));
         }
-        let concurrency = req.concurrency.min(sets);
+        // The house plays a match one set at a time: its threads serve every practice set too.
+        let concurrency = if house_opponent {
+            1
+        } else {
+            req.concurrency.min(sets)
+        };
         let t = TournamentRow {
             id: format!("match_{}", ulid::Ulid::generate()),
             name: format!("{} vs {}", req.bots[0], req.bots[1]),
