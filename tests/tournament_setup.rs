@@ -182,6 +182,20 @@ async fn patch_changes_name_and_times_before_the_start_validated_as_creation_is(
     )
     .await;
     let id = t["id"].as_str().expect("id").to_string();
+    let r = app
+        .post(
+            &paths::tournaments(),
+            Some(OP),
+            json!({"name": "Cycled", "format": "swiss", "rounds": 1, "cycles": 2,
+                   "participants": ["PaA", "PaB", "PaC"]}),
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.body["error"]["details"]["field"].clone()),
+        (StatusCode::BAD_REQUEST, json!("cycles")),
+        "{:?}",
+        r.body
+    );
     let path = paths::tournament(&id);
     let r = app
         .patch(
@@ -217,6 +231,8 @@ async fn patch_changes_name_and_times_before_the_start_validated_as_creation_is(
         (json!({"clock": {"initial_s": 5}}), "clock.initial_s"),
         (json!({"forfeit_after_s": -1}), "forfeit_after_s"),
         (json!({"rounds": 3}), "rounds"),
+        // A swiss has no cycles: refused, not silently dropped (an outside tester's F7).
+        (json!({"cycles": 2}), "cycles"),
         (json!({"absent": "maybe"}), "absent"),
         (json!({"start_at": "tomorrow"}), "start_at"),
         (json!({"stake": 5}), "stake"),

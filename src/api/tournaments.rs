@@ -100,6 +100,12 @@ fn parse(st: &AppState, body: &Value) -> ApiResult<NewTournament> {
             ));
         }
     };
+    if format == "swiss" && body.get("cycles").is_some_and(|v| !v.is_null()) {
+        return Err(bad(
+            "cycles",
+            "'cycles' applies to a round robin or a gauntlet; a swiss has 'rounds'",
+        ));
+    }
     let cycles = ranged(body, "cycles", 1, 1, 2)?;
     let rounds = opt_i64(body, "rounds")?;
     if format != "swiss" && rounds.is_some() {
