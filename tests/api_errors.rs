@@ -585,6 +585,17 @@ async fn each_bad_query_parameter_is_a_400_naming_that_parameter_and_what_it_tak
         let msg = r.body["error"]["message"].as_str().expect("message");
         assert!(msg.contains(&format!("'{field}'")), "{path}: {msg}");
     }
+    // A parameter given twice is named too (an outside tester's F8: `details` was empty).
+    for path in [
+        paths::with_query(paths::sets(), "limit=2&limit=3"),
+        paths::with_query(paths::tournaments(), "limit=2&limit=3"),
+    ] {
+        let r = f.app.get(&path).await;
+        assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
+        assert_eq!(r.body["error"]["details"]["field"], "limit", "{path}");
+        let msg = r.body["error"]["message"].as_str().expect("message");
+        assert!(msg.contains("'limit'"), "{path}: {msg}");
+    }
     assert_eq!(f.snapshot().await, before);
 }
 

@@ -465,7 +465,7 @@ pub fn bad_query_param(field: &str, expected: &str, value: &str) -> ApiError {
 }
 
 /// Query strings that do not parse are 400 `bad_request` in the JSON envelope, naming the
-/// first parameter that does not hold what it takes.
+/// first parameter that does not hold what it takes, else the first one given twice.
 pub fn query_config() -> web::QueryConfig {
     web::QueryConfig::default().error_handler(|e, req| {
         let pairs = web::Query::<Vec<(String, String)>>::from_query(req.query_string())
@@ -477,7 +477,16 @@ pub fn query_config() -> web::QueryConfig {
                 .find(|(name, kind)| name == k && !kind.accepts(v))
                 .map(|(name, kind)| bad_query_param(name, kind.expected(), v))
         });
+        let repeated = || {
+            pairs.iter().enumerate().find_map(|(i, (k, _))| {
+                pairs[..i].iter().any(|(p, _)| p == k).then(|| {
+                    ApiError::bad_request(format!("query parameter '{k}' is given more than once"))
+                        .with_details(json!({"field": k}))
+                })
+            })
+        };
         culprit
+            .or_else(repeated)
             .unwrap_or_else(|| ApiError::bad_request(format!("bad query string: {e}")))
             .into()
     })
