@@ -692,3 +692,48 @@ async fn a_nul_character_in_a_path_a_query_or_a_body_is_refused_and_changes_noth
     }
     assert_eq!(f.snapshot().await, before);
 }
+
+/// A grant names its player by id or by a name no one else has: PTS minted for a name two
+/// players share used to go silently to the older one (a first-time operator's finding), and
+/// is now a 400 listing both ids that changes no balance.
+#[tokio::test]
+async fn a_grant_to_a_name_two_players_share_is_refused_and_names_them() {
+    let app = spawn_app().await;
+    let (older, older_pt) = app.player("Twin").await;
+    let (younger, younger_pt) = app.player("Twin").await;
+    let (_, single_pt) = app.player("Single").await;
+    let before = [app.balance(&older_pt).await, app.balance(&younger_pt).await];
+    let r = app
+        .create_grant(Some("op-secret"), json!({"player": "Twin", "amount": 5}))
+        .await;
+    assert_eq!(
+        (r.status, r.body["error"]["details"]["field"].clone()),
+        (StatusCode::BAD_REQUEST, json!("player")),
+        "{:?}",
+        r.body
+    );
+    assert_eq!(
+        r.body["error"]["details"]["players"],
+        json!([older.clone(), younger.clone()])
+    );
+    assert_eq!(
+        [app.balance(&older_pt).await, app.balance(&younger_pt).await],
+        before,
+        "a refused grant changes nothing"
+    );
+    let r = app
+        .create_grant(Some("op-secret"), json!({"player": younger, "amount": 5}))
+        .await;
+    assert_eq!(
+        (r.status, r.body["balance"].as_i64()),
+        (StatusCode::OK, Some(before[1] + 5)),
+        "{:?}",
+        r.body
+    );
+    let single_before = app.balance(&single_pt).await;
+    let r = app
+        .create_grant(Some("op-secret"), json!({"player": "Single", "amount": 7}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(app.balance(&single_pt).await, single_before + 7);
+}

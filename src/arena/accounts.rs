@@ -330,9 +330,26 @@ impl Arena {
         }
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
-        let p = acc::player_by_ref(&mut tx, player_ref)
-            .await?
-            .ok_or_else(|| ArenaError::not_found(format!("no player '{player_ref}'")))?;
+        // Minted PTS must reach the player meant: a name two players share is refused.
+        let found = acc::players_by_ref(&mut tx, player_ref, 10).await?;
+        let p = match found.iter().position(|p| p.id == player_ref) {
+            Some(i) => &found[i],
+            None if found.len() > 1 => {
+                let ids: Vec<&str> = found.iter().map(|p| p.id.as_str()).collect();
+                return Err(ArenaError::bad_request(format!(
+                    "{} players are named '{player_ref}'; give the player's id",
+                    if found.len() == 10 {
+                        "10 or more"
+                    } else {
+                        "several"
+                    }
+                ))
+                .with_details(json!({"field": "player", "players": ids})));
+            }
+            None => found
+                .first()
+                .ok_or_else(|| ArenaError::not_found(format!("no player '{player_ref}'")))?,
+        };
         let key = format!("grant:{}:{}", p.id, ulid::Ulid::generate());
         grant_in(&mut tx, &p.id, amount, &key, now).await?;
         let p = acc::player_by_id(&mut tx, &p.id)

@@ -104,14 +104,20 @@ pub async fn player_by_id(c: &mut AnyConnection, id: &str) -> sqlx::Result<Optio
         .await
 }
 
-/// Finds a player by id or by name (names are not unique; the oldest wins).
-pub async fn player_by_ref(c: &mut AnyConnection, r: &str) -> sqlx::Result<Option<PlayerRow>> {
+/// The players `r` may name: the one whose id it is, or every one of that name (names are not
+/// unique), oldest first, at most `limit`.
+pub async fn players_by_ref(
+    c: &mut AnyConnection,
+    r: &str,
+    limit: i64,
+) -> sqlx::Result<Vec<PlayerRow>> {
     sqlx::query_as(
         "SELECT id, name, balance, house, created_ms FROM players WHERE id = $1 OR name = $1 \
-         ORDER BY created_ms LIMIT 1",
+         ORDER BY created_ms LIMIT $2",
     )
     .bind(r)
-    .fetch_optional(c)
+    .bind(limit)
+    .fetch_all(c)
     .await
 }
 
