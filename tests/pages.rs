@@ -192,7 +192,8 @@ async fn the_tournament_pages_carry_the_standings_and_escape_the_tournament_name
         .create_tournament(
             Some("op-secret"),
             json!({"name": "<script>x</script> & \"Cup\"", "format": "round_robin",
-                   "participants": ["alpha-bot", "bravo-bot", "charlie-bot"]}),
+                   "participants": ["alpha-bot", "bravo-bot", "charlie-bot"],
+                   "start_at": "2099-01-02T12:34:56Z"}),
         )
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
@@ -209,6 +210,8 @@ async fn the_tournament_pages_carry_the_standings_and_escape_the_tournament_name
         "{rows}"
     );
     assert!(!html.contains("<script>x"), "the name is never markup");
+    // The scheduled start is on the list, in UTC like the standings pages (report #4).
+    assert!(rows.contains("starts 2099-01-02 12:34 UTC"), "{rows}");
 
     let (status, _, html) = page(&app, &format!("/tournaments/{id}")).await;
     assert_eq!(status, StatusCode::OK);
@@ -223,7 +226,31 @@ async fn the_tournament_pages_carry_the_standings_and_escape_the_tournament_name
     assert_eq!(bots, ["alpha-bot", "bravo-bot", "charlie-bot"]);
     assert!(html.contains(&format!("href=\"{}\"", paths::standings_csv(&id))));
     assert!(!html.contains("<script>x"));
+    let subtitle = between(&html, "<p id=\"subtitle\">", "</p>");
+    assert!(
+        subtitle.contains("created · starts 2099-01-02 12:34 UTC"),
+        "{subtitle}"
+    );
+    // Pairings not played are blank, as on the printable page; "–" looked like a forfeit's
+    // "-" (report #2).
+    let cross = between(&html, "<table class=\"cross\" id=\"cross\">", "</table>");
+    assert_eq!(
+        cross
+            .matches("<td class=\"unplayed\" aria-label=\"not played\"></td>")
+            .count(),
+        6,
+        "{cross}"
+    );
+    assert!(!cross.contains('–'), "{cross}");
+    assert!(html.contains("blank: not played"), "the legend says so");
 
-    let (status, _, _) = page(&app, "/tournaments/tour_nope").await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    for path in ["/tournaments/tour_nope", "/tournaments/tour_nope/standings"] {
+        let (status, kind, html) = page(&app, path).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+        assert!(kind.starts_with("text/html"), "{path}: {kind}");
+        assert!(
+            html.contains("No tournament &#39;tour_nope&#39;."),
+            "{html}"
+        );
+    }
 }

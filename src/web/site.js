@@ -116,6 +116,17 @@ function ago(iso) {
   return el("time", { datetime: iso, title: iso }, text);
 }
 
+/** An RFC 3339 time to the minute in UTC, as the standings pages print it. */
+function fmtUtc(iso) {
+  const t = Date.parse(iso);
+  return iso && !Number.isNaN(t) ? new Date(t).toISOString().slice(0, 16).replace("T", " ") + " UTC" : "–";
+}
+
+/** "starts …" for a tournament with a scheduled start that has not started yet, else "". */
+function fmtStarts(t) {
+  return t && t.start_at && !t.started_at ? "starts " + fmtUtc(t.start_at) : "";
+}
+
 function fmtTime(iso) {
   const t = Date.parse(iso);
   return iso && !Number.isNaN(t) ? new Date(t).toLocaleString() : "–";
