@@ -254,3 +254,41 @@ async fn the_tournament_pages_carry_the_standings_and_escape_the_tournament_name
         );
     }
 }
+
+#[tokio::test]
+async fn a_tournament_set_in_the_lobby_lists_is_tagged_with_a_link_to_its_event() {
+    let app = spawn_app().await;
+    for name in ["tag-a", "tag-b"] {
+        let (_, _, t) = app.player_with_bot(name).await;
+        // A long-poll of 0 s: the bot is online, so its pairing starts.
+        app.get_turn(Some(&t), "wait_s=0").await;
+    }
+    let r = app
+        .create_tournament(
+            Some("op-secret"),
+            json!({"name": "Tag Cup", "format": "round_robin", "participants": ["tag-a", "tag-b"],
+                   "options": {"size": 9}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    app.start_tournament(Some("op-secret"), &id, json!({}))
+        .await;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let t = app.get_tournament(&id).await.body;
+        if t["rounds_played"][0]["pairings"][0]["status"] == "playing" {
+            break;
+        }
+        assert!(std::time::Instant::now() < until, "never started: {t}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let (_, _, html) = page(&app, "/").await;
+    let active = between(&html, "<tbody id=\"active\">", "</tbody>");
+    assert!(
+        active.contains(&format!(
+            "<a class=\"tag\" href=\"/tournaments/{id}\"><bdi>Tag Cup</bdi> r1</a>"
+        )),
+        "{active}"
+    );
+}

@@ -71,6 +71,12 @@ function pairing(setId, a, b) {
   return el("span", null, botLink(a), " ", setLink(setId, "vs"), " ", botLink(b));
 }
 
+/** A set's tournament as a tag linking to the event (`Cup r3`), or null. */
+function tournamentTag(s) {
+  const t = s && s.tournament;
+  return t ? el("a", { class: "tag", href: t.url }, isolated(t.name), ` r${t.round}`) : null;
+}
+
 /** Points with halves written as ½. */
 function half(x) {
   if (typeof x !== "number") return "–";

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::game::pts;
 use super::home::list;
-use super::home::practice_tag;
+use super::home::{practice_tag, tournament_tag};
 use crate::web::html::{
     bot_link, esc, fill, half, isolated, num, pairing, points, round, rows_and_note, s, set_link,
     signed, stake, td, time, when,
@@ -194,16 +194,7 @@ fn bot_set_row(row: &Value) -> String {
         pairing(id, &row["creator"], &acceptor),
         practice_tag(row)
     );
-    let t = &row["tournament"];
-    if t.is_object() {
-        let _ = write!(
-            cell,
-            " <a class=\"tag\" href=\"{}\"><bdi>{}</bdi> r{}</a>",
-            esc(s(&t["url"])),
-            esc(s(&t["name"])),
-            num(&t["round"])
-        );
-    }
+    cell.push_str(&tournament_tag(row));
     if row["match"].is_object() {
         cell.push_str(" <span class=\"tag\">match</span>");
     }
