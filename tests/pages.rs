@@ -146,6 +146,11 @@ async fn a_set_page_carries_both_boards_the_moves_the_result_and_the_revealed_se
     assert!(html.contains(seed), "the revealed seed is on the page");
     // The replay needs the script, so its controls come hidden.
     assert!(game1.contains("<div class=\"controls\" hidden>"));
+    // On a phone the summary stays before the boards and a touch screen gets no keyboard hint
+    // (report #25); the move list scrolls by whole rows (#9).
+    assert!(!html.contains("#set-facts { order: 2; }"));
+    assert!(html.contains("@media (hover: none) { .keys { display: none; } }"));
+    assert!(html.contains("scroll-snap-type: y mandatory"));
 
     let (status, kind, html) = page(&app, "/sets/set_nope").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
