@@ -146,6 +146,11 @@ async fn a_set_page_carries_both_boards_the_moves_the_result_and_the_revealed_se
     assert!(html.contains(seed), "the revealed seed is on the page");
     // The replay needs the script, so its controls come hidden.
     assert!(game1.contains("<div class=\"controls\" hidden>"));
+    // On a phone the summary stays before the boards and a touch screen gets no keyboard hint
+    // (report #25); the move list scrolls by whole rows (#9).
+    assert!(!html.contains("#set-facts { order: 2; }"));
+    assert!(html.contains("@media (hover: none) { .keys { display: none; } }"));
+    assert!(html.contains("scroll-snap-type: y mandatory"));
 
     let (status, kind, html) = page(&app, "/sets/set_nope").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
@@ -166,6 +171,19 @@ async fn a_bot_page_carries_its_record_chart_and_sets_and_an_unknown_bot_is_a_40
     );
     let stats = between(&html, "<dl class=\"stats\"", "</dl>");
     assert!(stats.contains("<dt>Wins</dt><dd>1</dd>"), "{stats}");
+    // The Glicko-2 tile is two wide, "provisional" on a line of its own (report #11); the
+    // header says the date is the registration, in UTC (#24).
+    assert!(
+        stats.contains("<div class=\"wide\"><dt>Glicko-2</dt>")
+            && stats.contains("<small>provisional</small></dd>"),
+        "{stats}"
+    );
+    let sub = between(&html, "<p id=\"subtitle\">", "</p>");
+    assert!(
+        sub.contains(" · registered 20") && sub.contains(" UTC"),
+        "{sub}"
+    );
+    assert!(!sub.contains("since"), "{sub}");
     assert_eq!(
         html.matches("<circle").count(),
         2,
@@ -192,7 +210,8 @@ async fn the_tournament_pages_carry_the_standings_and_escape_the_tournament_name
         .create_tournament(
             Some("op-secret"),
             json!({"name": "<script>x</script> & \"Cup\"", "format": "round_robin",
-                   "participants": ["alpha-bot", "bravo-bot", "charlie-bot"]}),
+                   "participants": ["alpha-bot", "bravo-bot", "charlie-bot"],
+                   "start_at": "2099-01-02T12:34:56Z"}),
         )
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
@@ -209,6 +228,8 @@ async fn the_tournament_pages_carry_the_standings_and_escape_the_tournament_name
         "{rows}"
     );
     assert!(!html.contains("<script>x"), "the name is never markup");
+    // The scheduled start is on the list, in UTC like the standings pages (report #4).
+    assert!(rows.contains("starts 2099-01-02 12:34 UTC"), "{rows}");
 
     let (status, _, html) = page(&app, &format!("/tournaments/{id}")).await;
     assert_eq!(status, StatusCode::OK);
@@ -223,7 +244,69 @@ async fn the_tournament_pages_carry_the_standings_and_escape_the_tournament_name
     assert_eq!(bots, ["alpha-bot", "bravo-bot", "charlie-bot"]);
     assert!(html.contains(&format!("href=\"{}\"", paths::standings_csv(&id))));
     assert!(!html.contains("<script>x"));
+    let subtitle = between(&html, "<p id=\"subtitle\">", "</p>");
+    assert!(
+        subtitle.contains("created · starts 2099-01-02 12:34 UTC"),
+        "{subtitle}"
+    );
+    // Pairings not played are blank, as on the printable page; "–" looked like a forfeit's
+    // "-" (report #2).
+    let cross = between(&html, "<table class=\"cross\" id=\"cross\">", "</table>");
+    assert_eq!(
+        cross
+            .matches("<td class=\"unplayed\" aria-label=\"not played\"></td>")
+            .count(),
+        6,
+        "{cross}"
+    );
+    assert!(!cross.contains('–'), "{cross}");
+    assert!(html.contains("blank: not played"), "the legend says so");
 
-    let (status, _, _) = page(&app, "/tournaments/tour_nope").await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    for path in ["/tournaments/tour_nope", "/tournaments/tour_nope/standings"] {
+        let (status, kind, html) = page(&app, path).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+        assert!(kind.starts_with("text/html"), "{path}: {kind}");
+        assert!(
+            html.contains("No tournament &#39;tour_nope&#39;."),
+            "{html}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_tournament_set_in_the_lobby_lists_is_tagged_with_a_link_to_its_event() {
+    let app = spawn_app().await;
+    for name in ["tag-a", "tag-b"] {
+        let (_, _, t) = app.player_with_bot(name).await;
+        // A long-poll of 0 s: the bot is online, so its pairing starts.
+        app.get_turn(Some(&t), "wait_s=0").await;
+    }
+    let r = app
+        .create_tournament(
+            Some("op-secret"),
+            json!({"name": "Tag Cup", "format": "round_robin", "participants": ["tag-a", "tag-b"],
+                   "options": {"size": 9}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    app.start_tournament(Some("op-secret"), &id, json!({}))
+        .await;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let t = app.get_tournament(&id).await.body;
+        if t["rounds_played"][0]["pairings"][0]["status"] == "playing" {
+            break;
+        }
+        assert!(std::time::Instant::now() < until, "never started: {t}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let (_, _, html) = page(&app, "/").await;
+    let active = between(&html, "<tbody id=\"active\">", "</tbody>");
+    assert!(
+        active.contains(&format!(
+            "<a class=\"tag\" href=\"/tournaments/{id}\"><bdi>Tag Cup</bdi> r1</a>"
+        )),
+        "{active}"
+    );
 }

@@ -312,8 +312,26 @@ async fn the_printable_standings_page_is_served_as_html_with_the_tables_and_no_s
         "not started: it reloads"
     );
     assert!(!page.contains("<script"));
-    let r = app.get("/tournaments/tour_nope/standings").await;
-    assert_eq!((r.status, r.code()), (StatusCode::NOT_FOUND, "not_found"));
+    // An unknown one is the HTML 404 page, as the other pages answer (operator report #23).
+    let r = app
+        .http
+        .get(format!("{}/tournaments/tour_nope/standings", app.url))
+        .send()
+        .await
+        .expect("page answers");
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    let kind = r
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    assert!(kind.starts_with("text/html"), "{kind}");
+    let body = r.text().await.expect("page text");
+    assert!(
+        body.contains("No tournament &#39;tour_nope&#39;."),
+        "{body}"
+    );
 }
 
 #[tokio::test]

@@ -186,6 +186,24 @@ pub(crate) fn when(v: &Value) -> String {
     }
 }
 
+/// An RFC 3339 time to the minute, as the standings pages print it: `2026-12-01 18:00 UTC`;
+/// `None` when absent.
+pub(crate) fn utc_minute(v: &Value) -> Option<String> {
+    let t = v.as_str()?;
+    Some(match (t.get(..10), t.get(11..16)) {
+        (Some(d), Some(hm)) if t.ends_with('Z') => format!("{d} {hm} UTC"),
+        _ => esc(t),
+    })
+}
+
+/// The scheduled start of a tournament not started yet (`starts 2026-12-01 18:00 UTC`).
+pub(crate) fn starts(t: &Value) -> Option<String> {
+    if !t["started_at"].is_null() {
+        return None;
+    }
+    utc_minute(&t["start_at"]).map(|d| format!("starts {d}"))
+}
+
 /// A `<time>` the pages' script turns into "… ago"; shown meanwhile as a short UTC month,
 /// day and minute (`12-02 05:50`; the full time is its title).
 pub(crate) fn time(v: &Value) -> String {

@@ -81,12 +81,16 @@ async fn openapi() -> HttpResponse {
 }
 
 /// `/tournaments/{id}/standings`: the printable standings, rendered here (issue 18). Errors:
-/// 404 (the JSON envelope, as every error).
+/// 404 page for an unknown tournament.
 async fn standings_page(
     st: web::Data<crate::api::AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, crate::error::ApiError> {
-    let t = st.arena.tournament(&id).await?;
+    let t = match st.arena.tournament(&id).await.map_err(ApiError::from) {
+        Ok(t) => t,
+        Err(e) if missing(&e) => return Ok(not_found(&format!("No tournament '{id}'."))),
+        Err(e) => return Err(e),
+    };
     let now = super::arena::views::rfc3339(st.arena.now_ms());
     Ok(HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")

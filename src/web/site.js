@@ -71,6 +71,12 @@ function pairing(setId, a, b) {
   return el("span", null, botLink(a), " ", setLink(setId, "vs"), " ", botLink(b));
 }
 
+/** A set's tournament as a tag linking to the event (`Cup r3`), or null. */
+function tournamentTag(s) {
+  const t = s && s.tournament;
+  return t ? el("a", { class: "tag", href: t.url }, isolated(t.name), ` r${t.round}`) : null;
+}
+
 /** Points with halves written as ½. */
 function half(x) {
   if (typeof x !== "number") return "–";
@@ -114,6 +120,17 @@ function ago(iso) {
   else if (s < 86400) text = Math.floor(s / 3600) + " h ago";
   else text = new Date(t).toISOString().slice(0, 10);
   return el("time", { datetime: iso, title: iso }, text);
+}
+
+/** An RFC 3339 time to the minute in UTC, as the standings pages print it. */
+function fmtUtc(iso) {
+  const t = Date.parse(iso);
+  return iso && !Number.isNaN(t) ? new Date(t).toISOString().slice(0, 16).replace("T", " ") + " UTC" : "–";
+}
+
+/** "starts …" for a tournament with a scheduled start that has not started yet, else "". */
+function fmtStarts(t) {
+  return t && t.start_at && !t.started_at ? "starts " + fmtUtc(t.start_at) : "";
 }
 
 function fmtTime(iso) {

@@ -320,9 +320,7 @@ fn standings_table(h: &mut String, t: &Value) {
             name(&r["bot"]),
             half(&r["points"]),
             half(&r["buchholz"]),
-            r["sonneborn_berger"]
-                .as_f64()
-                .map_or("–".into(), |x| format!("{x}")),
+            half(&r["sonneborn_berger"]),
             half(&r["game_points"]),
             int(&r["tiebreak_moves"]),
             int(&r["sets"]),
@@ -396,7 +394,7 @@ fn crosstable(h: &mut String, t: &Value) {
     }
     h.push_str(
         "</tbody>\n</table></div>\n<p class=\"legend\">Row against column: 1 win, ½ draw, 0 loss; \
-         + / - a forfeit won / lost.</p>\n</section>\n",
+         + / - a forfeit won / lost; blank: not played (yet).</p>\n</section>\n",
     );
 }
 
@@ -465,7 +463,7 @@ mod tests {
             "options": {"size": 9, "random_stones": 0}, "clock": {"initial_s": 60, "increment_s": 2},
             "stake": 0, "rated": false, "finished_at": "2026-01-01T00:00:00Z",
             "standings": [
-                {"rank": 1, "bot": "A<b>", "points": 2.5, "buchholz": 1.0, "sonneborn_berger": 1.25,
+                {"rank": 1, "bot": "A<b>", "points": 2.5, "buchholz": 1.0, "sonneborn_berger": 6.5,
                  "game_points": 5.0, "tiebreak_moves": 12, "sets": 3, "w": 2, "d": 1, "l": 0,
                  "byes": 0, "performance": 1400, "performance_error": 200, "refused_moves": 3,
                  "seed": 1, "withdrawn": null, "annulled": false},
@@ -486,6 +484,8 @@ mod tests {
         assert!(page.contains("<bdi>A&lt;b&gt;</bdi>"));
         assert!(page.contains("finished 2026-01-01 00:00 UTC"));
         assert!(page.contains("<td class=\"n\"><b>2½</b></td>"));
+        assert!(page.contains("<td class=\"n\">6½</td>"), "SB as ½ too");
+        assert!(page.contains("blank: not played"));
         assert!(page.contains("withdrawn<sup>1</sup>") && page.contains("not counted<sup>2</sup>"));
         assert!(
             page.contains("withdrawn in round 1 by the arena after repeated forfeits by absence")

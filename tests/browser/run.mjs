@@ -189,7 +189,8 @@ async function noSidewaysOverflow(page, name) {
   const o = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, win: window.innerWidth }));
   check(o.doc <= o.win, `${name}: nothing overflows sideways (${o.doc} <= ${o.win})`);
   // Issue 21: nor does any table scroll sideways inside its box.
-  const wide = await page.$$eval(".wrap", ws => ws.filter(w => w.scrollWidth > w.clientWidth + 1)
+  // A crosstable (`.scroll-x`) may scroll, with its shadows and a hint as the cue.
+  const wide = await page.$$eval(".wrap:not(.scroll-x)", ws => ws.filter(w => w.scrollWidth > w.clientWidth + 1)
     .map(w => `${w.closest("section")?.getAttribute("aria-labelledby") ?? "?"} by ${w.scrollWidth - w.clientWidth} px`));
   check(wide.length === 0, `${name}: no table scrolls sideways (${wide.join(", ") || "none"})`);
 }
@@ -271,6 +272,11 @@ try {
   check(/move 3/.test(await page.textContent(".game:first-of-type .status")), "a linked position opens at that position");
   await page.keyboard.press("End");
   await page.waitForSelector(".game:first-of-type .winning-path");
+  const atEnd = await page.$eval(".game:first-of-type .moves", l => {
+    const a = l.getBoundingClientRect(), b = l.querySelector(".current").getBoundingClientRect();
+    return b.top >= a.top - 1 && b.bottom <= a.bottom + 1;
+  });
+  check(atEnd, "after End the move list shows the last move");
   check(/wins/.test(await page.textContent(".game:first-of-type .status")), "End shows the result and the winning path");
   await page.check(".game:first-of-type input.numbers");
   const nums = await page.$$eval(".game:first-of-type svg text.num", t => t.length);
@@ -347,6 +353,14 @@ try {
   check(clipped.length === 0, `every coordinate label lies inside the board (outside: ${clipped.join(" ") || "none"})`);
   const buttons = await page.$$eval(".game:first-of-type .controls button", bs => new Set(bs.map(b => Math.round(b.getBoundingClientRect().top))).size);
   check(buttons === 1, "the replay buttons stay on one line");
+  // Operator report #9: the list shows the current move, its top row whole (22 px rows).
+  await page.waitForSelector(".game:first-of-type .moves button.current");
+  const listed = await page.$eval(".game:first-of-type .moves", l => {
+    const a = l.getBoundingClientRect(), b = l.querySelector(".current").getBoundingClientRect();
+    return { inside: b.top >= a.top - 1 && b.bottom <= a.bottom + 1, top: l.scrollTop };
+  });
+  check(listed.inside && listed.top % 22 === 0,
+        `at 390 the move list shows the current move, rows whole (scrollTop ${listed.top})`);
   await noSidewaysOverflow(page, "/sets/{id} at 390");
   await axe(page, "/sets/{id} at 390");
   await shot(page, "set-390");

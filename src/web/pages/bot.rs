@@ -6,10 +6,10 @@ use serde_json::Value;
 
 use super::game::pts;
 use super::home::list;
-use super::home::practice_tag;
+use super::home::{practice_tag, tournament_tag};
 use crate::web::html::{
     bot_link, esc, fill, half, isolated, num, pairing, points, round, rows_and_note, s, set_link,
-    signed, stake, td, time, when,
+    signed, stake, td, time, utc_minute, when,
 };
 
 fn stat(label: &str, value: &str, class: &str) -> String {
@@ -194,16 +194,7 @@ fn bot_set_row(row: &Value) -> String {
         pairing(id, &row["creator"], &acceptor),
         practice_tag(row)
     );
-    let t = &row["tournament"];
-    if t.is_object() {
-        let _ = write!(
-            cell,
-            " <a class=\"tag\" href=\"{}\"><bdi>{}</bdi> r{}</a>",
-            esc(s(&t["url"])),
-            esc(s(&t["name"])),
-            num(&t["round"])
-        );
-    }
+    cell.push_str(&tournament_tag(row));
     if row["match"].is_object() {
         cell.push_str(" <span class=\"tag\">match</span>");
     }
@@ -257,18 +248,19 @@ pub fn bot_page(
         &b["owner"]
     };
     let online = b["online"].as_bool() == Some(true);
+    // "registered", not "since": it is the creation date, not how long it is online (#24).
     let mut sub = format!(
-        "Owner <strong class=\"owner\">{}</strong> · <span class=\"{}\" id=\"online\">{}</span> · since {}",
+        "Owner <strong class=\"owner\">{}</strong> · <span class=\"{}\" id=\"online\">{}</span> · registered {}",
         isolated(owner),
         if online { "online" } else { "offline" },
         if online { "● online" } else { "○ offline" },
-        when(&b["created_at"])
+        utc_minute(&b["created_at"]).unwrap_or_else(|| "–".into())
     );
     if b["retired"].as_bool() == Some(true) {
         let _ = write!(
             sub,
             " · retired {} (plays no new sets)",
-            when(&b["retired_at"])
+            utc_minute(&b["retired_at"]).unwrap_or_else(|| "–".into())
         );
     }
     let a = &b["accepts"];
@@ -309,7 +301,7 @@ pub fn bot_page(
             round(&b["glicko_rating"]),
             round(&b["rating_deviation"]),
             if b["provisional"].as_bool() == Some(true) {
-                " (provisional)"
+                "<small>provisional</small>"
             } else {
                 ""
             }
@@ -328,7 +320,8 @@ pub fn bot_page(
     };
     let stats = [
         stat("Rating", &num(&b["rating"]), "rating"),
-        stat("Glicko-2", &glicko, ""),
+        // Two tiles wide: "1200 ± 350" overflowed one (report #11).
+        format!("<div class=\"wide\"><dt>Glicko-2</dt><dd>{glicko}</dd></div>"),
         stat("Rank", &rank, ""),
         stat("Sets", &num(&b["sets"]), ""),
         stat("Wins", &num(&b["w"]), ""),

@@ -17,6 +17,20 @@ pub(super) fn practice_tag(row: &Value) -> &'static str {
     }
 }
 
+/// A set's tournament as a tag linking to the event (` Cup r3`), or "".
+pub(super) fn tournament_tag(row: &Value) -> String {
+    let t = &row["tournament"];
+    if !t.is_object() {
+        return String::new();
+    }
+    format!(
+        " <a class=\"tag\" href=\"{}\"><bdi>{}</bdi> r{}</a>",
+        esc(s(&t["url"])),
+        esc(s(&t["name"])),
+        num(&t["round"])
+    )
+}
+
 fn leaderboard_row(r: &Value) -> String {
     let owner = if r["owner_name"].is_string() {
         &r["owner_name"]
@@ -100,9 +114,10 @@ fn pairing_cell(row: &Value) -> String {
     let id = s(&row["id"]);
     td(
         &format!(
-            "{}{}",
+            "{}{}{}",
             pairing(id, &row["creator"], &row["acceptor"]),
-            practice_tag(row)
+            practice_tag(row),
+            tournament_tag(row)
         ),
         "wrapok",
     )

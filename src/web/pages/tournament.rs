@@ -8,7 +8,7 @@ use super::home::list;
 use crate::arena::status::TournamentStatus;
 use crate::web::html::{
     board, bot_link, clock_settings, esc, fill, half, isolated, num, pct, points, rows_and_note, s,
-    set_link, stake, td, time,
+    set_link, stake, starts, td, time,
 };
 
 fn format_name(f: &str) -> String {
@@ -27,11 +27,14 @@ fn tournament_row(t: &Value) -> String {
     } else {
         &t["id"]
     };
-    let status = if s(&t["status"]) == "running" {
+    let mut status = if s(&t["status"]) == "running" {
         "<span class=\"tag live\">running</span>".to_string()
     } else {
         esc(s(&t["status"]))
     };
+    if let Some(at) = starts(t) {
+        let _ = write!(status, " <span class=\"byline\">{at}</span>");
+    }
     let bots = t["participants"]
         .as_array()
         .map_or_else(|| num(&t["participants"]), |p| p.len().to_string());
@@ -137,6 +140,9 @@ fn standing_row(r: &Value) -> String {
     )
 }
 
+/// A crosstable cell for a pairing not played (yet).
+const UNPLAYED: &str = "<td class=\"unplayed\" aria-label=\"not played\"></td>";
+
 fn crosstable(ct: &Value) -> (String, String) {
     let bots = list(ct, "bots");
     if bots.is_empty() {
@@ -165,6 +171,9 @@ fn crosstable(ct: &Value) -> (String, String) {
         for x in list(r, "results") {
             if x.is_null() {
                 out.push_str("<td class=\"self\" aria-label=\"same bot\">×</td>");
+            } else if s(x).is_empty() {
+                // Blank, as on the printable page: "–" reads like a forfeit's "-".
+                out.push_str(UNPLAYED);
             } else {
                 out.push_str(&td(&num(x), ""));
             }
@@ -259,9 +268,10 @@ pub fn tournament_page(template: &str, t: &Value) -> String {
         title.push_str("<span class=\"tag live\">live</span>");
     }
     let subtitle = format!(
-        "{} · {} · round {} of {} · {} · {} · stake {}{}",
+        "{} · {}{} · round {} of {} · {} · {} · stake {}{}",
         format_name(s(&t["format"])),
         esc(status),
+        starts(t).map(|d| format!(" · {d}")).unwrap_or_default(),
         t["current_round"].as_i64().unwrap_or(0),
         if t["rounds"].is_null() {
             "?".into()
