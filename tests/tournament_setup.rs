@@ -338,3 +338,42 @@ async fn a_patched_stake_brings_its_rating_unless_rated_is_given_too() {
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
     assert_eq!(app.get_tournament(id).await.body["stake"], 10);
 }
+
+#[tokio::test]
+async fn a_start_at_in_the_past_is_refused_on_create_and_patch_and_changes_nothing() {
+    let app = spawn_app().await;
+    for n in ["PsA", "PsB"] {
+        app.player_with_bot(n).await;
+    }
+    let body = |start: &str| {
+        json!({"name": "Past", "format": "round_robin", "participants": ["PsA", "PsB"],
+               "start_at": start})
+    };
+    let r = app
+        .create_tournament(Some(OP), body("2020-01-01T00:00:00Z"))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
+    assert_eq!(r.code(), "bad_request");
+    assert_eq!(r.body["error"]["details"]["field"], "start_at");
+    let listed = app.list_tournaments("").await.body;
+    assert_eq!(listed["tournaments"], json!([]), "nothing was created");
+    // A start time in the future stays accepted, and a past one by PATCH changes nothing.
+    let t = create(&app, body("2099-01-01T00:00:00Z")).await;
+    let id = t["id"].as_str().expect("id");
+    let r = app
+        .patch_tournament(Some(OP), id, json!({"start_at": "2020-01-01T00:00:00Z"}))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
+    assert_eq!(r.body["error"]["details"]["field"], "start_at");
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let t = app.get_tournament(id).await.body;
+    assert_eq!(
+        (&t["status"], &t["start_at"]),
+        (&json!("created"), &json!("2099-01-01T00:00:00.000Z"))
+    );
+    // A PATCH of other fields keeps a future start time.
+    let r = app
+        .patch_tournament(Some(OP), id, json!({"name": "Later"}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+}

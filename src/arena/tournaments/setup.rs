@@ -90,6 +90,23 @@ fn check_entrants(
     Ok(())
 }
 
+/// A scheduled start must be ahead of `now_ms`: a past one (a mistyped year) would start the
+/// tournament at once with settings no longer changeable. Errors: 400 naming `start_at`.
+fn check_start(start_ms: Option<i64>, now_ms: i64) -> ArenaResult<()> {
+    match start_ms {
+        Some(s) if s < now_ms => Err(bad(
+            "start_at",
+            format!(
+                "'start_at' {} is in the past (now is {}): give a future time, or omit it and \
+                 POST /v1/tournaments/{{id}}/start to start now",
+                rfc3339(s),
+                rfc3339(now_ms)
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 impl Arena {
     /// Creates a tournament (status `created`; it starts on `start` or at `start_at`).
     /// Errors: 400 `bad_request` naming the field; 404 for an unknown participant.
@@ -103,8 +120,9 @@ impl Arena {
         }
         check_settings(&req)?;
         let rounds = planned_rounds(&req.format, req.cycles, req.rounds, n)?;
-        let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
+        check_start(req.start_ms, now)?;
+        let mut tx = self.store.begin_write().await?;
         let mut seen = HashSet::new();
         let mut bots = Vec::with_capacity(n);
         for r in &req.participants {
@@ -200,6 +218,9 @@ impl Arena {
             .ok_or_else(|| not_found(id))?;
         if t.status != TournamentStatus::Created {
             return Err(state_error("change", &t.status));
+        }
+        if req.start_ms != t.start_ms {
+            check_start(req.start_ms, self.now_ms())?;
         }
         let entries = store::entries(&mut tx, id).await?;
         let rounds = planned_rounds(&t.format, req.cycles, req.rounds, entries.len())?;
