@@ -755,3 +755,57 @@ async fn a_bot_seen_during_the_forfeit_window_but_gone_at_its_end_wins_the_forfe
     assert_eq!(p["result"], "Came wins by forfeit", "{t}");
     assert_eq!(p["points"], json!([1.0, 0.0]), "{t}");
 }
+
+#[tokio::test]
+async fn the_tournament_list_pages_with_before_and_filters_by_status_as_sets_do() {
+    let app = spawn_app().await;
+    bots(&app, &["LsA", "LsB"]).await;
+    let mut ids = vec![];
+    for i in 0..3 {
+        let r = app
+            .create_tournament(
+                Some(OP),
+                json!({"name": format!("L{i}"), "format": "round_robin",
+                       "participants": ["LsA", "LsB"]}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+        ids.push(r.body["id"].as_str().expect("id").to_string());
+    }
+    let names = |v: &Value| -> Vec<String> {
+        v["tournaments"]
+            .as_array()
+            .expect("tournaments")
+            .iter()
+            .map(|t| t["name"].as_str().expect("name").to_string())
+            .collect()
+    };
+    let first = app.list_tournaments("limit=2").await;
+    assert_eq!(first.status, StatusCode::OK, "{:?}", first.body);
+    assert_eq!(names(&first.body), ["L2", "L1"]);
+    let next = first.body["next_before"].as_str().expect("next_before");
+    assert_eq!(next, ids[1]);
+    let rest = app
+        .list_tournaments(&format!("limit=2&before={next}"))
+        .await;
+    assert_eq!(names(&rest.body), ["L0"]);
+    assert_eq!(rest.body["next_before"], Value::Null, "the last page");
+    // The status filter, and a bad value named as /v1/sets names it.
+    app.start_tournament(Some(OP), &ids[0], json!({})).await;
+    let running = app.list_tournaments("status=running").await;
+    assert_eq!(names(&running.body), ["L0"], "{:?}", running.body);
+    let created = app.list_tournaments("status=created").await;
+    assert_eq!(names(&created.body), ["L2", "L1"]);
+    for (q, field) in [("status=bogus", "status"), ("before=set_x", "before")] {
+        let r = app.list_tournaments(q).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{q}: {:?}", r.body);
+        assert_eq!(r.body["error"]["details"]["field"], field, "{q}");
+    }
+    let r = app.list_sets("status=bogus").await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        r.body["error"]["details"]["field"], "status",
+        "{:?}",
+        r.body
+    );
+}

@@ -164,16 +164,37 @@ async fn create_tournament(
 
 #[derive(Deserialize)]
 struct ListQuery {
+    status: Option<String>,
     #[serde(default, deserialize_with = "super::query_int::i64")]
     limit: Option<i64>,
+    before: Option<String>,
 }
 
+/// `GET /v1/tournaments?status=&limit=&before=`: a page, newest first, paged as `/v1/sets`
+/// is (`before` = the previous page's `next_before`). Errors: 400 naming the parameter.
 async fn list_tournaments(
     st: web::Data<AppState>,
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
+    const STATUSES: [&str; 5] = ["created", "running", "paused", "finished", "cancelled"];
+    if let Some(s) = q.status.as_deref().filter(|s| !STATUSES.contains(s)) {
+        return Err(bad(
+            "status",
+            format!("status '{s}' is not one of {STATUSES:?}"),
+        ));
+    }
     let limit = super::page_limit(q.limit, 20, 100)?;
-    Ok(HttpResponse::Ok().json(st.arena.list_tournaments(limit).await?))
+    if let Some(b) = q.before.as_deref().filter(|b| !b.starts_with("tour_")) {
+        return Err(bad(
+            "before",
+            format!("before must be a tournament id (tour_...), not '{b}'"),
+        ));
+    }
+    let v = st
+        .arena
+        .list_tournaments(q.status.as_deref(), q.before.as_deref(), limit)
+        .await?;
+    Ok(HttpResponse::Ok().json(v))
 }
 
 #[tracing::instrument(skip(st), fields(tournament = %path))]

@@ -17,10 +17,17 @@ pub(super) fn withdrawn_json(e: &EntryRow) -> Value {
 }
 
 impl Arena {
-    /// Tournaments, newest first, as summaries.
-    pub async fn list_tournaments(&self, limit: i64) -> ArenaResult<Value> {
+    /// A page of tournaments, newest first, as summaries, with `status` (if given) and after
+    /// the tournament `before` (the previous page's `next_before`); `next_before` is null on
+    /// the last page.
+    pub async fn list_tournaments(
+        &self,
+        status: Option<&str>,
+        before: Option<&str>,
+        limit: i64,
+    ) -> ArenaResult<Value> {
         let mut c = self.store.conn().await?;
-        let rows = store::list(&mut c, false, limit).await?;
+        let rows = store::list(&mut c, false, status, before, limit).await?;
         let mut out = vec![];
         for t in &rows {
             let n = store::entries(&mut c, &t.id).await?.len();
@@ -28,7 +35,12 @@ impl Arena {
             v["participants"] = json!(n);
             out.push(v);
         }
-        Ok(json!({"tournaments": out}))
+        let next = if rows.len() as i64 == limit {
+            rows.last().map(|t| t.id.clone())
+        } else {
+            None
+        };
+        Ok(json!({"tournaments": out, "next_before": next}))
     }
 
     /// The whole tournament: settings, participants, rounds with pairings (set links and
