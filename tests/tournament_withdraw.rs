@@ -6,6 +6,7 @@
 //! a cancelled tournament records the set that was playing.
 
 mod common;
+use common::paths;
 
 use std::time::{Duration, Instant};
 
@@ -415,6 +416,24 @@ async fn an_absent_bot_is_withdrawn_after_two_forfeits_in_a_row_and_costs_no_mor
     assert_eq!(standing(&t, "AbGone")["annulled"], true, "it played no set");
     assert_eq!(standing(&t, "AbA")["points"], 2.0);
     assert_eq!(standing(&t, "AbB")["points"], 1.0);
+    // The CSV carries the marks too, in columns after the old ones (issue 18, report #5).
+    let (status, csv) = app.get_text(&paths::standings_csv(&id)).await;
+    assert_eq!(status, StatusCode::OK);
+    let head: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
+    assert_eq!(
+        head[15..],
+        ["refused_moves", "withdrawn_round", "withdrawn_by", "annulled"]
+    );
+    let gone = csv
+        .lines()
+        .find(|l| l.split(',').nth(1) == Some("AbGone"))
+        .expect("AbGone's row");
+    assert!(gone.ends_with(",0,2,absence,true"), "{gone}");
+    let a = csv
+        .lines()
+        .find(|l| l.split(',').nth(1) == Some("AbA"))
+        .expect("AbA's row");
+    assert!(a.ends_with(",0,,,false"), "{a}");
 }
 
 #[tokio::test]

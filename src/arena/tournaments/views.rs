@@ -208,11 +208,22 @@ impl Arena {
                 "byes",
                 "performance",
                 "performance_error",
+                // After the first columns, so readers of the older file keep working.
+                "refused_moves",
+                "withdrawn_round",
+                "withdrawn_by",
+                "annulled",
             ];
             out.push_str(&cols.join(","));
             out.push('\n');
             for r in v["standings"].as_array().into_iter().flatten() {
-                let row: Vec<String> = cols.iter().map(|c| cell(&r[c])).collect();
+                let row: Vec<String> = cols
+                    .iter()
+                    .map(|c| match c.strip_prefix("withdrawn_") {
+                        Some(k) => cell(&r["withdrawn"][k]),
+                        None => cell(&r[c]),
+                    })
+                    .collect();
                 out.push_str(&row.join(","));
                 out.push('\n');
             }
