@@ -145,6 +145,19 @@ async fn a_staked_tournament_refuses_a_second_bot_of_an_owner_or_one_whose_max_s
     let path = paths::participants(id);
     let r = app.post(&path, Some(OP), json!({"bot": "StA2"})).await;
     assert_eq!((r.status, r.code()), (StatusCode::FORBIDDEN, "same_owner"));
+    // The refusal names the two bots of one owner, as other refusals name theirs.
+    assert_eq!(r.body["error"]["details"]["bots"], json!(["StA", "StA2"]));
+    assert!(r.body["error"]["message"].as_str().expect("message").contains("StA2"));
+    let r = app
+        .create_tournament(
+            Some(OP),
+            json!({"name": "Twins", "format": "gauntlet", "stake": 20,
+                   "participants": ["StB", "StA", "StA2"]}),
+        )
+        .await;
+    assert_eq!((r.status, r.code()), (StatusCode::FORBIDDEN, "same_owner"));
+    assert_eq!(r.body["error"]["details"]["bots"], json!(["StA", "StA2"]));
+    assert_eq!(r.body["error"]["details"]["allowed_stake"], 0);
     let r = app.post(&path, Some(OP), json!({"bot": "StLow"})).await;
     assert_eq!(
         (r.status, r.code()),

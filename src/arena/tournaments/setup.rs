@@ -75,7 +75,7 @@ fn check_entrants(
     if stake == 0 {
         return Ok(());
     }
-    let mut owners = HashSet::new();
+    let mut owners = std::collections::HashMap::new();
     for b in bots {
         if stake > b.max_stake {
             return Err(crate::arena::options::stake_error(
@@ -83,8 +83,13 @@ fn check_entrants(
                 b.max_stake,
             ));
         }
-        if !owners.insert(b.owner_id.as_str()) {
-            return Err(crate::arena::sets::same_owner());
+        if let Some(first) = owners.insert(b.owner_id.as_str(), b.name.as_str()) {
+            let e = crate::arena::sets::same_owner();
+            return Err(ArenaError::new(
+                Code::SameOwner,
+                format!("{first} and {} have the same owner: {}", b.name, e.message),
+            )
+            .with_details(json!({"allowed_stake": 0, "bots": [first, b.name]})));
         }
     }
     Ok(())
