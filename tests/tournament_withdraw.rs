@@ -479,3 +479,32 @@ async fn a_set_playing_when_its_tournament_is_cancelled_leaves_its_pairing_finis
     assert_eq!(t["status"], "cancelled");
     assert_eq!(t["current_round"], 1, "no round is paired after the cancel");
 }
+
+#[tokio::test]
+async fn a_pairing_waiting_on_an_absent_bot_names_the_bot_it_waits_for() {
+    let app = common::spawn_app().await;
+    bots(&app, &["WaHere", "WaOn1", "WaOn2"]).await;
+    app.player_with_bot("WaAway").await; // never connects
+    let id = create(
+        &app,
+        json!({"name": "Waiting", "format": "round_robin",
+               "participants": ["WaHere", "WaAway", "WaOn1", "WaOn2"],
+               "options": {"size": 9, "random_stones": 0}, "absent": "wait"}),
+    )
+    .await;
+    let t = wait_for(&app, &id, |t| {
+        t["rounds_played"][0]["pairings"]
+            .as_array()
+            .is_some_and(|ps| ps.iter().any(|p| p["status"] == "playing"))
+    })
+    .await;
+    for p in t["rounds_played"][0]["pairings"].as_array().expect("pairings") {
+        let waits = if p["bots"].as_array().expect("bots").contains(&json!("WaAway")) {
+            assert_eq!(p["status"], "pending", "{p}");
+            json!(["WaAway"])
+        } else {
+            json!([])
+        };
+        assert_eq!(p["waiting_for"], waits, "{p}");
+    }
+}

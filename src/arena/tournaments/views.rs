@@ -63,6 +63,21 @@ impl Arena {
                 .await?
                 .into_iter()
                 .collect();
+        // Which participants of pending pairings are offline: what those pairings wait for.
+        let mut offline = HashSet::new();
+        for p in pairings
+            .iter()
+            .filter(|p| p.status == PairingStatus::Pending)
+        {
+            for seed in [Some(p.seed1), p.seed2].into_iter().flatten() {
+                if let Some(e) = entries.iter().find(|e| e.seed == seed)
+                    && !offline.contains(&seed)
+                    && !self.is_online(&mut c, &e.bot_id).await?
+                {
+                    offline.insert(seed);
+                }
+            }
+        }
         drop(c);
         let name_of = |s: Option<i64>| {
             s.and_then(|s| usize::try_from(s).ok())
@@ -87,6 +102,12 @@ impl Arena {
                 continue;
             }
             let done = PairingStatus::is_in(&p.status, DECIDED);
+            let waiting_for: Vec<Option<String>> = [Some(p.seed1), p.seed2]
+                .into_iter()
+                .flatten()
+                .filter(|s| p.status == PairingStatus::Pending && offline.contains(s))
+                .map(|s| name_of(Some(s)))
+                .collect();
             let pj = json!({
                 "board": p.board,
                 "bots": [name_of(Some(p.seed1)), name_of(p.seed2)],
@@ -97,6 +118,7 @@ impl Arena {
                 "game_points": if done { json!([half(p.games2_1), half(p.games2_2)]) } else { Value::Null },
                 "result": if done { json!(result_text(p, &name_of)) } else { Value::Null },
                 "withdrawn": name_of(p.withdrawn_seed),
+                "waiting_for": waiting_for,
             });
             if let Some(a) = rounds[idx]["pairings"].as_array_mut() {
                 a.push(pj);
