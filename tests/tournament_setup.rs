@@ -390,3 +390,36 @@ async fn a_start_at_in_the_past_is_refused_on_create_and_patch_and_changes_nothi
         .await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
 }
+
+#[tokio::test]
+async fn a_bot_whose_accepts_changed_since_it_was_entered_is_refused_at_the_start() {
+    let app = spawn_app().await;
+    app.player_with_bot("AcA").await;
+    let (_, _, token) = app.player_with_bot("AcB").await;
+    let t = create(
+        &app,
+        json!({"name": "Nine", "format": "round_robin", "participants": ["AcA", "AcB"],
+               "options": {"size": 9}}),
+    )
+    .await;
+    let id = t["id"].as_str().expect("id");
+    let r = app
+        .declare_bot(Some(&token), json!({"accepts": {"sizes": [11, 13]}}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let r = app.start_tournament(Some(OP), id, json!({})).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "not_accepted"),
+        "{:?}",
+        r.body
+    );
+    assert_eq!(r.body["error"]["details"]["bot"], "AcB");
+    assert_eq!(r.body["error"]["details"]["option"], "sizes");
+    assert_eq!(app.get_tournament(id).await.body["status"], "created");
+    // Once the bot accepts the board again, the start goes through.
+    app.declare_bot(Some(&token), json!({"accepts": {"sizes": [9, 13]}}))
+        .await;
+    let r = app.start_tournament(Some(OP), id, json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+}
