@@ -147,7 +147,12 @@ async fn a_staked_tournament_refuses_a_second_bot_of_an_owner_or_one_whose_max_s
     assert_eq!((r.status, r.code()), (StatusCode::FORBIDDEN, "same_owner"));
     // The refusal names the two bots of one owner, as other refusals name theirs.
     assert_eq!(r.body["error"]["details"]["bots"], json!(["StA", "StA2"]));
-    assert!(r.body["error"]["message"].as_str().expect("message").contains("StA2"));
+    assert!(
+        r.body["error"]["message"]
+            .as_str()
+            .expect("message")
+            .contains("StA2")
+    );
     let r = app
         .create_tournament(
             Some(OP),
@@ -422,4 +427,61 @@ async fn a_bot_whose_accepts_changed_since_it_was_entered_is_refused_at_the_star
         .await;
     let r = app.start_tournament(Some(OP), id, json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+}
+
+#[tokio::test]
+async fn refusals_say_what_was_wrong_and_what_to_do_instead() {
+    let app = spawn_app().await;
+    for n in ["MsA", "MsB"] {
+        app.player_with_bot(n).await;
+    }
+    let body =
+        |name: &str| json!({"name": name, "format": "round_robin", "participants": ["MsA", "MsB"]});
+    let message = |r: &common::Resp| {
+        r.body["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    // A name given but too long is not "required".
+    let r = app.create_tournament(Some(OP), body(&"n".repeat(85))).await;
+    assert_eq!(r.body["error"]["details"]["field"], "name");
+    assert!(
+        message(&r).contains("too long") && message(&r).contains("80"),
+        "{:?}",
+        r.body
+    );
+    assert!(!message(&r).contains("required"), "{:?}", r.body);
+    // An unknown PATCH field lists only the fields PATCH takes.
+    let t = create(&app, body("Msgs")).await;
+    let id = t["id"].as_str().expect("id");
+    let r = app
+        .patch_tournament(Some(OP), id, json!({"colour": "red"}))
+        .await;
+    let allowed = r.body["error"]["details"]["allowed"]
+        .as_array()
+        .expect("allowed");
+    assert!(allowed.contains(&json!("name")) && allowed.contains(&json!("start_at")));
+    assert!(
+        !allowed.contains(&json!("format")) && !allowed.contains(&json!("participants")),
+        "{allowed:?}"
+    );
+    // Start on a paused tournament points at resume.
+    app.start_tournament(Some(OP), id, json!({})).await;
+    let r = app
+        .post(&paths::pause_tournament(id), Some(OP), json!({}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let r = app.start_tournament(Some(OP), id, json!({})).await;
+    assert_eq!(r.code(), "tournament_state");
+    assert!(message(&r).contains("/resume"), "{:?}", r.body);
+    // Delete after a cancel: only a tournament that never started can be deleted.
+    app.post(&paths::cancel_tournament(id), Some(OP), json!({}))
+        .await;
+    let r = app.delete_tournament(Some(OP), id).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::CONFLICT, "tournament_state")
+    );
+    assert!(message(&r).contains("never started"), "{:?}", r.body);
 }

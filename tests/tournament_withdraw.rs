@@ -422,7 +422,12 @@ async fn an_absent_bot_is_withdrawn_after_two_forfeits_in_a_row_and_costs_no_mor
     let head: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
     assert_eq!(
         head[15..],
-        ["refused_moves", "withdrawn_round", "withdrawn_by", "annulled"]
+        [
+            "refused_moves",
+            "withdrawn_round",
+            "withdrawn_by",
+            "annulled"
+        ]
     );
     let gone = csv
         .lines()
@@ -498,8 +503,15 @@ async fn a_pairing_waiting_on_an_absent_bot_names_the_bot_it_waits_for() {
             .is_some_and(|ps| ps.iter().any(|p| p["status"] == "playing"))
     })
     .await;
-    for p in t["rounds_played"][0]["pairings"].as_array().expect("pairings") {
-        let waits = if p["bots"].as_array().expect("bots").contains(&json!("WaAway")) {
+    for p in t["rounds_played"][0]["pairings"]
+        .as_array()
+        .expect("pairings")
+    {
+        let waits = if p["bots"]
+            .as_array()
+            .expect("bots")
+            .contains(&json!("WaAway"))
+        {
             assert_eq!(p["status"], "pending", "{p}");
             json!(["WaAway"])
         } else {

@@ -243,7 +243,10 @@ async fn a_round_robin_of_five_is_played_to_the_end_with_standings_as_computed_b
         lines[0],
         "rank,bot,seed,points,buchholz,sonneborn_berger,game_points,tiebreak_moves,sets,w,d,l,byes,performance,performance_error,refused_moves,withdrawn_round,withdrawn_by,annulled"
     );
-    assert_eq!(lines[4], "4,Dan,4,1.5,8.5,1.75,2.0,3,4,1,1,2,0,1009,,0,,,false");
+    assert_eq!(
+        lines[4],
+        "4,Dan,4,1.5,8.5,1.75,2.0,3,4,1,1,2,0,1009,,0,,,false"
+    );
     // All 20 games as one SGF collection.
     let r = app
         .http

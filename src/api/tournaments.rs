@@ -74,14 +74,37 @@ const FIELDS: [&str; 13] = [
     "start_at",
 ];
 
+/// The fields a `PATCH /v1/tournaments/{id}` body may hold: all but `format` and
+/// `participants`.
+const PATCH_FIELDS: [&str; 11] = [
+    "name",
+    "cycles",
+    "rounds",
+    "options",
+    "clock",
+    "stake",
+    "rated",
+    "max_concurrent",
+    "absent",
+    "forfeit_after_s",
+    "start_at",
+];
+
 /// Parses and validates a `POST /v1/tournaments` body.
 fn parse(st: &AppState, body: &Value) -> ApiResult<NewTournament> {
     only_fields(body, &FIELDS)?;
     let name = opt_str(body, "name")?
         .map(str::trim)
-        .filter(|n| (1..=80).contains(&n.chars().count()))
+        .filter(|n| !n.is_empty())
         .ok_or_else(|| bad("name", "'name' is required (1 to 80 characters)"))?
         .to_string();
+    let chars = name.chars().count();
+    if chars > 80 {
+        return Err(bad(
+            "name",
+            format!("'name' is too long: {chars} characters, at most 80"),
+        ));
+    }
     crate::arena::accounts::check_shown_text("name", &name)?;
     let format = opt_str(body, "format")?
         .filter(|f| FORMATS.contains(f))
@@ -295,7 +318,6 @@ async fn patch_tournament(
     path: web::Path<String>,
     JsonBody(body): JsonBody,
 ) -> ApiResult<HttpResponse> {
-    only_fields(&body, &FIELDS)?;
     for fixed in ["format", "participants"] {
         if body.get(fixed).is_some() {
             return Err(bad(
@@ -307,6 +329,7 @@ async fn patch_tournament(
             ));
         }
     }
+    only_fields(&body, &PATCH_FIELDS)?;
     let mut merged = st.arena.tournament_request(&path).await?;
     // A stake given without `rated` brings the rating choice a stake implies, as at creation
     // (an unstaked tournament's stored `rated: false` would refuse any stake otherwise).

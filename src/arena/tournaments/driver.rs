@@ -39,7 +39,14 @@ impl Arena {
             ],
         };
         let Some((from, to)) = moves.iter().find(|(f, _)| *f == t.status) else {
-            return Err(state_error(action, &t.status));
+            let mut e = state_error(action, &t.status);
+            if action == "start" && t.status == TournamentStatus::Paused {
+                e.message = format!(
+                    "{}: POST /v1/tournaments/{id}/resume continues it",
+                    e.message
+                );
+            }
+            return Err(e);
         };
         if *to == "running" && *from == "created" {
             // A participant retired after it was entered and could not be removed (too few

@@ -373,7 +373,13 @@ impl Arena {
                 &[TournamentStatus::Created, TournamentStatus::Cancelled],
             )
         {
-            return Err(state_error("delete", &t.status));
+            let mut e = state_error("delete", &t.status);
+            e.message = format!(
+                "only a tournament that never started can be deleted; this one started (it is \
+                 {}), and its record is kept",
+                t.status
+            );
+            return Err(e);
         }
         if store::delete_unstarted(&mut tx, id).await? != 1 {
             return Err(ArenaError::unavailable("tournament changed concurrently"));
