@@ -144,8 +144,8 @@ mod tests {
         )
         .await;
         for (uri, status) in [("/gone", 404), ("/broken", 500)] {
-            let res = atest::call_service(&app, atest::TestRequest::get().uri(uri).to_request())
-                .await;
+            let res =
+                atest::call_service(&app, atest::TestRequest::get().uri(uri).to_request()).await;
             assert_eq!(res.status(), status);
         }
         let text = String::from_utf8(lines.0.lock().expect("lines").clone()).expect("utf-8");
