@@ -145,6 +145,24 @@ async fn a_staked_tournament_refuses_a_second_bot_of_an_owner_or_one_whose_max_s
     let path = paths::participants(id);
     let r = app.post(&path, Some(OP), json!({"bot": "StA2"})).await;
     assert_eq!((r.status, r.code()), (StatusCode::FORBIDDEN, "same_owner"));
+    // The refusal names the two bots of one owner, as other refusals name theirs.
+    assert_eq!(r.body["error"]["details"]["bots"], json!(["StA", "StA2"]));
+    assert!(
+        r.body["error"]["message"]
+            .as_str()
+            .expect("message")
+            .contains("StA2")
+    );
+    let r = app
+        .create_tournament(
+            Some(OP),
+            json!({"name": "Twins", "format": "gauntlet", "stake": 20,
+                   "participants": ["StB", "StA", "StA2"]}),
+        )
+        .await;
+    assert_eq!((r.status, r.code()), (StatusCode::FORBIDDEN, "same_owner"));
+    assert_eq!(r.body["error"]["details"]["bots"], json!(["StA", "StA2"]));
+    assert_eq!(r.body["error"]["details"]["allowed_stake"], 0);
     let r = app.post(&path, Some(OP), json!({"bot": "StLow"})).await;
     assert_eq!(
         (r.status, r.code()),
@@ -371,4 +389,133 @@ async fn a_patched_stake_brings_its_rating_unless_rated_is_given_too() {
         .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
     assert_eq!(app.get_tournament(id).await.body["stake"], 10);
+}
+
+#[tokio::test]
+async fn a_start_at_in_the_past_is_refused_on_create_and_patch_and_changes_nothing() {
+    let app = spawn_app().await;
+    for n in ["PsA", "PsB"] {
+        app.player_with_bot(n).await;
+    }
+    let body = |start: &str| {
+        json!({"name": "Past", "format": "round_robin", "participants": ["PsA", "PsB"],
+               "start_at": start})
+    };
+    let r = app
+        .create_tournament(Some(OP), body("2020-01-01T00:00:00Z"))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
+    assert_eq!(r.code(), "bad_request");
+    assert_eq!(r.body["error"]["details"]["field"], "start_at");
+    let listed = app.list_tournaments("").await.body;
+    assert_eq!(listed["tournaments"], json!([]), "nothing was created");
+    // A start time in the future stays accepted, and a past one by PATCH changes nothing.
+    let t = create(&app, body("2099-01-01T00:00:00Z")).await;
+    let id = t["id"].as_str().expect("id");
+    let r = app
+        .patch_tournament(Some(OP), id, json!({"start_at": "2020-01-01T00:00:00Z"}))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{:?}", r.body);
+    assert_eq!(r.body["error"]["details"]["field"], "start_at");
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let t = app.get_tournament(id).await.body;
+    assert_eq!(
+        (&t["status"], &t["start_at"]),
+        (&json!("created"), &json!("2099-01-01T00:00:00.000Z"))
+    );
+    // A PATCH of other fields keeps a future start time.
+    let r = app
+        .patch_tournament(Some(OP), id, json!({"name": "Later"}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+}
+
+#[tokio::test]
+async fn a_bot_whose_accepts_changed_since_it_was_entered_is_refused_at_the_start() {
+    let app = spawn_app().await;
+    app.player_with_bot("AcA").await;
+    let (_, _, token) = app.player_with_bot("AcB").await;
+    let t = create(
+        &app,
+        json!({"name": "Nine", "format": "round_robin", "participants": ["AcA", "AcB"],
+               "options": {"size": 9}}),
+    )
+    .await;
+    let id = t["id"].as_str().expect("id");
+    let r = app
+        .declare_bot(Some(&token), json!({"accepts": {"sizes": [11, 13]}}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let r = app.start_tournament(Some(OP), id, json!({})).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "not_accepted"),
+        "{:?}",
+        r.body
+    );
+    assert_eq!(r.body["error"]["details"]["bot"], "AcB");
+    assert_eq!(r.body["error"]["details"]["option"], "sizes");
+    assert_eq!(app.get_tournament(id).await.body["status"], "created");
+    // Once the bot accepts the board again, the start goes through.
+    app.declare_bot(Some(&token), json!({"accepts": {"sizes": [9, 13]}}))
+        .await;
+    let r = app.start_tournament(Some(OP), id, json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+}
+
+#[tokio::test]
+async fn refusals_say_what_was_wrong_and_what_to_do_instead() {
+    let app = spawn_app().await;
+    for n in ["MsA", "MsB"] {
+        app.player_with_bot(n).await;
+    }
+    let body =
+        |name: &str| json!({"name": name, "format": "round_robin", "participants": ["MsA", "MsB"]});
+    let message = |r: &common::Resp| {
+        r.body["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    // A name given but too long is not "required".
+    let r = app.create_tournament(Some(OP), body(&"n".repeat(85))).await;
+    assert_eq!(r.body["error"]["details"]["field"], "name");
+    assert!(
+        message(&r).contains("too long") && message(&r).contains("80"),
+        "{:?}",
+        r.body
+    );
+    assert!(!message(&r).contains("required"), "{:?}", r.body);
+    // An unknown PATCH field lists only the fields PATCH takes.
+    let t = create(&app, body("Msgs")).await;
+    let id = t["id"].as_str().expect("id");
+    let r = app
+        .patch_tournament(Some(OP), id, json!({"colour": "red"}))
+        .await;
+    let allowed = r.body["error"]["details"]["allowed"]
+        .as_array()
+        .expect("allowed");
+    assert!(allowed.contains(&json!("name")) && allowed.contains(&json!("start_at")));
+    assert!(
+        !allowed.contains(&json!("format")) && !allowed.contains(&json!("participants")),
+        "{allowed:?}"
+    );
+    // Start on a paused tournament points at resume.
+    app.start_tournament(Some(OP), id, json!({})).await;
+    let r = app
+        .post(&paths::pause_tournament(id), Some(OP), json!({}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let r = app.start_tournament(Some(OP), id, json!({})).await;
+    assert_eq!(r.code(), "tournament_state");
+    assert!(message(&r).contains("/resume"), "{:?}", r.body);
+    // Delete after a cancel: only a tournament that never started can be deleted.
+    app.post(&paths::cancel_tournament(id), Some(OP), json!({}))
+        .await;
+    let r = app.delete_tournament(Some(OP), id).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::CONFLICT, "tournament_state")
+    );
+    assert!(message(&r).contains("never started"), "{:?}", r.body);
 }

@@ -6,6 +6,7 @@
 //! a cancelled tournament records the set that was playing.
 
 mod common;
+use common::paths;
 
 use std::time::{Duration, Instant};
 
@@ -415,6 +416,29 @@ async fn an_absent_bot_is_withdrawn_after_two_forfeits_in_a_row_and_costs_no_mor
     assert_eq!(standing(&t, "AbGone")["annulled"], true, "it played no set");
     assert_eq!(standing(&t, "AbA")["points"], 2.0);
     assert_eq!(standing(&t, "AbB")["points"], 1.0);
+    // The CSV carries the marks too, in columns after the old ones (issue 18, report #5).
+    let (status, csv) = app.get_text(&paths::standings_csv(&id)).await;
+    assert_eq!(status, StatusCode::OK);
+    let head: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
+    assert_eq!(
+        head[15..],
+        [
+            "refused_moves",
+            "withdrawn_round",
+            "withdrawn_by",
+            "annulled"
+        ]
+    );
+    let gone = csv
+        .lines()
+        .find(|l| l.split(',').nth(1) == Some("AbGone"))
+        .expect("AbGone's row");
+    assert!(gone.ends_with(",0,2,absence,true"), "{gone}");
+    let a = csv
+        .lines()
+        .find(|l| l.split(',').nth(1) == Some("AbA"))
+        .expect("AbA's row");
+    assert!(a.ends_with(",0,,,false"), "{a}");
 }
 
 #[tokio::test]
@@ -459,4 +483,40 @@ async fn a_set_playing_when_its_tournament_is_cancelled_leaves_its_pairing_finis
     assert_eq!(standing(&t, "CxA")["points"], 1.0);
     assert_eq!(t["status"], "cancelled");
     assert_eq!(t["current_round"], 1, "no round is paired after the cancel");
+}
+
+#[tokio::test]
+async fn a_pairing_waiting_on_an_absent_bot_names_the_bot_it_waits_for() {
+    let app = common::spawn_app().await;
+    bots(&app, &["WaHere", "WaOn1", "WaOn2"]).await;
+    app.player_with_bot("WaAway").await; // never connects
+    let id = create(
+        &app,
+        json!({"name": "Waiting", "format": "round_robin",
+               "participants": ["WaHere", "WaAway", "WaOn1", "WaOn2"],
+               "options": {"size": 9, "random_stones": 0}, "absent": "wait"}),
+    )
+    .await;
+    let t = wait_for(&app, &id, |t| {
+        t["rounds_played"][0]["pairings"]
+            .as_array()
+            .is_some_and(|ps| ps.iter().any(|p| p["status"] == "playing"))
+    })
+    .await;
+    for p in t["rounds_played"][0]["pairings"]
+        .as_array()
+        .expect("pairings")
+    {
+        let waits = if p["bots"]
+            .as_array()
+            .expect("bots")
+            .contains(&json!("WaAway"))
+        {
+            assert_eq!(p["status"], "pending", "{p}");
+            json!(["WaAway"])
+        } else {
+            json!([])
+        };
+        assert_eq!(p["waiting_for"], waits, "{p}");
+    }
 }

@@ -241,9 +241,12 @@ async fn a_round_robin_of_five_is_played_to_the_end_with_standings_as_computed_b
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "rank,bot,seed,points,buchholz,sonneborn_berger,game_points,tiebreak_moves,sets,w,d,l,byes,performance,performance_error"
+        "rank,bot,seed,points,buchholz,sonneborn_berger,game_points,tiebreak_moves,sets,w,d,l,byes,performance,performance_error,refused_moves,withdrawn_round,withdrawn_by,annulled"
     );
-    assert_eq!(lines[4], "4,Dan,4,1.5,8.5,1.75,2.0,3,4,1,1,2,0,1009,");
+    assert_eq!(
+        lines[4],
+        "4,Dan,4,1.5,8.5,1.75,2.0,3,4,1,1,2,0,1009,,0,,,false"
+    );
     // All 20 games as one SGF collection.
     let r = app
         .http
@@ -594,11 +597,14 @@ async fn two_instances_on_one_postgres_database_run_a_round_robin_to_the_end() {
     let names = ["PgA", "PgB", "PgC", "PgD"];
     let bots = bots(&one, &names).await;
     poll_all(&two, &bots).await;
+    // A start a moment ahead (a past one is refused): the driver starts it by itself.
+    let soon = (chrono::Utc::now() + chrono::Duration::seconds(1))
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     let r = one
         .create_tournament(
             Some(OP),
             json!({"name": "Pg", "format": "round_robin", "participants": names,
-                   "options": {"size": 9, "random_stones": 0}, "start_at": "2020-01-01T00:00:00Z"}),
+                   "options": {"size": 9, "random_stones": 0}, "start_at": soon}),
         )
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
@@ -751,4 +757,58 @@ async fn a_bot_seen_during_the_forfeit_window_but_gone_at_its_end_wins_the_forfe
     assert_eq!(p["status"], "forfeit", "{t}");
     assert_eq!(p["result"], "Came wins by forfeit", "{t}");
     assert_eq!(p["points"], json!([1.0, 0.0]), "{t}");
+}
+
+#[tokio::test]
+async fn the_tournament_list_pages_with_before_and_filters_by_status_as_sets_do() {
+    let app = spawn_app().await;
+    bots(&app, &["LsA", "LsB"]).await;
+    let mut ids = vec![];
+    for i in 0..3 {
+        let r = app
+            .create_tournament(
+                Some(OP),
+                json!({"name": format!("L{i}"), "format": "round_robin",
+                       "participants": ["LsA", "LsB"]}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+        ids.push(r.body["id"].as_str().expect("id").to_string());
+    }
+    let names = |v: &Value| -> Vec<String> {
+        v["tournaments"]
+            .as_array()
+            .expect("tournaments")
+            .iter()
+            .map(|t| t["name"].as_str().expect("name").to_string())
+            .collect()
+    };
+    let first = app.list_tournaments("limit=2").await;
+    assert_eq!(first.status, StatusCode::OK, "{:?}", first.body);
+    assert_eq!(names(&first.body), ["L2", "L1"]);
+    let next = first.body["next_before"].as_str().expect("next_before");
+    assert_eq!(next, ids[1]);
+    let rest = app
+        .list_tournaments(&format!("limit=2&before={next}"))
+        .await;
+    assert_eq!(names(&rest.body), ["L0"]);
+    assert_eq!(rest.body["next_before"], Value::Null, "the last page");
+    // The status filter, and a bad value named as /v1/sets names it.
+    app.start_tournament(Some(OP), &ids[0], json!({})).await;
+    let running = app.list_tournaments("status=running").await;
+    assert_eq!(names(&running.body), ["L0"], "{:?}", running.body);
+    let created = app.list_tournaments("status=created").await;
+    assert_eq!(names(&created.body), ["L2", "L1"]);
+    for (q, field) in [("status=bogus", "status"), ("before=set_x", "before")] {
+        let r = app.list_tournaments(q).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{q}: {:?}", r.body);
+        assert_eq!(r.body["error"]["details"]["field"], field, "{q}");
+    }
+    let r = app.list_sets("status=bogus").await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        r.body["error"]["details"]["field"], "status",
+        "{:?}",
+        r.body
+    );
 }

@@ -26,12 +26,23 @@ impl RootSpanBuilder for RequestSpan {
         )
     }
 
+    /// Records the status, and logs an error answer: a client's (4xx: a stale ply, a 404, a
+    /// refused request) at DEBUG, since bots make them all day and they are the client's to
+    /// fix; a server's (5xx) at ERROR.
     fn on_request_end<B: MessageBody>(span: Span, outcome: &Result<ServiceResponse<B>, Error>) {
-        let status = match outcome {
-            Ok(response) => response.status(),
-            Err(e) => e.as_response_error().status_code(),
+        let (status, error) = match outcome {
+            Ok(response) => (response.status(), response.response().error()),
+            Err(e) => (e.as_response_error().status_code(), Some(e)),
         };
         span.record("status", status.as_u16());
+        if let Some(e) = error {
+            let e = e.as_response_error();
+            if status.is_server_error() {
+                tracing::error!("request answered with an error: {e:?}");
+            } else {
+                tracing::debug!("request refused: {e:?}");
+            }
+        }
     }
 }
 
@@ -99,5 +110,55 @@ mod tests {
             !line.contains("secret") && !line.contains("probe"),
             "{line}"
         );
+    }
+
+    #[actix_web::test]
+    async fn a_client_error_is_logged_at_debug_and_a_server_error_at_error() {
+        use crate::error::ApiError;
+        let lines = Lines::default();
+        let sink = lines.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || sink.clone())
+            .with_max_level(tracing::Level::DEBUG)
+            .with_ansi(false)
+            .finish();
+        let _default = tracing::subscriber::set_default(subscriber);
+        let app = atest::init_service(
+            App::new()
+                .wrap(TracingLogger::<RequestSpan>::new())
+                .route(
+                    "/gone",
+                    web::get().to(|| async {
+                        Err::<HttpResponse, _>(ApiError::not_found("no such thing"))
+                    }),
+                )
+                .route(
+                    "/broken",
+                    web::get().to(|| async {
+                        Err::<HttpResponse, _>(ApiError::new(
+                            crate::arena::error::Code::Internal,
+                            "internal error",
+                        ))
+                    }),
+                ),
+        )
+        .await;
+        for (uri, status) in [("/gone", 404), ("/broken", 500)] {
+            let res =
+                atest::call_service(&app, atest::TestRequest::get().uri(uri).to_request()).await;
+            assert_eq!(res.status(), status);
+        }
+        let text = String::from_utf8(lines.0.lock().expect("lines").clone()).expect("utf-8");
+        let line = |needle: &str| {
+            text.lines()
+                .find(|l| l.contains(needle))
+                .unwrap_or_else(|| panic!("no line with {needle} in {text:?}"))
+                .to_string()
+        };
+        let gone = line("no such thing");
+        assert!(gone.contains(" DEBUG "), "{gone}");
+        assert!(!text.contains(" WARN "), "{text}");
+        let broken = line("internal error");
+        assert!(broken.contains(" ERROR "), "{broken}");
     }
 }

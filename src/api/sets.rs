@@ -99,9 +99,10 @@ async fn list_sets(st: web::Data<AppState>, q: web::Query<ListQuery>) -> ApiResu
         "expired",
     ];
     if let Some(s) = q.status.as_deref().filter(|s| !STATUSES.contains(s)) {
-        return Err(ApiError::bad_request(format!(
-            "status '{s}' is not one of {STATUSES:?}"
-        )));
+        return Err(
+            ApiError::bad_request(format!("status '{s}' is not one of {STATUSES:?}"))
+                .with_details(serde_json::json!({"field": "status"})),
+        );
     }
     let limit = super::page_limit(q.limit, 20, 100)?;
     if let Some(b) = q.before.as_deref().filter(|b| !b.starts_with("set_")) {

@@ -74,14 +74,37 @@ const FIELDS: [&str; 13] = [
     "start_at",
 ];
 
+/// The fields a `PATCH /v1/tournaments/{id}` body may hold: all but `format` and
+/// `participants`.
+const PATCH_FIELDS: [&str; 11] = [
+    "name",
+    "cycles",
+    "rounds",
+    "options",
+    "clock",
+    "stake",
+    "rated",
+    "max_concurrent",
+    "absent",
+    "forfeit_after_s",
+    "start_at",
+];
+
 /// Parses and validates a `POST /v1/tournaments` body.
 fn parse(st: &AppState, body: &Value) -> ApiResult<NewTournament> {
     only_fields(body, &FIELDS)?;
     let name = opt_str(body, "name")?
         .map(str::trim)
-        .filter(|n| (1..=80).contains(&n.chars().count()))
+        .filter(|n| !n.is_empty())
         .ok_or_else(|| bad("name", "'name' is required (1 to 80 characters)"))?
         .to_string();
+    let chars = name.chars().count();
+    if chars > 80 {
+        return Err(bad(
+            "name",
+            format!("'name' is too long: {chars} characters, at most 80"),
+        ));
+    }
     crate::arena::accounts::check_shown_text("name", &name)?;
     let format = opt_str(body, "format")?
         .filter(|f| FORMATS.contains(f))
@@ -170,16 +193,37 @@ async fn create_tournament(
 
 #[derive(Deserialize)]
 struct ListQuery {
+    status: Option<String>,
     #[serde(default, deserialize_with = "super::query_int::i64")]
     limit: Option<i64>,
+    before: Option<String>,
 }
 
+/// `GET /v1/tournaments?status=&limit=&before=`: a page, newest first, paged as `/v1/sets`
+/// is (`before` = the previous page's `next_before`). Errors: 400 naming the parameter.
 async fn list_tournaments(
     st: web::Data<AppState>,
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
+    const STATUSES: [&str; 5] = ["created", "running", "paused", "finished", "cancelled"];
+    if let Some(s) = q.status.as_deref().filter(|s| !STATUSES.contains(s)) {
+        return Err(bad(
+            "status",
+            format!("status '{s}' is not one of {STATUSES:?}"),
+        ));
+    }
     let limit = super::page_limit(q.limit, 20, 100)?;
-    Ok(HttpResponse::Ok().json(st.arena.list_tournaments(limit).await?))
+    if let Some(b) = q.before.as_deref().filter(|b| !b.starts_with("tour_")) {
+        return Err(bad(
+            "before",
+            format!("before must be a tournament id (tour_...), not '{b}'"),
+        ));
+    }
+    let v = st
+        .arena
+        .list_tournaments(q.status.as_deref(), q.before.as_deref(), limit)
+        .await?;
+    Ok(HttpResponse::Ok().json(v))
 }
 
 #[tracing::instrument(skip(st), fields(tournament = %path))]
@@ -280,7 +324,6 @@ async fn patch_tournament(
     path: web::Path<String>,
     JsonBody(body): JsonBody,
 ) -> ApiResult<HttpResponse> {
-    only_fields(&body, &FIELDS)?;
     for fixed in ["format", "participants"] {
         if body.get(fixed).is_some() {
             return Err(bad(
@@ -292,6 +335,7 @@ async fn patch_tournament(
             ));
         }
     }
+    only_fields(&body, &PATCH_FIELDS)?;
     let mut merged = st.arena.tournament_request(&path).await?;
     // A stake given without `rated` brings the rating choice a stake implies, as at creation
     // (an unstaked tournament's stored `rated: false` would refuse any stake otherwise).

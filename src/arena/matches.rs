@@ -346,7 +346,7 @@ impl Arena {
     /// Matches, newest first, as summaries (public).
     pub async fn list_matches(&self, limit: i64) -> ArenaResult<Value> {
         let mut c = self.store.conn().await?;
-        let rows = store::list(&mut c, true, limit).await?;
+        let rows = store::list(&mut c, true, None, None, limit).await?;
         drop(c);
         let mut out = vec![];
         for t in rows {

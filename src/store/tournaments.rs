@@ -175,12 +175,22 @@ pub async fn get(
 pub async fn list(
     c: &mut AnyConnection,
     matches: bool,
+    status: Option<&str>,
+    before: Option<&str>,
     limit: i64,
 ) -> sqlx::Result<Vec<TournamentRow>> {
     let op = if matches { "=" } else { "<>" };
+    // `before` is the id of the last row of the previous page: the rows after it in the order
+    // (created_ms DESC, id DESC). A NULL parameter disables its filter.
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {T_COLS} FROM tournaments WHERE format {op} 'match' ORDER BY created_ms DESC, id DESC LIMIT $1"
+        "SELECT {T_COLS} FROM tournaments WHERE format {op} 'match' \
+           AND ($1 IS NULL OR status = $1) \
+           AND ($2 IS NULL OR created_ms < (SELECT created_ms FROM tournaments WHERE id = $2) \
+                OR (created_ms = (SELECT created_ms FROM tournaments WHERE id = $2) AND id < $2)) \
+         ORDER BY created_ms DESC, id DESC LIMIT $3"
     )))
+    .bind(status)
+    .bind(before)
     .bind(limit)
     .fetch_all(c)
     .await

@@ -155,7 +155,7 @@ async fn bot_page(
 
 /// `/tournaments`: every tournament, newest first.
 async fn tournaments_page(st: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let all = st.arena.list_tournaments(100).await?;
+    let all = st.arena.list_tournaments(None, None, 100).await?;
     Ok(page(pages::tournaments_page(TOURNAMENTS_HTML, &all)))
 }
 

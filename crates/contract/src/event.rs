@@ -43,6 +43,9 @@ pub struct Pairing {
     /// forfeited in play); null otherwise.
     #[serde(default)]
     pub withdrawn: Option<String>,
+    /// On a pending pairing, its bots offline now (what it waits for); empty otherwise.
+    #[serde(default)]
+    pub waiting_for: Vec<String>,
 }
 
 /// A round: its pairings, its bye and the bots absent from it.

@@ -39,16 +39,35 @@ impl Arena {
             ],
         };
         let Some((from, to)) = moves.iter().find(|(f, _)| *f == t.status) else {
-            return Err(state_error(action, &t.status));
+            let mut e = state_error(action, &t.status);
+            if action == "start" && t.status == TournamentStatus::Paused {
+                e.message = format!(
+                    "{}: POST /v1/tournaments/{id}/resume continues it",
+                    e.message
+                );
+            }
+            return Err(e);
         };
         if *to == "running" && *from == "created" {
             // A participant retired after it was entered and could not be removed (too few
-            // would be left): the operator removes it first (issue 20).
+            // would be left): the operator removes it first (issue 20). One whose declared
+            // accepts no longer cover the settings would leave its pairings pending for ever.
+            let options = GameOptions {
+                size: t.size,
+                random_stones: t.random_stones,
+            };
             for e in store::entries(&mut tx, id).await? {
-                if let Some(b) = acc::bot_by_ref(&mut tx, &e.bot_id).await?
-                    && b.retired_ms.is_some()
-                {
-                    return Err(crate::arena::sets::retired(&b));
+                if let Some(b) = acc::bot_by_ref(&mut tx, &e.bot_id).await? {
+                    if b.retired_ms.is_some() {
+                        return Err(crate::arena::sets::retired(&b));
+                    }
+                    crate::arena::accepts::accepts_check(
+                        &b,
+                        &options,
+                        t.initial_ms,
+                        t.increment_ms,
+                        t.stake,
+                    )?;
                 }
             }
         }

@@ -75,7 +75,7 @@ fn check_entrants(
     if stake == 0 {
         return Ok(());
     }
-    let mut owners = HashSet::new();
+    let mut owners = std::collections::HashMap::new();
     for b in bots {
         if stake > b.max_stake {
             return Err(crate::arena::options::stake_error(
@@ -83,11 +83,33 @@ fn check_entrants(
                 b.max_stake,
             ));
         }
-        if !owners.insert(b.owner_id.as_str()) {
-            return Err(crate::arena::sets::same_owner());
+        if let Some(first) = owners.insert(b.owner_id.as_str(), b.name.as_str()) {
+            let e = crate::arena::sets::same_owner();
+            return Err(ArenaError::new(
+                Code::SameOwner,
+                format!("{first} and {} have the same owner: {}", b.name, e.message),
+            )
+            .with_details(json!({"allowed_stake": 0, "bots": [first, b.name]})));
         }
     }
     Ok(())
+}
+
+/// A scheduled start must be ahead of `now_ms`: a past one (a mistyped year) would start the
+/// tournament at once with settings no longer changeable. Errors: 400 naming `start_at`.
+fn check_start(start_ms: Option<i64>, now_ms: i64) -> ArenaResult<()> {
+    match start_ms {
+        Some(s) if s < now_ms => Err(bad(
+            "start_at",
+            format!(
+                "'start_at' {} is in the past (now is {}): give a future time, or omit it and \
+                 POST /v1/tournaments/{{id}}/start to start now",
+                rfc3339(s),
+                rfc3339(now_ms)
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 impl Arena {
@@ -103,8 +125,9 @@ impl Arena {
         }
         check_settings(&req)?;
         let rounds = planned_rounds(&req.format, req.cycles, req.rounds, n)?;
-        let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
+        check_start(req.start_ms, now)?;
+        let mut tx = self.store.begin_write().await?;
         let mut seen = HashSet::new();
         let mut bots = Vec::with_capacity(n);
         for r in &req.participants {
@@ -200,6 +223,9 @@ impl Arena {
             .ok_or_else(|| not_found(id))?;
         if t.status != TournamentStatus::Created {
             return Err(state_error("change", &t.status));
+        }
+        if req.start_ms != t.start_ms {
+            check_start(req.start_ms, self.now_ms())?;
         }
         let entries = store::entries(&mut tx, id).await?;
         let rounds = planned_rounds(&t.format, req.cycles, req.rounds, entries.len())?;
@@ -347,7 +373,13 @@ impl Arena {
                 &[TournamentStatus::Created, TournamentStatus::Cancelled],
             )
         {
-            return Err(state_error("delete", &t.status));
+            let mut e = state_error("delete", &t.status);
+            e.message = format!(
+                "only a tournament that never started can be deleted; this one started (it is \
+                 {}), and its record is kept",
+                t.status
+            );
+            return Err(e);
         }
         if store::delete_unstarted(&mut tx, id).await? != 1 {
             return Err(ArenaError::unavailable("tournament changed concurrently"));

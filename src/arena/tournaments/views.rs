@@ -17,10 +17,17 @@ pub(super) fn withdrawn_json(e: &EntryRow) -> Value {
 }
 
 impl Arena {
-    /// Tournaments, newest first, as summaries.
-    pub async fn list_tournaments(&self, limit: i64) -> ArenaResult<Value> {
+    /// A page of tournaments, newest first, as summaries, with `status` (if given) and after
+    /// the tournament `before` (the previous page's `next_before`); `next_before` is null on
+    /// the last page.
+    pub async fn list_tournaments(
+        &self,
+        status: Option<&str>,
+        before: Option<&str>,
+        limit: i64,
+    ) -> ArenaResult<Value> {
         let mut c = self.store.conn().await?;
-        let rows = store::list(&mut c, false, limit).await?;
+        let rows = store::list(&mut c, false, status, before, limit).await?;
         let mut out = vec![];
         for t in &rows {
             let n = store::entries(&mut c, &t.id).await?.len();
@@ -28,7 +35,12 @@ impl Arena {
             v["participants"] = json!(n);
             out.push(v);
         }
-        Ok(json!({"tournaments": out}))
+        let next = if rows.len() as i64 == limit {
+            rows.last().map(|t| t.id.clone())
+        } else {
+            None
+        };
+        Ok(json!({"tournaments": out, "next_before": next}))
     }
 
     /// The whole tournament: settings, participants, rounds with pairings (set links and
@@ -51,6 +63,21 @@ impl Arena {
                 .await?
                 .into_iter()
                 .collect();
+        // Which participants of pending pairings are offline: what those pairings wait for.
+        let mut offline = HashSet::new();
+        for p in pairings
+            .iter()
+            .filter(|p| p.status == PairingStatus::Pending)
+        {
+            for seed in [Some(p.seed1), p.seed2].into_iter().flatten() {
+                if let Some(e) = entries.iter().find(|e| e.seed == seed)
+                    && !offline.contains(&seed)
+                    && !self.is_online(&mut c, &e.bot_id).await?
+                {
+                    offline.insert(seed);
+                }
+            }
+        }
         drop(c);
         let name_of = |s: Option<i64>| {
             s.and_then(|s| usize::try_from(s).ok())
@@ -75,6 +102,12 @@ impl Arena {
                 continue;
             }
             let done = PairingStatus::is_in(&p.status, DECIDED);
+            let waiting_for: Vec<Option<String>> = [Some(p.seed1), p.seed2]
+                .into_iter()
+                .flatten()
+                .filter(|s| p.status == PairingStatus::Pending && offline.contains(s))
+                .map(|s| name_of(Some(s)))
+                .collect();
             let pj = json!({
                 "board": p.board,
                 "bots": [name_of(Some(p.seed1)), name_of(p.seed2)],
@@ -85,6 +118,7 @@ impl Arena {
                 "game_points": if done { json!([half(p.games2_1), half(p.games2_2)]) } else { Value::Null },
                 "result": if done { json!(result_text(p, &name_of)) } else { Value::Null },
                 "withdrawn": name_of(p.withdrawn_seed),
+                "waiting_for": waiting_for,
             });
             if let Some(a) = rounds[idx]["pairings"].as_array_mut() {
                 a.push(pj);
@@ -196,11 +230,22 @@ impl Arena {
                 "byes",
                 "performance",
                 "performance_error",
+                // After the first columns, so readers of the older file keep working.
+                "refused_moves",
+                "withdrawn_round",
+                "withdrawn_by",
+                "annulled",
             ];
             out.push_str(&cols.join(","));
             out.push('\n');
             for r in v["standings"].as_array().into_iter().flatten() {
-                let row: Vec<String> = cols.iter().map(|c| cell(&r[c])).collect();
+                let row: Vec<String> = cols
+                    .iter()
+                    .map(|c| match c.strip_prefix("withdrawn_") {
+                        Some(k) => cell(&r["withdrawn"][k]),
+                        None => cell(&r[c]),
+                    })
+                    .collect();
                 out.push_str(&row.join(","));
                 out.push('\n');
             }
