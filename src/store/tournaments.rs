@@ -362,11 +362,13 @@ pub async fn advance_round(
     Ok(r.rows_affected())
 }
 
-/// Links a pending pairing to its new set; returns the rows changed (0: no longer pending).
+/// Links a pending pairing to its new set; returns the rows changed (0: no longer pending, or
+/// the tournament is not running).
 pub async fn claim(c: &mut AnyConnection, p: &PairingRow, set_id: &str) -> sqlx::Result<u64> {
     let r = sqlx::query(
         "UPDATE tournament_pairings SET status = 'playing', set_id = $1 \
-         WHERE tournament_id = $2 AND round = $3 AND board = $4 AND status = 'pending'",
+         WHERE tournament_id = $2 AND round = $3 AND board = $4 AND status = 'pending' \
+         AND EXISTS (SELECT 1 FROM tournaments t WHERE t.id = $2 AND t.status = 'running')",
     )
     .bind(set_id)
     .bind(&p.tournament_id)

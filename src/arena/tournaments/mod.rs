@@ -97,6 +97,17 @@ fn not_participant(name: &str) -> ArenaError {
 /// its opponent the whole window again.
 pub const ABSENT_FORFEITS_TO_WITHDRAW: usize = 2;
 
+/// What one driver step on a pairing did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// The set started, or the pairing was forfeited.
+    Done,
+    /// Nothing, for this pairing (decided meanwhile, or it cannot start now).
+    Skipped,
+    /// Nothing, and no other pairing may go on now (the tournament is not running, or full).
+    Halted,
+}
+
 /// What happens to a withdrawn bot's set in play (issue 18).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InPlay {

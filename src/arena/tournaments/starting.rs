@@ -46,79 +46,116 @@ impl Arena {
                 )
             };
             let now = self.now_ms();
-            if on1 && on2 {
+            let step = if on1 && on2 {
                 match self.start_pairing(&t, p, &e1.bot_id, &e2.bot_id).await {
-                    Ok(true) => {
+                    Ok(Step::Done) => {
                         playing += 1;
-                        changed = true;
+                        Step::Done
                     }
-                    Ok(false) => {}
+                    Ok(s) => s,
                     Err(e) => {
                         tracing::warn!(tournament = id, round = p.round, board = p.board, error = %e, "pairing could not start");
+                        Step::Skipped
                     }
                 }
             } else if t.absent == "forfeit" && now - p.created_ms >= t.forfeit_after_ms {
-                // A bot that showed up during the window (before a restart, say) is not the
-                // absent one; if one is online now, it alone wins. A double forfeit means
-                // neither showed up at all (SPEC 14).
-                let (seen1, seen2) = {
-                    let mut c = self.store.conn().await?;
-                    (
-                        self.seen_since(&mut c, &e1.bot_id, p.created_ms).await?,
-                        self.seen_since(&mut c, &e2.bot_id, p.created_ms).await?,
-                    )
-                };
-                let (win1, win2) = forfeit_winners(on1, on2, seen1, seen2);
-                let mut f = p.clone();
-                f.status = "forfeit".into();
-                f.points2_1 = if win1 { 2 } else { 0 };
-                f.points2_2 = if win2 { 2 } else { 0 };
-                f.games2_1 = 2 * f.points2_1;
-                f.games2_2 = 2 * f.points2_2;
-                f.finished_ms = Some(now);
-                let mut tx = self.store.begin_write().await?;
-                let Some(t) = store::get(&mut tx, id, self.store.for_update()).await? else {
-                    return Ok(changed);
-                };
-                if store::record(&mut tx, &f, "pending").await? != 1 {
-                    continue; // decided meanwhile (a withdrawal, another instance): roll back
-                }
-                // Repeated absence (issue 18): the bot has gone; spare the field its windows.
-                let all = store::pairings(&mut tx, id).await?;
-                for (seed, won) in [(f.seed1, win1), (f.seed2.unwrap_or(f.seed1), win2)] {
-                    if !won && absence_streak(&all, seed) >= ABSENT_FORFEITS_TO_WITHDRAW {
-                        self.withdraw_in(&mut tx, &t, seed, "absence", InPlay::Finish, now)
-                            .await?;
-                        tracing::info!(
-                            tournament = id,
-                            seed,
-                            "participant withdrawn after repeated absence"
-                        );
-                    }
-                }
-                tx.commit().await?;
-                tracing::info!(
-                    tournament = id,
-                    round = p.round,
-                    board = p.board,
-                    "pairing forfeited"
-                );
-                changed = true;
+                self.forfeit_absent(&t, p, (&e1.bot_id, &e2.bot_id), (on1, on2))
+                    .await?
+            } else {
+                Step::Skipped
+            };
+            match step {
+                Step::Done => changed = true,
+                Step::Skipped => {}
+                Step::Halted => break,
             }
         }
         Ok(changed)
     }
 
-    /// Starts one pairing's set and links it, in one transaction. Ok(false) when someone else did.
-    async fn start_pairing(
+    /// Forfeits pairing `p`, whose window is over with a bot absent (`online`: seat 1, seat 2
+    /// now), in one transaction on the locked tournament row: `Halted` unless it is running.
+    #[doc(hidden)]
+    pub async fn forfeit_absent(
+        &self,
+        t: &TournamentRow,
+        p: &PairingRow,
+        bots: (&str, &str),
+        online: (bool, bool),
+    ) -> ArenaResult<Step> {
+        let id = t.id.as_str();
+        let (on1, on2) = online;
+        // A bot that showed up during the window (before a restart, say) is not the
+        // absent one; if one is online now, it alone wins. A double forfeit means
+        // neither showed up at all (SPEC 14).
+        let (seen1, seen2) = {
+            let mut c = self.store.conn().await?;
+            (
+                self.seen_since(&mut c, bots.0, p.created_ms).await?,
+                self.seen_since(&mut c, bots.1, p.created_ms).await?,
+            )
+        };
+        let (win1, win2) = forfeit_winners(on1, on2, seen1, seen2);
+        let now = self.now_ms();
+        let mut f = p.clone();
+        f.status = "forfeit".into();
+        f.points2_1 = if win1 { 2 } else { 0 };
+        f.points2_2 = if win2 { 2 } else { 0 };
+        f.games2_1 = 2 * f.points2_1;
+        f.games2_2 = 2 * f.points2_2;
+        f.finished_ms = Some(now);
+        let mut tx = self.store.begin_write().await?;
+        let Some(t) = store::get(&mut tx, id, self.store.for_update()).await? else {
+            return Ok(Step::Halted);
+        };
+        if t.status != TournamentStatus::Running {
+            return Ok(Step::Halted); // paused or cancelled meanwhile
+        }
+        if store::record(&mut tx, &f, "pending").await? != 1 {
+            return Ok(Step::Skipped); // decided meanwhile (a withdrawal, another instance)
+        }
+        // Repeated absence (issue 18): the bot has gone; spare the field its windows.
+        let all = store::pairings(&mut tx, id).await?;
+        for (seed, won) in [(f.seed1, win1), (f.seed2.unwrap_or(f.seed1), win2)] {
+            if !won && absence_streak(&all, seed) >= ABSENT_FORFEITS_TO_WITHDRAW {
+                self.withdraw_in(&mut tx, &t, seed, "absence", InPlay::Finish, now)
+                    .await?;
+                tracing::info!(
+                    tournament = id,
+                    seed,
+                    "participant withdrawn after repeated absence"
+                );
+            }
+        }
+        tx.commit().await?;
+        tracing::info!(
+            tournament = id,
+            round = p.round,
+            board = p.board,
+            "pairing forfeited"
+        );
+        Ok(Step::Done)
+    }
+
+    /// Starts one pairing's set and links it, in one transaction on the locked tournament row:
+    /// `Halted` unless the tournament is running, `Skipped` when someone else claimed it.
+    #[doc(hidden)]
+    pub async fn start_pairing(
         &self,
         t: &TournamentRow,
         p: &PairingRow,
         creator_id: &str,
         acceptor_id: &str,
-    ) -> ArenaResult<bool> {
+    ) -> ArenaResult<Step> {
         let mut tx = self.store.begin_write().await?;
         let now = self.now_ms();
+        // The lock orders this claim against pause and cancel (SQLite: BEGIN IMMEDIATE does).
+        let Some(t) = store::get(&mut tx, &t.id, self.store.for_update()).await? else {
+            return Ok(Step::Halted);
+        };
+        if t.status != TournamentStatus::Running {
+            return Ok(Step::Halted);
+        }
         let creator = acc::bot_by_ref(&mut tx, creator_id)
             .await?
             .ok_or_else(|| ArenaError::internal("tournament bot missing"))?;
@@ -143,11 +180,11 @@ impl Arena {
             .await?;
         let set_id = view["id"].as_str().unwrap_or_default().to_string();
         if store::claim(&mut tx, p, &set_id).await? != 1 {
-            return Ok(false); // rolled back: the pairing was no longer pending
+            return Ok(Step::Skipped); // rolled back: the pairing was no longer pending
         }
         fx.commit(tx, self, now).await?;
         tracing::info!(tournament = %t.id, round = p.round, board = p.board, set_id, "tournament set started");
-        Ok(true)
+        Ok(Step::Done)
     }
 }
 

@@ -1,0 +1,88 @@
+//! Grey-box: the driver's steps on one pairing (start, forfeit) re-check the tournament inside
+//! their own transaction, whatever the driver read before (breaker report F2, F3). The tests
+//! hand them the rows as a driver tick read them, then change the tournament in between.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use hexarena::arena::tournaments::Step;
+use hexarena::store::tournaments::{self as store, PairingRow, TournamentRow};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+const OP: &str = "op-secret";
+
+/// Creates and starts a tournament of offline bots `names` with `extra` merged into the body;
+/// returns its id once round 1 is paired.
+async fn started(app: &common::TestApp, names: &[&str], extra: Value) -> String {
+    for n in names {
+        app.player_with_bot(n).await;
+    }
+    let mut body = json!({"name": "Driver", "format": "round_robin", "participants": names,
+                          "options": {"size": 9, "random_stones": 0}});
+    if let (Some(b), Some(x)) = (body.as_object_mut(), extra.as_object()) {
+        b.extend(x.clone());
+    }
+    let r = app.create_tournament(Some(OP), body).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    let r = app.start_tournament(Some(OP), &id, json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let until = Instant::now() + Duration::from_secs(10);
+    while rows(app, &id).await.1.is_empty() {
+        assert!(Instant::now() < until, "round 1 was never paired");
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    id
+}
+
+/// The tournament, its pairings and its bot ids in seed order, as a driver tick reads them.
+async fn rows(app: &common::TestApp, id: &str) -> (TournamentRow, Vec<PairingRow>, Vec<String>) {
+    let mut c = app.arena.store.pool.acquire().await.expect("connection");
+    let t = store::get(&mut c, id, "")
+        .await
+        .expect("read")
+        .expect("tournament");
+    let p = store::pairings(&mut c, id).await.expect("pairings");
+    let e = store::entries(&mut c, id).await.expect("entries");
+    (t, p, e.into_iter().map(|e| e.bot_id).collect())
+}
+
+fn bots(p: &PairingRow, ids: &[String]) -> (String, String) {
+    let at = |s: i64| ids[usize::try_from(s).expect("seed")].clone();
+    (at(p.seed1), at(p.seed2.expect("not a bye")))
+}
+
+#[tokio::test]
+async fn after_pause_answers_no_pairing_of_the_tournament_starts_or_is_forfeited() {
+    let app = common::spawn_app().await;
+    let id = started(
+        &app,
+        &["PzA", "PzB", "PzC", "PzD"],
+        json!({"absent": "forfeit", "forfeit_after_s": 3600}),
+    )
+    .await;
+    let (t, pairings, ids) = rows(&app, &id).await;
+    assert_eq!(t.status, "running");
+    // The pause lands between the driver's read and its steps.
+    let r = app.pause_tournament(Some(OP), &id, json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let (a, b) = bots(&pairings[0], &ids);
+    let step = app
+        .arena
+        .start_pairing(&t, &pairings[0], &a, &b)
+        .await
+        .expect("no error");
+    assert_eq!(step, Step::Halted);
+    let (a, b) = bots(&pairings[1], &ids);
+    let step = app
+        .arena
+        .forfeit_absent(&t, &pairings[1], (&a, &b), (false, false))
+        .await
+        .expect("no error");
+    assert_eq!(step, Step::Halted);
+    let (_, after, _) = rows(&app, &id).await;
+    let st: Vec<&str> = after.iter().map(|p| p.status.as_str()).collect();
+    assert_eq!(st, ["pending", "pending"], "nothing moved after the pause");
+}
