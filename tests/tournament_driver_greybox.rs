@@ -86,3 +86,32 @@ async fn after_pause_answers_no_pairing_of_the_tournament_starts_or_is_forfeited
     let st: Vec<&str> = after.iter().map(|p| p.status.as_str()).collect();
     assert_eq!(st, ["pending", "pending"], "nothing moved after the pause");
 }
+
+#[tokio::test]
+async fn a_retired_bot_still_entered_gets_no_new_set_and_is_withdrawn() {
+    let app = common::spawn_app().await;
+    let id = started(&app, &["RtA", "RtB"], json!({})).await;
+    let (t, pairings, ids) = rows(&app, &id).await;
+    let (a, b) = bots(&pairings[0], &ids);
+    // What an older server left: the bot retired, its entry untouched.
+    {
+        let mut c = app.arena.store.pool.acquire().await.expect("connection");
+        sqlx::query("UPDATE bots SET retired_ms = 1 WHERE id = $1")
+            .bind(&b)
+            .execute(&mut *c)
+            .await
+            .expect("update");
+    }
+    let step = app
+        .arena
+        .start_pairing(&t, &pairings[0], &a, &b)
+        .await
+        .expect("no error");
+    assert_eq!(step, Step::Done);
+    let (_, after, _) = rows(&app, &id).await;
+    assert_eq!(after[0].set_id, None, "no set was started");
+    assert_eq!(after[0].status, "forfeit");
+    let v = app.get_tournament(&id).await.body;
+    let seed = usize::try_from(after[0].seed2.expect("seed")).expect("seed");
+    assert_eq!(v["participants"][seed]["withdrawn"]["by"], "retired", "{v}");
+}

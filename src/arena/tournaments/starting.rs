@@ -162,6 +162,16 @@ impl Arena {
         let acceptor = acc::bot_by_ref(&mut tx, acceptor_id)
             .await?
             .ok_or_else(|| ArenaError::internal("tournament bot missing"))?;
+        for (b, seed) in [(&creator, p.seed1), (&acceptor, p.seed2.unwrap_or(p.seed1))] {
+            if b.retired_ms.is_some() {
+                // Retired and still entered (issue 20): no new set; withdrawn as retiring does.
+                self.withdraw_in(&mut tx, &t, seed, "retired", InPlay::Finish, now)
+                    .await?;
+                tx.commit().await?;
+                tracing::info!(tournament = %t.id, bot = %b.name, "retired participant withdrawn");
+                return Ok(Step::Done);
+            }
+        }
         let req = NewSet {
             options: GameOptions {
                 size: t.size,
