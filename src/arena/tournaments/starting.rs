@@ -172,6 +172,29 @@ impl Arena {
                 return Ok(Step::Done);
             }
         }
+        if t.stake > 0 {
+            // A bot that cannot pay or is suspended cannot play: it loses by forfeit, as an
+            // absent bot would (docs/operators.md), rather than holding the round up.
+            let can1 = self.can_stake(&mut tx, &creator, t.stake).await?;
+            let can2 = self.can_stake(&mut tx, &acceptor, t.stake).await?;
+            if !(can1 && can2) {
+                let mut f = p.clone();
+                f.status = "forfeit".into();
+                f.points2_1 = if can1 { 2 } else { 0 };
+                f.points2_2 = if can2 { 2 } else { 0 };
+                f.games2_1 = 2 * f.points2_1;
+                f.games2_2 = 2 * f.points2_2;
+                f.finished_ms = Some(now);
+                if store::record(&mut tx, &f, "pending").await? != 1 {
+                    return Ok(Step::Skipped);
+                }
+                tx.commit().await?;
+                tracing::info!(tournament = %t.id, round = p.round, board = p.board,
+                    creator_can_play = can1, acceptor_can_play = can2,
+                    "pairing forfeited: a bot cannot pay the stake or is suspended");
+                return Ok(Step::Done);
+            }
+        }
         let req = NewSet {
             options: GameOptions {
                 size: t.size,
@@ -195,6 +218,19 @@ impl Arena {
         fx.commit(tx, self, now).await?;
         tracing::info!(tournament = %t.id, round = p.round, board = p.board, set_id, "tournament set started");
         Ok(Step::Done)
+    }
+}
+
+impl Arena {
+    /// Whether bot `b` may play a set of `stake` now: not suspended, its owner's balance enough.
+    async fn can_stake(&self, c: &mut crate::store::Conn, b: &acc::BotRow, stake: i64) -> ArenaResult<bool> {
+        if self.strikes(c, &b.id).await?.1.is_some() {
+            return Ok(false); // suspended
+        }
+        let balance = acc::player_by_id(c, &b.owner_id)
+            .await?
+            .map_or(0, |p| p.balance);
+        Ok(balance >= stake)
     }
 }
 
