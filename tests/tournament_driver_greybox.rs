@@ -224,3 +224,22 @@ async fn a_suspended_bot_is_refused_by_a_staked_tournament_as_its_sets_would() {
         .await;
     assert_eq!((r.status, r.code()), (StatusCode::FORBIDDEN, "suspended"));
 }
+
+#[tokio::test]
+async fn max_concurrent_holds_against_a_driver_that_counted_before_another_started_a_set() {
+    let app = common::spawn_app().await;
+    let id = started(&app, &["McA", "McB", "McC", "McD"], json!({"max_concurrent": 1})).await;
+    // Both instances read the round with nothing playing...
+    let (t, pairings, ids) = rows(&app, &id).await;
+    assert_eq!(pairings.len(), 2);
+    // ...and one of them starts board 1.
+    let (a, b) = bots(&pairings[0], &ids);
+    let step = app.arena.start_pairing(&t, &pairings[0], &a, &b).await;
+    assert_eq!(step.expect("no error"), Step::Done);
+    let (a, b) = bots(&pairings[1], &ids);
+    let step = app.arena.start_pairing(&t, &pairings[1], &a, &b).await;
+    assert_eq!(step.expect("no error"), Step::Halted, "the cap is full");
+    let (_, after, _) = rows(&app, &id).await;
+    let st: Vec<&str> = after.iter().map(|p| p.status.as_str()).collect();
+    assert_eq!(st, ["playing", "pending"]);
+}

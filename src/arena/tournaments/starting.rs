@@ -138,7 +138,8 @@ impl Arena {
     }
 
     /// Starts one pairing's set and links it, in one transaction on the locked tournament row:
-    /// `Halted` unless the tournament is running, `Skipped` when someone else claimed it.
+    /// `Halted` unless the tournament is running with fewer than `max_concurrent` sets playing,
+    /// `Skipped` when someone else claimed it.
     #[doc(hidden)]
     pub async fn start_pairing(
         &self,
@@ -153,8 +154,10 @@ impl Arena {
         let Some(t) = store::get(&mut tx, &t.id, self.store.for_update()).await? else {
             return Ok(Step::Halted);
         };
-        if t.status != TournamentStatus::Running {
-            return Ok(Step::Halted);
+        if t.status != TournamentStatus::Running
+            || store::playing_count(&mut tx, &t.id).await? >= t.max_concurrent
+        {
+            return Ok(Step::Halted); // paused, or full (another instance started one)
         }
         let creator = acc::bot_by_ref(&mut tx, creator_id)
             .await?
