@@ -159,6 +159,13 @@ mod tests {
             "a double forfeit is lost by both"
         );
         assert_eq!(absence_streak(&rows, 0), 0, "a set played ends it");
+        // Boards of one round (a gauntlet's first bot) are one missed window.
+        let gauntlet = vec![
+            decided(1, (0, 1), (0, 0), "forfeit"),
+            decided(1, (0, 2), (0, 0), "forfeit"),
+            decided(1, (0, 3), (0, 0), "forfeit"),
+        ];
+        assert_eq!(absence_streak(&gauntlet, 0), 1);
         // A withdrawal's forfeit is no absence.
         rows[3].withdrawn_seed = Some(3);
         assert_eq!(absence_streak(&rows, 2), 0);

@@ -117,7 +117,13 @@ impl Arena {
         // Repeated absence (issue 18): the bot has gone; spare the field its windows.
         let all = store::pairings(&mut tx, id).await?;
         for (seed, won) in [(f.seed1, win1), (f.seed2.unwrap_or(f.seed1), win2)] {
-            if !won && absence_streak(&all, seed) >= ABSENT_FORFEITS_TO_WITHDRAW {
+            // Not before the round's other boards of this bot are judged alike (a gauntlet).
+            let waiting = all.iter().any(|q| {
+                q.round == p.round
+                    && q.status == PairingStatus::Pending
+                    && (q.seed1 == seed || q.seed2 == Some(seed))
+            });
+            if !won && !waiting && absence_streak(&all, seed) >= ABSENT_FORFEITS_TO_WITHDRAW {
                 self.withdraw_in(&mut tx, &t, seed, "absence", InPlay::Finish, now)
                     .await?;
                 tracing::info!(
