@@ -158,7 +158,11 @@ async fn a_scheduled_start_with_a_retired_participant_is_held_like_a_manual_star
     tokio::time::sleep(std::time::Duration::from_millis(3500)).await;
     let t = app.get_tournament(&id).await.body;
     assert_eq!(t["status"], "created", "{t}");
-    assert_eq!(t["rounds_played"], json!([]), "no set for the retired bot: {t}");
+    assert_eq!(
+        t["rounds_played"],
+        json!([]),
+        "no set for the retired bot: {t}"
+    );
     assert_eq!(t["start_held"]["code"], "bot_retired", "{t}");
     assert_eq!(t["start_held"]["details"]["bot"], "Leaves", "{t}");
 }

@@ -6,9 +6,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::Spawn;
 use hexarena::arena::tournaments::Step;
 use hexarena::store::tournaments::{self as store, PairingRow, TournamentRow};
-use common::Spawn;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -228,7 +228,12 @@ async fn a_suspended_bot_is_refused_by_a_staked_tournament_as_its_sets_would() {
 #[tokio::test]
 async fn max_concurrent_holds_against_a_driver_that_counted_before_another_started_a_set() {
     let app = common::spawn_app().await;
-    let id = started(&app, &["McA", "McB", "McC", "McD"], json!({"max_concurrent": 1})).await;
+    let id = started(
+        &app,
+        &["McA", "McB", "McC", "McD"],
+        json!({"max_concurrent": 1}),
+    )
+    .await;
     // Both instances read the round with nothing playing...
     let (t, pairings, ids) = rows(&app, &id).await;
     assert_eq!(pairings.len(), 2);

@@ -481,7 +481,11 @@ async fn a_gauntlets_absence_streak_counts_rounds_and_equally_absent_opponents_s
     for r in rounds {
         for p in r["pairings"].as_array().expect("pairings") {
             assert_eq!(
-                (p["status"].clone(), p["points"].clone(), p["withdrawn"].clone()),
+                (
+                    p["status"].clone(),
+                    p["points"].clone(),
+                    p["withdrawn"].clone()
+                ),
                 (json!("forfeit"), json!([0.0, 0.0]), Value::Null),
                 "every board a double forfeit: {t}"
             );

@@ -94,7 +94,7 @@ impl Arena {
         };
         match TournamentStatus::parse(&t.status) {
             Some(TournamentStatus::Created) => {
-                if !t.start_ms.is_some_and(|s| s <= self.now_ms()) {
+                if t.start_ms.is_none_or(|s| s > self.now_ms()) {
                     return Ok(false);
                 }
                 // The scheduled start is refused as `POST .../start` would be: it waits for
@@ -102,7 +102,10 @@ impl Arena {
                 return match start_refusal(&mut c, id).await? {
                     None => Ok(true),
                     Some(e) => {
-                        if held_starts().lock().is_ok_and(|mut h| h.insert(id.to_string())) {
+                        if held_starts()
+                            .lock()
+                            .is_ok_and(|mut h| h.insert(id.to_string()))
+                        {
                             tracing::warn!(tournament = id, error = %e, "scheduled start held");
                         }
                         Ok(false)

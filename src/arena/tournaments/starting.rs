@@ -232,7 +232,12 @@ impl Arena {
 
 impl Arena {
     /// Whether bot `b` may play a set of `stake` now: not suspended, its owner's balance enough.
-    async fn can_stake(&self, c: &mut crate::store::Conn, b: &acc::BotRow, stake: i64) -> ArenaResult<bool> {
+    async fn can_stake(
+        &self,
+        c: &mut crate::store::Conn,
+        b: &acc::BotRow,
+        stake: i64,
+    ) -> ArenaResult<bool> {
         if self.strikes(c, &b.id).await?.1.is_some() {
             return Ok(false); // suspended
         }

@@ -144,9 +144,10 @@ impl Arena {
                 "withdrawn": withdrawn_json(e)}))
             .collect::<Vec<_>>());
         // A scheduled start that is due but refused, and why (as `POST .../start` answers).
-        v["start_held"] = held.map_or(Value::Null, |e| {
-            json!({"code": e.code.as_str(), "message": e.message, "details": e.details})
-        });
+        v["start_held"] = held.map_or(
+            Value::Null,
+            |e| json!({"code": e.code.as_str(), "message": e.message, "details": e.details}),
+        );
         v["rounds_played"] = json!(rounds);
         v["standings"] = json!(standings_json);
         v["crosstable"] = json!({
