@@ -130,3 +130,39 @@ async fn retiring_a_bot_withdraws_it_from_the_tournaments_it_plays() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_scheduled_start_with_a_retired_participant_is_held_like_a_manual_start() {
+    let app = spawn_app().await;
+    let (_, _, keep) = app.player_with_bot("Stays").await;
+    let (_, _, gone) = app.player_with_bot("Leaves").await;
+    for t in [&keep, &gone] {
+        app.get_turn(Some(t), "wait_s=0").await;
+    }
+    let at = chrono::Utc::now() + chrono::Duration::milliseconds(1500);
+    let r = app
+        .create_tournament(
+            Some(OP),
+            json!({"name": "Scheduled", "format": "round_robin",
+                   "options": {"size": 9, "random_stones": 0},
+                   "participants": ["Stays", "Leaves"], "start_at": at.to_rfc3339()}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    // Removing it would leave one: it stays, and the start is 409 until the operator acts.
+    let r = app.retire_bot(Some(&gone)).await;
+    assert!(r.status.is_success(), "{:?}", r.body);
+    let r = app.start_tournament(Some(OP), &id, json!({})).await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
+    tokio::time::sleep(std::time::Duration::from_millis(3500)).await;
+    let t = app.get_tournament(&id).await.body;
+    assert_eq!(t["status"], "created", "{t}");
+    assert_eq!(
+        t["rounds_played"],
+        json!([]),
+        "no set for the retired bot: {t}"
+    );
+    assert_eq!(t["start_held"]["code"], "bot_retired", "{t}");
+    assert_eq!(t["start_held"]["details"]["bot"], "Leaves", "{t}");
+}

@@ -520,3 +520,41 @@ async fn a_pairing_waiting_on_an_absent_bot_names_the_bot_it_waits_for() {
         assert_eq!(p["waiting_for"], waits, "{p}");
     }
 }
+
+#[tokio::test]
+async fn a_gauntlets_absence_streak_counts_rounds_and_equally_absent_opponents_score_alike() {
+    let app = common::spawn_app().await;
+    let names = ["GaFirst", "GaB", "GaC", "GaD"];
+    for n in names {
+        app.player_with_bot(n).await; // nobody ever connects
+    }
+    let id = create(
+        &app,
+        json!({"name": "Empty hall", "format": "gauntlet", "participants": names, "cycles": 2,
+               "options": {"size": 9, "random_stones": 0}, "max_concurrent": 4,
+               "absent": "forfeit", "forfeit_after_s": 0}),
+    )
+    .await;
+    let t = wait_for(&app, &id, |t| t["status"] == "finished").await;
+    let rounds = t["rounds_played"].as_array().expect("rounds");
+    assert_eq!(rounds.len(), 2, "one missed window is no streak: {t}");
+    for r in rounds {
+        for p in r["pairings"].as_array().expect("pairings") {
+            assert_eq!(
+                (
+                    p["status"].clone(),
+                    p["points"].clone(),
+                    p["withdrawn"].clone()
+                ),
+                (json!("forfeit"), json!([0.0, 0.0]), Value::Null),
+                "every board a double forfeit: {t}"
+            );
+        }
+    }
+    let first = standing(&t, "GaFirst");
+    assert_eq!(first["withdrawn"]["by"], "absence", "{t}");
+    assert_eq!(first["withdrawn"]["round"], 2, "{t}");
+    for n in &names[1..] {
+        assert_eq!(standing(&t, n)["points"], 0.0, "{n}: {t}");
+    }
+}

@@ -372,11 +372,25 @@ pub async fn advance_round(
     Ok(r.rows_affected())
 }
 
-/// Links a pending pairing to its new set; returns the rows changed (0: no longer pending).
+/// How many pairings of tournament `id` are playing (read under the tournament's row lock, the
+/// count `max_concurrent` is held to on every instance).
+pub async fn playing_count(c: &mut AnyConnection, id: &str) -> sqlx::Result<i64> {
+    let (n,): (i64,) = sqlx::query_as(
+        "SELECT COUNT(*) FROM tournament_pairings WHERE tournament_id = $1 AND status = 'playing'",
+    )
+    .bind(id)
+    .fetch_one(c)
+    .await?;
+    Ok(n)
+}
+
+/// Links a pending pairing to its new set; returns the rows changed (0: no longer pending, or
+/// the tournament is not running).
 pub async fn claim(c: &mut AnyConnection, p: &PairingRow, set_id: &str) -> sqlx::Result<u64> {
     let r = sqlx::query(
         "UPDATE tournament_pairings SET status = 'playing', set_id = $1 \
-         WHERE tournament_id = $2 AND round = $3 AND board = $4 AND status = 'pending'",
+         WHERE tournament_id = $2 AND round = $3 AND board = $4 AND status = 'pending' \
+         AND EXISTS (SELECT 1 FROM tournaments t WHERE t.id = $2 AND t.status = 'running')",
     )
     .bind(set_id)
     .bind(&p.tournament_id)

@@ -48,28 +48,11 @@ impl Arena {
             }
             return Err(e);
         };
-        if *to == "running" && *from == "created" {
-            // A participant retired after it was entered and could not be removed (too few
-            // would be left): the operator removes it first (issue 20). One whose declared
-            // accepts no longer cover the settings would leave its pairings pending for ever.
-            let options = GameOptions {
-                size: t.size,
-                random_stones: t.random_stones,
-            };
-            for e in store::entries(&mut tx, id).await? {
-                if let Some(b) = acc::bot_by_ref(&mut tx, &e.bot_id).await? {
-                    if b.retired_ms.is_some() {
-                        return Err(crate::arena::sets::retired(&b));
-                    }
-                    crate::arena::accepts::accepts_check(
-                        &b,
-                        &options,
-                        t.initial_ms,
-                        t.increment_ms,
-                        t.stake,
-                    )?;
-                }
-            }
+        if *to == "running"
+            && *from == "created"
+            && let Some(e) = start_refusal(&mut tx, &t).await?
+        {
+            return Err(e);
         }
         store::set_status(&mut tx, id, from, to, now).await?;
         if *to == "cancelled" {
@@ -118,7 +101,23 @@ impl Arena {
         };
         match TournamentStatus::parse(&t.status) {
             Some(TournamentStatus::Created) => {
-                return Ok(t.start_ms.is_some_and(|s| s <= self.now_ms()));
+                if t.start_ms.is_none_or(|s| s > self.now_ms()) {
+                    return Ok(false);
+                }
+                // The scheduled start is refused as `POST .../start` would be: it waits for
+                // the operator (the view shows why), and says so once per instance.
+                return match start_refusal(&mut c, &t).await? {
+                    None => Ok(true),
+                    Some(e) => {
+                        if held_starts()
+                            .lock()
+                            .is_ok_and(|mut h| h.insert(id.to_string()))
+                        {
+                            tracing::warn!(tournament = id, error = %e, "scheduled start held");
+                        }
+                        Ok(false)
+                    }
+                };
             }
             // A cancelled tournament still records the sets that were playing (issue 18).
             Some(
@@ -157,6 +156,9 @@ impl Arena {
         };
         let mut changed = false;
         if t.status == TournamentStatus::Created && t.start_ms.is_some_and(|s| s <= now) {
+            if start_refusal(&mut tx, &t).await?.is_some() {
+                return Ok(false); // refused meanwhile: held (see needs_recording)
+            }
             store::set_status(&mut tx, id, "created", "running", now).await?;
             t.status = "running".into();
             changed = true;
@@ -317,6 +319,46 @@ impl Arena {
         tx.commit().await?;
         Ok(changed)
     }
+}
+
+/// Why tournament `t` may not start now, by `POST .../start` or at its `start_at` (issue 20):
+/// 409 `bot_retired` for a participant that retired after it was entered and could not be
+/// removed (too few would be left), 422 `not_accepted` for one whose declared `accepts` no
+/// longer cover the settings (its pairings would stay pending for ever); the operator removes
+/// it first.
+pub(super) async fn start_refusal(
+    c: &mut crate::store::Conn,
+    t: &TournamentRow,
+) -> ArenaResult<Option<ArenaError>> {
+    let options = GameOptions {
+        size: t.size,
+        random_stones: t.random_stones,
+    };
+    for e in store::entries(c, &t.id).await? {
+        let Some(b) = acc::bot_by_ref(c, &e.bot_id).await? else {
+            continue;
+        };
+        if b.retired_ms.is_some() {
+            return Ok(Some(crate::arena::sets::retired(&b)));
+        }
+        if let Err(refused) = crate::arena::accepts::accepts_check(
+            &b,
+            &options,
+            t.initial_ms,
+            t.increment_ms,
+            t.stake,
+        ) {
+            return Ok(Some(refused.into()));
+        }
+    }
+    Ok(None)
+}
+
+/// Tournaments whose held scheduled start this instance has logged.
+fn held_starts() -> &'static std::sync::Mutex<HashSet<String>> {
+    static HELD: std::sync::OnceLock<std::sync::Mutex<HashSet<String>>> =
+        std::sync::OnceLock::new();
+    HELD.get_or_init(Default::default)
 }
 
 /// The creator's set points (doubled) from the stored set winner (None: a drawn set).

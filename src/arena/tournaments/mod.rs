@@ -97,6 +97,17 @@ fn not_participant(name: &str) -> ArenaError {
 /// its opponent the whole window again.
 pub const ABSENT_FORFEITS_TO_WITHDRAW: usize = 2;
 
+/// What one driver step on a pairing did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// The set started, or the pairing was forfeited.
+    Done,
+    /// Nothing, for this pairing (decided meanwhile, or it cannot start now).
+    Skipped,
+    /// Nothing, and no other pairing may go on now (the tournament is not running, or full).
+    Halted,
+}
+
 /// What happens to a withdrawn bot's set in play (issue 18).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InPlay {
@@ -148,6 +159,13 @@ mod tests {
             "a double forfeit is lost by both"
         );
         assert_eq!(absence_streak(&rows, 0), 0, "a set played ends it");
+        // Boards of one round (a gauntlet's first bot) are one missed window.
+        let gauntlet = vec![
+            decided(1, (0, 1), (0, 0), "forfeit"),
+            decided(1, (0, 2), (0, 0), "forfeit"),
+            decided(1, (0, 3), (0, 0), "forfeit"),
+        ];
+        assert_eq!(absence_streak(&gauntlet, 0), 1);
         // A withdrawal's forfeit is no absence.
         rows[3].withdrawn_seed = Some(3);
         assert_eq!(absence_streak(&rows, 2), 0);

@@ -113,6 +113,21 @@ fn check_start(start_ms: Option<i64>, now_ms: i64) -> ArenaResult<()> {
 }
 
 impl Arena {
+    /// A staked tournament refuses a suspended bot as its sets would (403 `suspended`).
+    async fn check_suspended(
+        &self,
+        c: &mut crate::store::Conn,
+        bots: &[acc::BotRow],
+        stake: i64,
+    ) -> ArenaResult<()> {
+        if stake > 0 {
+            for b in bots {
+                self.ensure_not_suspended(c, b).await?;
+            }
+        }
+        Ok(())
+    }
+
     /// Creates a tournament (status `created`; it starts on `start` or at `start_at`).
     /// Errors: 400 `bad_request` naming the field; 404 for an unknown participant.
     pub async fn create_tournament(&self, req: NewTournament) -> ArenaResult<Value> {
@@ -145,6 +160,7 @@ impl Arena {
             &req.options,
             (req.initial_ms, req.increment_ms),
         )?;
+        self.check_suspended(&mut tx, &bots, req.stake).await?;
         let t = TournamentRow {
             id: format!("tour_{}", ulid::Ulid::generate()),
             name: req.name,
@@ -239,6 +255,7 @@ impl Arena {
             &req.options,
             (req.initial_ms, req.increment_ms),
         )?;
+        self.check_suspended(&mut tx, &bots, req.stake).await?;
         t.name = req.name;
         t.rounds = rounds;
         t.size = req.options.size;
@@ -310,6 +327,7 @@ impl Arena {
             random_stones: t.random_stones,
         };
         check_entrants(&bots, t.stake, &options, (t.initial_ms, t.increment_ms))?;
+        self.check_suspended(&mut tx, &bots, t.stake).await?;
         entries.insert(
             usize::try_from(at).unwrap_or(0),
             EntryRow::new(0, b.id.clone(), b.rating),

@@ -57,6 +57,12 @@ impl Arena {
             names.push(self.bot_name(&mut c, &e.bot_id).await?);
         }
         let pairings = store::pairings(&mut c, id).await?;
+        let held = match t.start_ms {
+            Some(s) if t.status == TournamentStatus::Created && s <= self.now_ms() => {
+                super::driver::start_refusal(&mut c, &t).await?
+            }
+            _ => None,
+        };
         // Refused move attempts in this tournament's games, by bot (issue 18).
         let refused: std::collections::HashMap<String, i64> =
             crate::store::games::refused_in_tournament(&mut c, id)
@@ -171,6 +177,11 @@ impl Arena {
             .map(|(e, n)| json!({"seed": e.seed + 1, "bot": n, "rating": e.rating.round() as i64,
                 "withdrawn": withdrawn_json(e)}))
             .collect::<Vec<_>>());
+        // A scheduled start that is due but refused, and why (as `POST .../start` answers).
+        v["start_held"] = held.map_or(
+            Value::Null,
+            |e| json!({"code": e.code.as_str(), "message": e.message, "details": e.details}),
+        );
         v["rounds_played"] = json!(rounds);
         v["standings"] = json!(standings_json);
         v["crosstable"] = json!({

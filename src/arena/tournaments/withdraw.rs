@@ -141,22 +141,31 @@ impl Arena {
     }
 }
 
-/// How many pairings in a row, up to the last one decided, seed `seed` lost by forfeit because
-/// it was absent (a withdrawal's forfeits and won forfeits end the streak; byes are skipped).
+/// How many rounds in a row, up to the last one decided, seed `seed` lost by forfeit because
+/// it was absent (a withdrawal's forfeits and won forfeits end the streak; byes are skipped). A
+/// round counts once, however many boards it had (a gauntlet's first bot): one missed window.
 #[must_use]
 pub fn absence_streak(pairings: &[PairingRow], seed: i64) -> usize {
-    pairings
+    let mut streak = 0;
+    let mut last_round = None;
+    for p in pairings
         .iter()
         .filter(|p| p.seed2.is_some() && (p.seed1 == seed || p.seed2 == Some(seed)))
         .filter(|p| PairingStatus::is_in(&p.status, DECIDED))
         .rev()
-        .take_while(|p| {
-            let mine = if p.seed1 == seed {
-                p.points2_1
-            } else {
-                p.points2_2
-            };
-            p.status == PairingStatus::Forfeit && p.withdrawn_seed.is_none() && mine == 0
-        })
-        .count()
+    {
+        let mine = if p.seed1 == seed {
+            p.points2_1
+        } else {
+            p.points2_2
+        };
+        if p.status != PairingStatus::Forfeit || p.withdrawn_seed.is_some() || mine != 0 {
+            break;
+        }
+        if last_round != Some(p.round) {
+            streak += 1;
+            last_round = Some(p.round);
+        }
+    }
+    streak
 }
