@@ -166,3 +166,54 @@ async fn a_scheduled_start_with_a_retired_participant_is_held_like_a_manual_star
     assert_eq!(t["start_held"]["code"], "bot_retired", "{t}");
     assert_eq!(t["start_held"]["details"]["bot"], "Leaves", "{t}");
 }
+
+/// A bot whose declared `accepts` no longer cover the settings holds a scheduled start as it
+/// refuses `POST .../start` (its pairings could never start), and the start goes on by itself
+/// once the bot accepts them again.
+#[tokio::test]
+async fn a_scheduled_start_with_a_bot_that_no_longer_accepts_the_settings_is_held() {
+    let app = spawn_app().await;
+    let (_, _, one) = app.player_with_bot("Keeps").await;
+    let (_, _, other) = app.player_with_bot("Narrows").await;
+    for t in [&one, &other] {
+        app.get_turn(Some(t), "wait_s=0").await;
+    }
+    let at = chrono::Utc::now() + chrono::Duration::milliseconds(1500);
+    let r = app
+        .create_tournament(
+            Some(OP),
+            json!({"name": "Scheduled nine", "format": "round_robin",
+                   "options": {"size": 9, "random_stones": 0},
+                   "participants": ["Keeps", "Narrows"], "start_at": at.to_rfc3339()}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    let r = app
+        .declare_bot(Some(&other), json!({"accepts": {"sizes": [11, 13]}}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    tokio::time::sleep(std::time::Duration::from_millis(3500)).await;
+    let t = app.get_tournament(&id).await.body;
+    assert_eq!(
+        (t["status"].clone(), t["rounds_played"].clone()),
+        (json!("created"), json!([])),
+        "{t}"
+    );
+    assert_eq!(t["start_held"]["code"], "not_accepted", "{t}");
+    assert_eq!(t["start_held"]["details"]["bot"], "Narrows", "{t}");
+    let r = app
+        .declare_bot(Some(&other), json!({"accepts": {"sizes": [9, 11]}}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let t = app.get_tournament(&id).await.body;
+        if t["status"] == "running" {
+            assert_eq!(t["start_held"], Value::Null, "{t}");
+            break;
+        }
+        assert!(std::time::Instant::now() < until, "never started: {t}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
