@@ -97,13 +97,7 @@ impl Arena {
         };
         let (win1, win2) = forfeit_winners(on1, on2, seen1, seen2);
         let now = self.now_ms();
-        let mut f = p.clone();
-        f.status = "forfeit".into();
-        f.points2_1 = if win1 { 2 } else { 0 };
-        f.points2_2 = if win2 { 2 } else { 0 };
-        f.games2_1 = 2 * f.points2_1;
-        f.games2_2 = 2 * f.points2_2;
-        f.finished_ms = Some(now);
+        let f = super::withdraw::forfeited(p, win1, win2, now);
         let mut tx = self.store.begin_write().await?;
         let Some(t) = store::get(&mut tx, id, self.store.for_update()).await? else {
             return Ok(Step::Halted);
@@ -187,13 +181,7 @@ impl Arena {
             let can1 = self.can_stake(&mut tx, &creator, t.stake).await?;
             let can2 = self.can_stake(&mut tx, &acceptor, t.stake).await?;
             if !(can1 && can2) {
-                let mut f = p.clone();
-                f.status = "forfeit".into();
-                f.points2_1 = if can1 { 2 } else { 0 };
-                f.points2_2 = if can2 { 2 } else { 0 };
-                f.games2_1 = 2 * f.points2_1;
-                f.games2_2 = 2 * f.points2_2;
-                f.finished_ms = Some(now);
+                let f = super::withdraw::forfeited(p, can1, can2, now);
                 if store::record(&mut tx, &f, "pending").await? != 1 {
                     return Ok(Step::Skipped);
                 }

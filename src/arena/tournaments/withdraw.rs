@@ -4,18 +4,26 @@ use super::views::withdrawn_json;
 use super::*;
 use crate::store::Conn;
 
+/// Pairing `p` decided by forfeit at `now`: a side that wins (`win1`, `win2`) scores the set
+/// (2 half-points) and both its games; a side that does not scores nothing. Neither winning is
+/// a double forfeit.
+pub(super) fn forfeited(p: &PairingRow, win1: bool, win2: bool, now: i64) -> PairingRow {
+    let mut f = p.clone();
+    f.status = "forfeit".into();
+    f.points2_1 = if win1 { 2 } else { 0 };
+    f.points2_2 = if win2 { 2 } else { 0 };
+    f.games2_1 = 2 * f.points2_1;
+    f.games2_2 = 2 * f.points2_2;
+    f.finished_ms = Some(now);
+    f
+}
+
 /// The forfeit a withdrawal makes of pairing `p` (issue 18): won by the side still in the
 /// tournament (2-0 in games), a double forfeit when both sides are in `gone`.
 pub(super) fn withdrawal_forfeit(p: &PairingRow, gone: &HashSet<i64>, now: i64) -> PairingRow {
     let out1 = gone.contains(&p.seed1);
     let out2 = p.seed2.is_none_or(|s| gone.contains(&s));
-    let mut f = p.clone();
-    f.status = "forfeit".into();
-    f.points2_1 = if out1 { 0 } else { 2 };
-    f.points2_2 = if out2 { 0 } else { 2 };
-    f.games2_1 = 2 * f.points2_1;
-    f.games2_2 = 2 * f.points2_2;
-    f.finished_ms = Some(now);
+    let mut f = forfeited(p, !out1, !out2, now);
     f.withdrawn_seed = Some(if out1 {
         p.seed1
     } else {
