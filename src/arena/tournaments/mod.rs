@@ -125,6 +125,39 @@ fn state_error(action: &str, status: &str) -> ArenaError {
     .with_details(json!({"status": status}))
 }
 
+/// Why tournament `t` may not start now, by `POST .../start` or at its `start_at` (issue 20):
+/// 409 `bot_retired` for a participant that retired after it was entered and could not be
+/// removed (too few would be left), 422 `not_accepted` for one whose declared `accepts` no
+/// longer cover the settings (its pairings would stay pending for ever); the operator removes
+/// it first.
+async fn start_refusal(
+    c: &mut crate::store::Conn,
+    t: &TournamentRow,
+) -> ArenaResult<Option<ArenaError>> {
+    let options = GameOptions {
+        size: t.size,
+        random_stones: t.random_stones,
+    };
+    for e in store::entries(c, &t.id).await? {
+        let Some(b) = acc::bot_by_ref(c, &e.bot_id).await? else {
+            continue;
+        };
+        if b.retired_ms.is_some() {
+            return Ok(Some(crate::arena::sets::retired(&b)));
+        }
+        if let Err(refused) = crate::arena::accepts::accepts_check(
+            &b,
+            &options,
+            t.initial_ms,
+            t.increment_ms,
+            t.stake,
+        ) {
+            return Ok(Some(refused.into()));
+        }
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::setup::planned_rounds;

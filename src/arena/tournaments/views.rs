@@ -59,7 +59,7 @@ impl Arena {
         let pairings = store::pairings(&mut c, id).await?;
         let held = match t.start_ms {
             Some(s) if t.status == TournamentStatus::Created && s <= self.now_ms() => {
-                super::driver::start_refusal(&mut c, &t).await?
+                super::start_refusal(&mut c, &t).await?
             }
             _ => None,
         };
