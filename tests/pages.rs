@@ -310,3 +310,71 @@ async fn a_tournament_set_in_the_lobby_lists_is_tagged_with_a_link_to_its_event(
         "{active}"
     );
 }
+
+#[tokio::test]
+async fn the_tournaments_page_links_to_older_pages_as_the_api_pages() {
+    let app = spawn_app().await;
+    for name in ["alpha-bot", "bravo-bot"] {
+        app.player_with_bot(name).await;
+    }
+    // One more than a page holds (100).
+    for i in 0..101 {
+        let r = app
+            .create_tournament(
+                Some("op-secret"),
+                json!({"name": format!("Cup {i}"), "format": "round_robin",
+                       "participants": ["alpha-bot", "bravo-bot"],
+                       "start_at": "2099-01-02T12:34:56Z"}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    }
+    let names = |html: &str| -> Vec<String> {
+        between(html, "<tbody id=\"tournaments\">", "</tbody>")
+            .split("<bdi>")
+            .skip(1)
+            .filter_map(|r| r.split("</bdi>").next())
+            .map(str::to_string)
+            .collect()
+    };
+
+    let (status, _, html) = page(&app, "/tournaments").await;
+    assert_eq!(status, StatusCode::OK);
+    let mut seen = names(&html);
+    assert_eq!(seen.len(), 100);
+    let pager = between(&html, "<p class=\"pager\" id=\"pager\">", "</p>");
+    assert!(!pager.contains("Newest"), "{pager}");
+    let older = between(
+        pager,
+        "/tournaments?before=",
+        "\" rel=\"next\">Older tournaments</a>",
+    );
+    assert!(older.starts_with("/tournaments?before=tour_"), "{older}");
+
+    let (status, _, html) = page(&app, older).await;
+    assert_eq!(status, StatusCode::OK);
+    // The older page holds the one left: both pages together hold each tournament once
+    // (tournaments made in the same millisecond have no creation order between them).
+    let rest = names(&html);
+    assert_eq!(rest.len(), 1);
+    seen.extend(rest);
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), 101);
+    assert!(html.contains("<h2 id=\"list-title\">Older tournaments, newest first</h2>"));
+    let pager = between(&html, "<p class=\"pager\" id=\"pager\">", "</p>");
+    assert!(
+        pager.ends_with("<a href=\"/tournaments\">Newest tournaments</a>"),
+        "{pager}"
+    );
+    assert!(!pager.contains("Older"), "{pager}");
+
+    // A cursor that is not a tournament id is a 404 page, as an unknown tournament is.
+    let (status, kind, html) = page(&app, "/tournaments?before=%3Cb%3E").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(kind.starts_with("text/html"), "{kind}");
+    assert!(
+        html.contains("No tournament &#39;&lt;b&gt;&#39;."),
+        "{html}"
+    );
+}

@@ -153,10 +153,31 @@ async fn bot_page(
     )))
 }
 
-/// `/tournaments`: every tournament, newest first.
-async fn tournaments_page(st: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let all = st.arena.list_tournaments(None, None, 100).await?;
-    Ok(page(pages::tournaments_page(TOURNAMENTS_HTML, &all)))
+/// Tournaments on one page of `/tournaments`.
+const TOURNAMENTS_PAGE: i64 = 100;
+
+/// `/tournaments?before=`: the tournaments, newest first, a page at a time; `before` is the
+/// last tournament of the newer page (as `GET /v1/tournaments` pages). Errors: 404 page when
+/// `before` is not a tournament id.
+async fn tournaments_page(
+    st: web::Data<AppState>,
+    q: web::Query<std::collections::HashMap<String, String>>,
+) -> Result<HttpResponse, ApiError> {
+    let before = q.get("before").map(String::as_str);
+    if let Some(b) = before
+        && !(b.starts_with("tour_") && b.len() <= 64)
+    {
+        return Ok(not_found(&format!("No tournament '{b}'.")));
+    }
+    let all = st
+        .arena
+        .list_tournaments(None, before, TOURNAMENTS_PAGE)
+        .await?;
+    Ok(page(pages::tournaments_page(
+        TOURNAMENTS_HTML,
+        &all,
+        before,
+    )))
 }
 
 /// `/tournaments/{id}`: standings, crosstable and rounds. Errors: 404 page for an unknown one.

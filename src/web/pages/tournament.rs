@@ -62,15 +62,48 @@ fn tournament_row(t: &Value) -> String {
 }
 
 /// The list of tournaments (`GET /v1/tournaments`).
-pub fn tournaments_page(template: &str, all: &Value) -> String {
+/// `/tournaments`: one page of `GET /v1/tournaments` (`all`); `before` is the cursor the page
+/// was asked with (None: the newest). Links to the newest page (on an older one) and to the
+/// next older page (when `next_before` says there is one).
+pub fn tournaments_page(template: &str, all: &Value, before: Option<&str>) -> String {
     let rows: Vec<String> = list(all, "tournaments")
         .iter()
         .map(tournament_row)
         .collect();
-    let (rows, note) = rows_and_note("tournaments", &rows, "No tournaments yet.");
+    let empty = if before.is_some() {
+        "No older tournaments."
+    } else {
+        "No tournaments yet."
+    };
+    let (rows, note) = rows_and_note("tournaments", &rows, empty);
+    let mut links = vec![];
+    if before.is_some() {
+        links.push("<a href=\"/tournaments\">Newest tournaments</a>".to_string());
+    }
+    if let Some(next) = all["next_before"].as_str() {
+        links.push(format!(
+            "<a href=\"/tournaments?before={}\" rel=\"next\">Older tournaments</a>",
+            esc(&pct(next))
+        ));
+    }
+    let pager = if links.is_empty() {
+        String::new()
+    } else {
+        format!("<p class=\"pager\" id=\"pager\">{}</p>", links.join(" · "))
+    };
+    let title = if before.is_some() {
+        "Older tournaments, newest first"
+    } else {
+        "All tournaments, newest first"
+    };
     fill(
         template,
-        &[("tournaments", rows), ("tournaments-empty", note)],
+        &[
+            ("tournaments", rows),
+            ("tournaments-empty", note),
+            ("pager", pager),
+            ("list-title", title.to_string()),
+        ],
     )
 }
 
