@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use actix_web::{App, HttpServer, web as aweb};
 
-use arena::clock::{SystemTime, TimeSource};
+use arena::clock::{SteadyTime, TimeSource};
 use arena::{Arena, ArenaConfig};
 use config::ServeConfig;
 
@@ -35,7 +35,7 @@ pub struct Running {
 }
 
 /// Connects the database, registers the house bots, starts the scheduler and binds the HTTP
-/// server (not yet awaited). `time` is injected for tests; production passes [`SystemTime`].
+/// server (not yet awaited). `time` is injected for tests; production passes [`SteadyTime`].
 pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Result<Running> {
     // A malformed `--house-engine` stops the start before anything is touched.
     let engines = arena::house::outside::OutsideEngine::parse_all(&cfg.house_engines)
@@ -203,7 +203,7 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
 
 /// Runs the arena until the process is stopped.
 pub async fn serve(cfg: ServeConfig) -> anyhow::Result<()> {
-    let running = start(&cfg, Arc::new(SystemTime)).await?;
+    let running = start(&cfg, Arc::new(SteadyTime::new())).await?;
     println!("hexarena listening on http://{}", running.addr);
     println!(
         "bot authors: read agents.md, or try: curl -s -X POST http://{}/v1/players -d '{{\"name\":\"me\"}}'",

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use common::{TestApp, spawn_app};
 use futures_util::StreamExt;
-use hexarena::arena::clock::SystemTime;
+use hexarena::arena::clock::SteadyTime;
 use hexarena::config::ServeConfig;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -379,7 +379,7 @@ async fn spawn_configured(change: impl FnOnce(&mut ServeConfig)) -> TestApp {
         ..ServeConfig::default()
     };
     change(&mut cfg);
-    let running = hexarena::start(&cfg, std::sync::Arc::new(SystemTime))
+    let running = hexarena::start(&cfg, std::sync::Arc::new(SteadyTime::new()))
         .await
         .expect("arena starts");
     let url = format!("http://{}", running.addr);

@@ -19,15 +19,61 @@ pub trait TimeSource: Send + Sync + 'static {
     fn follows_wall_clock(&self) -> bool {
         true
     }
+
+    /// The machine's wall clock minus this source, ms, for a source that reads the wall
+    /// clock only at its start ([`SteadyTime`]); None for the others.
+    fn wall_gap_ms(&self) -> Option<i64> {
+        None
+    }
 }
 
-/// The real wall clock.
-#[derive(Debug, Default)]
-pub struct SystemTime;
+/// The arena's real clock: the wall clock read once, when it is made, then advanced by the
+/// machine's monotonic clock. A step of the wall clock while the arena runs (an NTP step, an
+/// operator's `date -s`) moves neither a charge nor a deadline: a bot loses on time only for
+/// its own slowness (SPEC 7). The monotonic clock is still slewed by NTP, so it keeps real
+/// time. On PostgreSQL the database's clock corrects it (`SyncedTime`); on SQLite a stepped
+/// wall clock is taken at the next start, and `TimeSource::wall_gap_ms` tells the heartbeat
+/// by how much the two disagree meanwhile.
+#[derive(Debug)]
+pub struct SteadyTime {
+    /// Wall-clock ms since the epoch at `start`.
+    start_ms: i64,
+    start: std::time::Instant,
+}
 
-impl TimeSource for SystemTime {
+impl SteadyTime {
+    /// Starts at the wall clock's reading now.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::starting_at(chrono::Utc::now().timestamp_millis())
+    }
+
+    /// Starts at `start_ms` (ms since the epoch) and runs on the monotonic clock from there.
+    #[must_use]
+    pub fn starting_at(start_ms: i64) -> Self {
+        SteadyTime {
+            start_ms,
+            start: std::time::Instant::now(),
+        }
+    }
+}
+
+impl Default for SteadyTime {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TimeSource for SteadyTime {
     fn now_ms(&self) -> i64 {
-        chrono::Utc::now().timestamp_millis()
+        let run = i64::try_from(self.start.elapsed().as_millis()).unwrap_or(i64::MAX);
+        self.start_ms.saturating_add(run)
+    }
+
+    /// The wall clock minus this clock now: how far the machine's wall clock was stepped (or
+    /// drifted) since the start.
+    fn wall_gap_ms(&self) -> Option<i64> {
+        Some(chrono::Utc::now().timestamp_millis() - self.now_ms())
     }
 }
 
@@ -311,6 +357,19 @@ impl TimeSource for SyncedTime {
     fn follows_wall_clock(&self) -> bool {
         self.inner.follows_wall_clock()
     }
+    fn wall_gap_ms(&self) -> Option<i64> {
+        self.inner.wall_gap_ms()
+    }
+}
+
+/// How far the machine's wall clock may move from the arena's before the heartbeat warns, ms.
+pub const WALL_GAP_WARN_MS: i64 = 1_000;
+
+/// Whether a wall-clock gap of `gap_ms` deserves a warning, given the gap last warned of
+/// (0 at first): once past [`WALL_GAP_WARN_MS`], and again each time it moves that much more.
+#[must_use]
+pub fn wall_gap_worth_warning(gap_ms: i64, warned_ms: i64) -> bool {
+    gap_ms.abs() > WALL_GAP_WARN_MS && (gap_ms - warned_ms).abs() > WALL_GAP_WARN_MS
 }
 
 /// Why a seat lost on time.
@@ -427,6 +486,45 @@ mod tests {
     use super::*;
 
     const T0: i64 = 1_700_000_000_000;
+
+    #[test]
+    fn the_steady_clock_reads_the_wall_clock_only_at_its_start() {
+        // Started at T0, far from the wall clock's now: every later reading is T0 plus the
+        // monotonic time since, so no wall-clock reading (or step) enters "now".
+        let t = SteadyTime::starting_at(T0);
+        let mut last = t.now_ms();
+        assert!((T0..T0 + 5_000).contains(&last), "{last}");
+        for _ in 0..1_000 {
+            let now = t.now_ms();
+            assert!(now >= last, "never runs backwards: {now} after {last}");
+            last = now;
+        }
+        let wall = chrono::Utc::now().timestamp_millis();
+        let gap = t.wall_gap_ms().expect("a steady clock knows its gap");
+        assert!((gap - (wall - T0)).abs() < 5_000, "{gap}");
+        // Started from the wall clock, the gap is about zero.
+        let gap = SteadyTime::new().wall_gap_ms().expect("gap");
+        assert!(gap.abs() < 1_000, "{gap}");
+        // Other sources read the wall clock (or none) every time: no gap to report.
+        assert_eq!(FakeTime::new(T0).wall_gap_ms(), None);
+        assert!(
+            SyncedTime::new(Arc::new(SteadyTime::new()))
+                .wall_gap_ms()
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn a_wall_clock_gap_is_warned_of_once_per_second_it_moves() {
+        assert!(!wall_gap_worth_warning(900, 0));
+        assert!(wall_gap_worth_warning(15_000, 0));
+        assert!(wall_gap_worth_warning(-15_000, 0));
+        // Warned at 15 s: not again until it moves by more than a second.
+        assert!(!wall_gap_worth_warning(15_600, 15_000));
+        assert!(wall_gap_worth_warning(16_200, 15_000));
+        // Back within a second of the arena's clock: nothing to say.
+        assert!(!wall_gap_worth_warning(200, 15_000));
+    }
 
     fn started(initial_ms: i64, inc_ms: i64) -> Clock {
         let mut c = Clock::new(initial_ms, inc_ms);

@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 use super::backoff::Backoff;
-use super::clock::Unsynced;
+use super::clock::{TimeSource, Unsynced};
 use super::{Arena, Change};
 use crate::store::StoreError;
 use crate::store::{Backend, events, games, instances};
@@ -153,6 +153,7 @@ async fn housekeeping(a: Arc<Arena>) {
     let mut alive: HashSet<String> = HashSet::new();
     let mut probe = Backoff::new("storage recovery probe", crate::store::health::PROBE_MAX);
     let mut steps = Backoff::new("heartbeat and sweeps", super::backoff::MAX);
+    let mut wall_gap_warned: i64 = 0;
     loop {
         tick.tick().await;
         if a.is_stopping() {
@@ -183,6 +184,19 @@ async fn housekeeping(a: Arc<Arena>) {
         }
         // While the clock is not trusted the heartbeat keeps the last trusted offset.
         sync_clock(&a).await;
+        // The arena's clock runs on the monotonic clock (`clock::SteadyTime`): a stepped wall
+        // clock changes no charge, but the operator should know the two disagree.
+        if let Some(gap) = a.clock.wall_gap_ms()
+            && super::clock::wall_gap_worth_warning(gap, wall_gap_warned)
+        {
+            tracing::warn!(
+                gap_ms = gap,
+                "the machine's wall clock moved away from the arena's clock (which runs on \
+                 the monotonic clock, so no bot is charged for it); shown times are off by \
+                 this much until a restart takes the wall clock again"
+            );
+            wall_gap_warned = gap;
+        }
         if a.store.backend == Backend::Postgres {
             match others_alive(&a).await {
                 Ok(now_alive) => {

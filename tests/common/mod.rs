@@ -21,7 +21,7 @@ pub mod sse;
 use std::sync::Arc;
 
 use hexarena::arena::Arena;
-use hexarena::arena::clock::{SystemTime, TimeSource};
+use hexarena::arena::clock::{SteadyTime, TimeSource};
 use hexarena::config::ServeConfig;
 use hexarena_contract::{GameState, SetView};
 use reqwest::{Method, StatusCode};
@@ -116,7 +116,7 @@ impl Default for Spawn {
             starting_balance: 1000,
             register_per_min: 10_000,
             sets_per_min: 10_000,
-            time: Arc::new(SystemTime),
+            time: Arc::new(SteadyTime::new()),
             database_url: None,
             house_threads: None,
             house_games_per_thread: hexarena::arena::house::GAMES_PER_THREAD_DEFAULT,
