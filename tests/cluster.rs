@@ -721,3 +721,45 @@ async fn the_public_stream_of_one_instance_hears_sets_made_and_ended_on_another(
         .expect("game 1's end reaches the other instance's public stream");
     assert_eq!((kind.as_str(), &data["set_id"]), ("set", &json!(set_id)));
 }
+
+/// Stop 35's breaker (F5): on a database already set up, two instances started at once with
+/// house bots both registered the missing rungs, and one exited on `name_taken`. They take
+/// turns now: both start, and each rung has one bot and one owner.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_instances_starting_at_once_register_each_house_bot_once() {
+    let Some(url) = fresh_pg_db().await else {
+        return;
+    };
+    // Migrated by an instance without house bots, as the tester had it.
+    let first = instances(&url, 1).await;
+    let house = || {
+        spawn_with(Spawn {
+            database_url: Some(url.clone()),
+            house_bots: true,
+            ..Spawn::default()
+        })
+    };
+    let (a, b) = tokio::join!(house(), house());
+    assert_ne!(a.url, b.url);
+    let mut c = db(&url).await;
+    let one = |sql: &'static str| sqlx::query_as::<_, (i64,)>(sql);
+    let (random,) = one("SELECT COUNT(*) FROM bots WHERE name = 'house-random'")
+        .fetch_one(&mut c)
+        .await
+        .expect("count");
+    assert_eq!(random, 1);
+    let (bots,) = one("SELECT COUNT(*) FROM bots WHERE house <> 0")
+        .fetch_one(&mut c)
+        .await
+        .expect("count");
+    let (owners,) = one("SELECT COUNT(*) FROM players WHERE house <> 0")
+        .fetch_one(&mut c)
+        .await
+        .expect("count");
+    assert!(bots >= 4, "{bots} house bots");
+    assert_eq!(
+        owners, bots,
+        "one owner per house bot, none left without one"
+    );
+    drop(first);
+}

@@ -156,3 +156,35 @@ pub async fn database_now_ms(c: &mut AnyConnection) -> sqlx::Result<i64> {
             .await?;
     Ok(db)
 }
+
+/// Key of the PostgreSQL advisory lock that instances take in turn to register the house bots
+/// at start-up (`arena::house::ensure`).
+pub const HOUSE_SETUP_LOCK: i64 = 0x6865_7861_6875_7365; // "hexahuse"
+
+/// Waits for, then holds on `c`, the advisory lock `key` (PostgreSQL; a no-op on SQLite,
+/// where one process holds the database). It is released by [`advisory_unlock`] or when the
+/// connection closes (a crashed instance holds nothing).
+pub async fn advisory_lock(c: &mut AnyConnection, backend: Backend, key: i64) -> sqlx::Result<()> {
+    if backend == Backend::Postgres {
+        sqlx::query("SELECT pg_advisory_lock($1)::text")
+            .bind(key)
+            .execute(c)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Releases the advisory lock `key` held on `c` (PostgreSQL; a no-op on SQLite).
+pub async fn advisory_unlock(
+    c: &mut AnyConnection,
+    backend: Backend,
+    key: i64,
+) -> sqlx::Result<()> {
+    if backend == Backend::Postgres {
+        sqlx::query("SELECT pg_advisory_unlock($1)::text")
+            .bind(key)
+            .execute(c)
+            .await?;
+    }
+    Ok(())
+}

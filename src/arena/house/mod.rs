@@ -321,6 +321,27 @@ pub async fn ensure(
     arena: &Arena,
     engines: &[outside::OutsideEngine],
 ) -> ArenaResult<Vec<HouseBot>> {
+    // Instances starting together would each find a rung missing and register it, and all
+    // but one fail on its name (stop 35's breaker, F5): they take turns, the later ones find
+    // the bots registered. The lock's connection is held aside; the work uses others.
+    let backend = arena.store.backend;
+    let key = crate::store::instances::HOUSE_SETUP_LOCK;
+    let mut lock = arena.store.conn().await?;
+    crate::store::instances::advisory_lock(&mut lock, backend, key).await?;
+    let out = ensure_in_turn(arena, engines).await;
+    if let Err(e) = crate::store::instances::advisory_unlock(&mut lock, backend, key).await {
+        // Not back to the pool holding the lock: closing the connection releases it.
+        tracing::warn!(error = %e, "releasing the house set-up lock failed; connection closed");
+        let _ = sqlx::Connection::close(lock.detach()).await;
+    }
+    out
+}
+
+/// [`ensure`]'s work, with the set-up lock held.
+async fn ensure_in_turn(
+    arena: &Arena,
+    engines: &[outside::OutsideEngine],
+) -> ArenaResult<Vec<HouseBot>> {
     let mut out = vec![];
     for (i, rung) in LADDER.iter().enumerate() {
         let existing = {
