@@ -453,3 +453,48 @@ async fn an_unreachable_postgres_is_an_outage_found_by_the_heartbeat_and_credite
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(r.body["moves"][2]["elapsed_ms"], 1_000, "{:?}", r.body);
 }
+
+/// Stop 35's breaker (F4): a database that refuses new connections (`ALLOW_CONNECTIONS
+/// false`, SQLSTATE 55000) answered a move 500 `internal`, and its outage began only when the
+/// clock could no longer be read. The refusal itself is a storage error now, so the outage
+/// starts at the last heartbeat the database answered, as for an unreachable database.
+/// PostgreSQL only.
+#[tokio::test]
+async fn a_database_refusing_new_connections_is_a_storage_error() {
+    use sqlx::Connection;
+    let Some(url) = common::fresh_pg_db().await else {
+        return;
+    };
+    let (admin_url, name) = url.rsplit_once('/').expect("database url");
+    let mut admin = sqlx::AnyConnection::connect(&common::pg_admin_url().expect("admin url"))
+        .await
+        .expect("admin connection");
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "ALTER DATABASE \"{name}\" ALLOW_CONNECTIONS false"
+    )))
+    .execute(&mut admin)
+    .await
+    .expect("refuse connections");
+    let refused = sqlx::AnyConnection::connect(&url)
+        .await
+        .expect_err("connections are refused");
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "ALTER DATABASE \"{name}\" ALLOW_CONNECTIONS true"
+    )))
+    .execute(&mut admin)
+    .await
+    .expect("allow connections again");
+    assert!(
+        hexarena::store::health::is_storage_error(&refused),
+        "{refused}"
+    );
+    assert_eq!(
+        hexarena::store::fault(&refused),
+        hexarena::store::Fault::Storage
+    );
+    // A database that does not exist is one too.
+    let gone = sqlx::AnyConnection::connect(&format!("{admin_url}/{name}_gone"))
+        .await
+        .expect_err("no such database");
+    assert!(hexarena::store::health::is_storage_error(&gone), "{gone}");
+}

@@ -202,9 +202,13 @@ pub fn is_storage_error(e: &sqlx::Error) -> bool {
                 || msg.contains("disk i/o error")
                 || msg.contains("readonly database")
                 // PostgreSQL: 53 insufficient resources, 58 system error, 08 connection,
-                // 57P0x shutting down, 25006 read-only transaction.
-                || ["53", "58", "08", "57P0"].iter().any(|p| code.starts_with(p))
+                // 57P0x shutting down, 25006 read-only transaction; and what only a new
+                // connection meets: 55000 the database not accepting connections (stop 35's
+                // breaker, F4: it was a 500), 3D000 the database gone, 28xxx logins refused.
+                || ["53", "58", "08", "57P0", "28"].iter().any(|p| code.starts_with(p))
                 || code == "25006"
+                || code == "3D000"
+                || (code == "55000" && msg.contains("not currently accepting connections"))
         }
         _ => false,
     }
