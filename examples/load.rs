@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hexarena::arena::clock::SystemTime;
+use hexarena::arena::clock::SteadyTime;
 use hexarena::config::ServeConfig;
 use rand::seq::IndexedRandom;
 use serde_json::{Value, json};
@@ -62,7 +62,7 @@ async fn main() {
         sets_per_min: 1_000_000,
         ..ServeConfig::default()
     };
-    let running = hexarena::start(&cfg, Arc::new(SystemTime))
+    let running = hexarena::start(&cfg, Arc::new(SteadyTime::new()))
         .await
         .expect("arena starts");
     let base = format!("http://{}", running.addr);
