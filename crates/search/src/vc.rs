@@ -165,6 +165,18 @@ impl Vcs {
         self.semis(EDGE_A, EDGE_B)
     }
 
+    /// Every pair's full connections, in no particular order of pairs (tests).
+    #[cfg(test)]
+    fn full_lists(&self) -> impl Iterator<Item = ((NodeId, NodeId), Vec<CellSet>)> + '_ {
+        self.full.iter().map(|(&k, l)| (k, l.clone()))
+    }
+
+    /// Every pair's semi connections, in no particular order of pairs (tests).
+    #[cfg(test)]
+    fn semi_lists(&self) -> impl Iterator<Item = ((NodeId, NodeId), Vec<Semi>)> + '_ {
+        self.semi.iter().map(|(&k, l)| (k, l.clone()))
+    }
+
     fn add_full(&mut self, a: NodeId, b: NodeId, c: CellSet, limits: &VcLimits) -> bool {
         if a == b || c.len() > limits.max_carrier {
             return false;
@@ -563,6 +575,328 @@ mod tests {
         for c in fulls {
             assert!(c.iter().all(|i| board.row_col(i).0 <= 3), "{c:?}");
         }
+    }
+
+    /// H-search as it was before it was sped up (issue 23, eighth piece), kept verbatim but for
+    /// its maps' owner: the reference the guard below compares against. Returns the full and
+    /// the semi connections as found, each pair's list in its own order.
+    #[allow(clippy::type_complexity)]
+    fn reference_h_search(
+        board: &Board,
+        player: u8,
+        limits: &VcLimits,
+    ) -> (
+        HashMap<(NodeId, NodeId), Vec<CellSet>>,
+        HashMap<(NodeId, NodeId), Vec<Semi>>,
+    ) {
+        type Full = HashMap<(NodeId, NodeId), Vec<CellSet>>;
+        type Semis = HashMap<(NodeId, NodeId), Vec<Semi>>;
+        fn fulls(full: &Full, a: NodeId, b: NodeId) -> &[CellSet] {
+            full.get(&key(a, b)).map_or(&[], Vec::as_slice)
+        }
+        fn add_full(full: &mut Full, a: NodeId, b: NodeId, c: CellSet, limits: &VcLimits) -> bool {
+            if a == b || c.len() > limits.max_carrier {
+                return false;
+            }
+            let list = full.entry(key(a, b)).or_default();
+            if list.iter().any(|old| old.is_subset(&c)) || list.len() >= limits.fulls_per_pair {
+                return false;
+            }
+            list.retain(|old| !c.is_subset(old));
+            list.push(c);
+            true
+        }
+        fn add_semi(
+            full: &Full,
+            semi: &mut Semis,
+            a: NodeId,
+            b: NodeId,
+            s: Semi,
+            limits: &VcLimits,
+        ) -> bool {
+            if a == b || s.carrier.len() > limits.max_carrier {
+                return false;
+            }
+            if fulls(full, a, b).iter().any(|f| f.is_subset(&s.carrier)) {
+                return false;
+            }
+            let list = semi.entry(key(a, b)).or_default();
+            if list.iter().any(|old| old.carrier.is_subset(&s.carrier))
+                || list.len() >= limits.semis_per_pair
+            {
+                return false;
+            }
+            list.retain(|old| !s.carrier.is_subset(&old.carrier));
+            list.push(s);
+            true
+        }
+        let [side_a, _] = board.sides_of(player);
+        let mut node = vec![None; board.cells.len()];
+        for i in 0..board.cells.len() {
+            if board.cells[i] == EMPTY {
+                node[i] = Some(i as NodeId);
+            } else if board.cells[i] == player && node[i].is_none() {
+                let mut stack = vec![i];
+                node[i] = Some(i as NodeId);
+                while let Some(x) = stack.pop() {
+                    for y in board.ring(x) {
+                        if board.cells[y] == player && node[y].is_none() {
+                            node[y] = Some(i as NodeId);
+                            stack.push(y);
+                        }
+                    }
+                }
+            } else if let Some(side) = board.side_of(i)
+                && board.side_owner(side) == player
+            {
+                node[i] = Some(if side == side_a { EDGE_A } else { EDGE_B });
+            }
+        }
+        let node_of = |i: usize| node.get(i).copied().flatten();
+        let mut full = Full::default();
+        let mut semi = Semis::default();
+        for i in 0..board.cells.len() {
+            if !board.on_board(i) {
+                continue;
+            }
+            let Some(a) = node_of(i) else { continue };
+            for j in board.ring(i) {
+                if let Some(b) = node_of(j) {
+                    add_full(&mut full, a, b, CellSet::EMPTY, limits);
+                }
+            }
+        }
+        if limits.templates {
+            for (a, b, c) in bridges(board, player) {
+                if let (Some(x), Some(y)) = (node_of(a), node_of(b)) {
+                    add_full(&mut full, x, y, c, limits);
+                }
+            }
+            for (s, side, c) in edge_templates(board, player) {
+                if let Some(x) = node_of(s) {
+                    let e = if side == side_a { EDGE_A } else { EDGE_B };
+                    add_full(&mut full, x, e, c, limits);
+                }
+            }
+        }
+        let is_cell = |x: NodeId| usize::from(x) < PADDED && board.cells[usize::from(x)] == EMPTY;
+        for _ in 0..limits.passes {
+            let mut changed = false;
+            let mut by_node: HashMap<NodeId, Vec<(NodeId, CellSet)>> = HashMap::default();
+            for (&(a, b), list) in &full {
+                for &c in list {
+                    by_node.entry(a).or_default().push((b, c));
+                    by_node.entry(b).or_default().push((a, c));
+                }
+            }
+            let mut new_full = Vec::new();
+            let mut new_semi = Vec::new();
+            for (&z, list) in &by_node {
+                if usize::from(z) >= PADDED {
+                    continue;
+                }
+                let z_cell = is_cell(z);
+                for (p, &(x, cx)) in list.iter().enumerate() {
+                    for &(y, cy) in &list[p + 1..] {
+                        let both_cells = is_cell(x) && is_cell(y);
+                        if x == y || (both_cells && cx.len() + cy.len() + usize::from(z_cell) > 2) {
+                            continue;
+                        }
+                        if cx.meets(&cy) {
+                            continue;
+                        }
+                        let ends_in =
+                            |n: NodeId, c: &CellSet| is_cell(n) && c.contains(usize::from(n));
+                        if ends_in(x, &cy) || ends_in(y, &cx) {
+                            continue;
+                        }
+                        if z_cell && (cx.contains(usize::from(z)) || cy.contains(usize::from(z))) {
+                            continue;
+                        }
+                        let mut c = cx.union(&cy);
+                        if z_cell {
+                            c.insert(usize::from(z));
+                            new_semi.push((
+                                x,
+                                y,
+                                Semi {
+                                    carrier: c,
+                                    key: usize::from(z),
+                                },
+                            ));
+                        } else {
+                            new_full.push((x, y, c));
+                        }
+                    }
+                }
+            }
+            for (x, y, c) in new_full {
+                changed |= add_full(&mut full, x, y, c, limits);
+            }
+            for (x, y, s) in new_semi {
+                changed |= add_semi(&full, &mut semi, x, y, s, limits);
+            }
+            let pairs: Vec<(NodeId, NodeId)> = semi.keys().copied().collect();
+            for (a, b) in pairs {
+                let semis = semi.get(&(a, b)).map_or(&[][..], Vec::as_slice).to_vec();
+                let mut found = Vec::new();
+                for i in 0..semis.len() {
+                    for j in i + 1..semis.len() {
+                        let (si, sj) = (semis[i].carrier, semis[j].carrier);
+                        let common = si.intersection(&sj);
+                        if common.is_empty() {
+                            found.push(si.union(&sj));
+                        } else if limits.or_depth >= 3 {
+                            for sk in &semis[j + 1..] {
+                                if !common.meets(&sk.carrier) {
+                                    found.push(si.union(&sj).union(&sk.carrier));
+                                }
+                            }
+                        }
+                    }
+                }
+                for c in found {
+                    changed |= add_full(&mut full, a, b, c, limits);
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        (full, semi)
+    }
+
+    /// A random board of `size` with about `fill` of its cells taken, the two colours within
+    /// one stone of each other, either owner top-bottom.
+    fn random_board(rng: &mut rand_pcg::Pcg64, size: usize, fill: f64) -> Board {
+        use rand_core::Rng;
+        let rows = vec![".".repeat(size); size];
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let mut board = Board::parse(&rows).expect("a square board");
+        board.tb_owner = 1 + (rng.next_u32() % 2) as u8;
+        let empties = board.empties();
+        let stones = (empties.len() as f64 * fill) as usize;
+        let mut colour = 1 + (rng.next_u32() % 2) as u8;
+        let mut placed = 0;
+        while placed < stones {
+            let i = empties[rng.next_u32() as usize % empties.len()];
+            if board.cells[i] == EMPTY {
+                board.cells[i] = colour;
+                colour ^= 3;
+                placed += 1;
+            }
+        }
+        board
+    }
+
+    /// The connections of every pair in key order, carriers as lists of cells in each pair's
+    /// own order: a form both implementations can be compared in.
+    #[allow(clippy::type_complexity)]
+    fn canonical(
+        full: impl Iterator<Item = ((NodeId, NodeId), Vec<CellSet>)>,
+        semi: impl Iterator<Item = ((NodeId, NodeId), Vec<Semi>)>,
+    ) -> (
+        std::collections::BTreeMap<(NodeId, NodeId), Vec<Vec<usize>>>,
+        std::collections::BTreeMap<(NodeId, NodeId), Vec<(Vec<usize>, usize)>>,
+    ) {
+        (
+            full.map(|(k, l)| (k, l.iter().map(|c| c.iter().collect()).collect()))
+                .collect(),
+            semi.map(|(k, l)| {
+                (
+                    k,
+                    l.iter()
+                        .map(|s| (s.carrier.iter().collect(), s.key))
+                        .collect(),
+                )
+            })
+            .collect(),
+        )
+    }
+
+    /// FNV-1a over a stream of numbers.
+    fn fnv(h: &mut u64, n: usize) {
+        for b in (n as u64).to_le_bytes() {
+            *h = (*h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    /// The guard of the eighth piece: on 216 seeded random boards of sizes 5 to 13 (a tenth to
+    /// nearly all of the cells taken), for both players and four bounds, `h_search` finds
+    /// exactly the connections of the reference above, pair by pair and in the same order; and
+    /// the solver's verdicts, mustplays and fill-ins (full and quick analyses) hash to the
+    /// figure they had before the change.
+    #[test]
+    fn h_search_finds_exactly_the_connections_it_found_before_it_was_sped_up() {
+        use rand_core::SeedableRng;
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(2308);
+        let mut wide = VcLimits::ROOT;
+        wide.templates = false;
+        wide.passes = 8;
+        let mut small = VcLimits::TREE;
+        small.max_carrier = 10;
+        small.or_depth = 3;
+        let bounds = [VcLimits::ROOT, VcLimits::TREE, wide, small];
+        let (mut h, mut pairs, mut carriers) = (0xcbf2_9ce4_8422_2325u64, 0, 0);
+        let mut kinds = [0; 4];
+        for round in 0..24 {
+            for size in 5..=13 {
+                let fill = [0.1, 0.25, 0.4, 0.55, 0.7, 0.85][round % 6];
+                let board = random_board(&mut rng, size, fill);
+                for player in [1, 2] {
+                    for (k, limits) in bounds.iter().enumerate() {
+                        if k >= 2 && (round + size) % 3 != 0 {
+                            continue;
+                        }
+                        let vcs = h_search(&board, player, limits);
+                        let (full, semi) = reference_h_search(&board, player, limits);
+                        let want = canonical(full.into_iter(), semi.into_iter());
+                        let got = canonical(vcs.full_lists(), vcs.semi_lists());
+                        assert!(
+                            want == got,
+                            "round {round}, size {size}, player {player}, bounds {k}"
+                        );
+                        pairs += want.0.len() + want.1.len();
+                        carriers += want.0.values().map(Vec::len).sum::<usize>();
+                    }
+                    for limits in [VcLimits::ROOT, VcLimits::TREE] {
+                        for a in [
+                            crate::solver::analyse(&board, player, &limits),
+                            crate::solver::analyse_quick(&board, player, &limits),
+                        ] {
+                            match a.verdict {
+                                crate::solver::Verdict::Won { win } => {
+                                    kinds[0] += 1;
+                                    fnv(&mut h, 1);
+                                    fnv(&mut h, win);
+                                }
+                                crate::solver::Verdict::Lost { prolong } => {
+                                    kinds[1] += 1;
+                                    fnv(&mut h, 2);
+                                    prolong.iter().for_each(|i| fnv(&mut h, i));
+                                }
+                                crate::solver::Verdict::Open { mustplay } => {
+                                    kinds[2 + usize::from(mustplay.is_some())] += 1;
+                                    fnv(&mut h, 3);
+                                    mustplay.iter().flat_map(CellSet::iter).for_each(|i| {
+                                        fnv(&mut h, i);
+                                    });
+                                }
+                            }
+                            a.fill.filled().iter().for_each(|i| fnv(&mut h, i));
+                        }
+                    }
+                }
+            }
+        }
+        // enough work for the comparison to mean something
+        assert!(pairs > 50_000 && carriers > 50_000, "{pairs} {carriers}");
+        eprintln!(
+            "{pairs} pairs, {carriers} full carriers, verdicts {kinds:?}, solver hash {h:#x}"
+        );
+        // won, lost, open without and with a mustplay: each kind is met
+        assert!(kinds.iter().all(|&k| k >= 20), "{kinds:?}");
+        assert_eq!(h, 0x2f0b_a587_d51c_57ef, "the solver's answers changed");
     }
 
     #[test]
