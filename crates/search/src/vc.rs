@@ -113,13 +113,22 @@ pub struct Semi {
 }
 
 /// The virtual connections of one player found by [`h_search`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Vcs {
     player: u8,
     /// Node of every padded index: group root, the cell itself, an edge; `None` otherwise.
     node: Vec<Option<NodeId>>,
-    full: HashMap<(NodeId, NodeId), Vec<CellSet>>,
-    semi: HashMap<(NodeId, NodeId), Vec<Semi>>,
+    /// The connections, kept in bitsets as wide as the board needs ([`Store`]).
+    store: Box<dyn Connections>,
+}
+
+impl std::fmt::Debug for Vcs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Vcs")
+            .field("player", &self.player)
+            .field("pairs", &self.store.pairs())
+            .finish_non_exhaustive()
+    }
 }
 
 fn key(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
@@ -144,14 +153,15 @@ impl Vcs {
         if which == 0 { EDGE_A } else { EDGE_B }
     }
 
-    /// The full connections' carriers between two nodes (none when there is none known).
-    pub fn fulls(&self, a: NodeId, b: NodeId) -> &[CellSet] {
-        self.full.get(&key(a, b)).map_or(&[], Vec::as_slice)
+    /// The full connections' carriers between two nodes (none when there is none known), in
+    /// the order H-search kept them.
+    pub fn fulls(&self, a: NodeId, b: NodeId) -> Vec<CellSet> {
+        self.store.fulls(key(a, b))
     }
 
-    /// The semi connections between two nodes.
-    pub fn semis(&self, a: NodeId, b: NodeId) -> &[Semi] {
-        self.semi.get(&key(a, b)).map_or(&[], Vec::as_slice)
+    /// The semi connections between two nodes, in the order H-search kept them.
+    pub fn semis(&self, a: NodeId, b: NodeId) -> Vec<Semi> {
+        self.store.semis(key(a, b))
     }
 
     /// A full connection between the player's two edges: the player has won whoever moves.
@@ -161,49 +171,217 @@ impl Vcs {
 
     /// The semi connections between the player's two edges: on move, the player wins at any
     /// of their keys.
-    pub fn edge_to_edge_semis(&self) -> &[Semi] {
+    pub fn edge_to_edge_semis(&self) -> Vec<Semi> {
         self.semis(EDGE_A, EDGE_B)
     }
 
     /// Every pair's full connections, in no particular order of pairs (tests).
     #[cfg(test)]
-    fn full_lists(&self) -> impl Iterator<Item = ((NodeId, NodeId), Vec<CellSet>)> + '_ {
-        self.full.iter().map(|(&k, l)| (k, l.clone()))
+    fn full_lists(&self) -> Vec<((NodeId, NodeId), Vec<CellSet>)> {
+        self.store.full_lists()
     }
 
     /// Every pair's semi connections, in no particular order of pairs (tests).
     #[cfg(test)]
-    fn semi_lists(&self) -> impl Iterator<Item = ((NodeId, NodeId), Vec<Semi>)> + '_ {
-        self.semi.iter().map(|(&k, l)| (k, l.clone()))
+    fn semi_lists(&self) -> Vec<((NodeId, NodeId), Vec<Semi>)> {
+        self.store.semi_lists()
+    }
+}
+
+/// What [`Vcs`] asks of the connections H-search found, whatever the width of their bitsets.
+trait Connections: Send + Sync {
+    fn fulls(&self, k: (NodeId, NodeId)) -> Vec<CellSet>;
+    fn semis(&self, k: (NodeId, NodeId)) -> Vec<Semi>;
+    fn pairs(&self) -> usize;
+    fn clone_box(&self) -> Box<dyn Connections>;
+    #[cfg(test)]
+    fn full_lists(&self) -> Vec<((NodeId, NodeId), Vec<CellSet>)>;
+    #[cfg(test)]
+    fn semi_lists(&self) -> Vec<((NodeId, NodeId), Vec<Semi>)>;
+}
+
+impl Clone for Box<dyn Connections> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+/// A set of cells in `W` words: padded indices below `64 * W` (a board of up to
+/// `sqrt(64 * W) - 2` cells a side), so that 11x11 needs 3 words where [`CellSet`] has 13.
+/// Indices past the words are ignored, as [`CellSet`] ignores those past [`PADDED`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Bits<const W: usize>([u64; W]);
+
+impl<const W: usize> Bits<W> {
+    const EMPTY: Self = Bits([0; W]);
+
+    fn of(set: &CellSet) -> Self {
+        let mut b = Self::EMPTY;
+        for (k, w) in b.0.iter_mut().enumerate() {
+            *w = set.word(k);
+        }
+        b
     }
 
-    fn add_full(&mut self, a: NodeId, b: NodeId, c: CellSet, limits: &VcLimits) -> bool {
-        if a == b || c.len() > limits.max_carrier {
-            return false;
-        }
-        let list = self.full.entry(key(a, b)).or_default();
-        if list.iter().any(|old| old.is_subset(&c)) || list.len() >= limits.fulls_per_pair {
-            return false;
-        }
-        list.retain(|old| !c.is_subset(old));
-        list.push(c);
-        true
+    fn to_cell_set(self) -> CellSet {
+        CellSet::from_words(&self.0)
     }
 
-    fn add_semi(&mut self, a: NodeId, b: NodeId, s: Semi, limits: &VcLimits) -> bool {
-        if a == b || s.carrier.len() > limits.max_carrier {
+    fn insert(&mut self, i: usize) {
+        if let Some(w) = self.0.get_mut(i / 64) {
+            *w |= 1 << (i % 64);
+        }
+    }
+
+    fn contains(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    fn union(&self, o: &Self) -> Self {
+        let mut s = *self;
+        for (a, b) in s.0.iter_mut().zip(o.0) {
+            *a |= b;
+        }
+        s
+    }
+
+    fn intersection(&self, o: &Self) -> Self {
+        let mut s = *self;
+        for (a, b) in s.0.iter_mut().zip(o.0) {
+            *a &= b;
+        }
+        s
+    }
+
+    fn meets(&self, o: &Self) -> bool {
+        self.0.iter().zip(o.0).fold(0, |acc, (a, b)| acc | (a & b)) != 0
+    }
+
+    fn is_subset(&self, o: &Self) -> bool {
+        self.0.iter().zip(o.0).fold(0, |acc, (a, b)| acc | (a & !b)) == 0
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.iter().fold(0, |acc, &a| acc | a) == 0
+    }
+
+    fn len(&self) -> usize {
+        self.0.iter().map(|a| a.count_ones() as usize).sum()
+    }
+}
+
+/// A full connection's carrier with its size and the pass that found it (0: before the
+/// first pass).
+#[derive(Clone, Copy)]
+struct Full<const W: usize> {
+    bits: Bits<W>,
+    len: usize,
+    stage: usize,
+}
+
+/// A semi connection's carrier (key included) with its size, key and the pass that found it.
+#[derive(Clone, Copy)]
+struct SemiBits<const W: usize> {
+    bits: Bits<W>,
+    len: usize,
+    key: usize,
+    stage: usize,
+}
+
+/// The connections of one H-search in bitsets of `W` words.
+#[derive(Clone)]
+struct Store<const W: usize> {
+    full: HashMap<(NodeId, NodeId), Vec<Full<W>>>,
+    semi: HashMap<(NodeId, NodeId), Vec<SemiBits<W>>>,
+}
+
+impl<const W: usize> Connections for Store<W> {
+    fn fulls(&self, k: (NodeId, NodeId)) -> Vec<CellSet> {
+        self.full.get(&k).map_or(Vec::new(), |l| {
+            l.iter().map(|f| f.bits.to_cell_set()).collect()
+        })
+    }
+
+    fn semis(&self, k: (NodeId, NodeId)) -> Vec<Semi> {
+        self.semi.get(&k).map_or(Vec::new(), |l| {
+            l.iter()
+                .map(|s| Semi {
+                    carrier: s.bits.to_cell_set(),
+                    key: s.key,
+                })
+                .collect()
+        })
+    }
+
+    fn pairs(&self) -> usize {
+        self.full.len() + self.semi.len()
+    }
+
+    fn clone_box(&self) -> Box<dyn Connections> {
+        Box::new(self.clone())
+    }
+
+    #[cfg(test)]
+    fn full_lists(&self) -> Vec<((NodeId, NodeId), Vec<CellSet>)> {
+        self.full.keys().map(|&k| (k, self.fulls(k))).collect()
+    }
+
+    #[cfg(test)]
+    fn semi_lists(&self) -> Vec<((NodeId, NodeId), Vec<Semi>)> {
+        self.semi.keys().map(|&k| (k, self.semis(k))).collect()
+    }
+}
+
+/// Keeps carrier `bits` (of `len` cells) between `a` and `b` in `full` unless a kept one is a
+/// subset of it or the pair's list is full; drops the kept ones it is a subset of.
+fn add_full<const W: usize>(
+    full: &mut HashMap<(NodeId, NodeId), Vec<Full<W>>>,
+    (a, b): (NodeId, NodeId),
+    bits: Bits<W>,
+    len: usize,
+    stage: usize,
+    limits: &VcLimits,
+) -> bool {
+    if a == b || len > limits.max_carrier {
+        return false;
+    }
+    let list = full.entry(key(a, b)).or_default();
+    if list
+        .iter()
+        .any(|old| old.len <= len && old.bits.is_subset(&bits))
+        || list.len() >= limits.fulls_per_pair
+    {
+        return false;
+    }
+    list.retain(|old| !(len <= old.len && bits.is_subset(&old.bits)));
+    list.push(Full { bits, len, stage });
+    true
+}
+
+impl<const W: usize> Store<W> {
+    /// Keeps a semi connection between `a` and `b` unless a full one's carrier or a kept semi's
+    /// is a subset of its carrier, or the pair's list is full; drops the kept semis whose
+    /// carriers contain its own.
+    fn add_semi(&mut self, a: NodeId, b: NodeId, s: SemiBits<W>, limits: &VcLimits) -> bool {
+        if a == b || s.len > limits.max_carrier {
             return false;
         }
-        if self.fulls(a, b).iter().any(|f| f.is_subset(&s.carrier)) {
+        let k = key(a, b);
+        if self.full.get(&k).is_some_and(|l| {
+            l.iter()
+                .any(|f| f.len <= s.len && f.bits.is_subset(&s.bits))
+        }) {
             return false;
         }
-        let list = self.semi.entry(key(a, b)).or_default();
-        if list.iter().any(|old| old.carrier.is_subset(&s.carrier))
+        let list = self.semi.entry(k).or_default();
+        if list
+            .iter()
+            .any(|old| old.len <= s.len && old.bits.is_subset(&s.bits))
             || list.len() >= limits.semis_per_pair
         {
             return false;
         }
-        list.retain(|old| !s.carrier.is_subset(&old.carrier));
+        list.retain(|old| !(s.len <= old.len && s.bits.is_subset(&old.bits)));
         list.push(s);
         true
     }
@@ -322,7 +500,16 @@ pub fn edge_templates(board: &Board, player: u8) -> Vec<(usize, Side, CellSet)> 
 }
 
 /// The virtual connections of `player` (1 or 2) on `board` by H-search (see the module doc),
-/// within `limits`. Pure; a few ms on 11x11 with [`VcLimits::ROOT`].
+/// within `limits`. Pure; about a millisecond on 11x11 with [`VcLimits::ROOT`].
+///
+/// Two things keep it cheap without changing what it finds: its carriers are bitsets as wide
+/// as the board needs (3 words on 11x11), and each pass applies the rules only to the
+/// combinations with a connection found in the pass before. A combination of older ones was
+/// tried in an earlier pass, and trying it again changes nothing: a list only rejects a
+/// connection because a kept one is a subset of it (kept ones are only ever replaced by their
+/// own subsets) or because it is full (a full list stays full), or for its size. The maps'
+/// fixed hash and the order of the rules are as before, so the bounded lists keep the same
+/// connections in the same order.
 pub fn h_search(board: &Board, player: u8, limits: &VcLimits) -> Vcs {
     let [side_a, _] = board.sides_of(player);
     let mut node = vec![None; board.cells.len()];
@@ -347,9 +534,44 @@ pub fn h_search(board: &Board, player: u8, limits: &VcLimits) -> Vcs {
             node[i] = Some(if side == side_a { EDGE_A } else { EDGE_B });
         }
     }
-    let mut vcs = Vcs {
+    let store: Box<dyn Connections> = match board.cells.len().div_ceil(64) {
+        0 | 1 => Box::new(search::<1>(board, player, &node, limits)),
+        2 => Box::new(search::<2>(board, player, &node, limits)),
+        3 => Box::new(search::<3>(board, player, &node, limits)),
+        4 => Box::new(search::<4>(board, player, &node, limits)),
+        5..=7 => Box::new(search::<7>(board, player, &node, limits)),
+        _ => Box::new(search::<13>(board, player, &node, limits)),
+    };
+    Vcs {
         player,
         node,
+        store,
+    }
+}
+
+/// One end of a full connection around a middle node, as the AND rule reads it.
+#[derive(Clone, Copy)]
+struct End<const W: usize> {
+    /// The node at the other end.
+    other: NodeId,
+    /// Whether that node is an empty cell.
+    other_cell: bool,
+    /// Whether the carrier is new (found in the pass before).
+    new: bool,
+    len: usize,
+    bits: Bits<W>,
+}
+
+/// H-search proper (see [`h_search`]) with carriers of `W` words.
+fn search<const W: usize>(
+    board: &Board,
+    player: u8,
+    node: &[Option<NodeId>],
+    limits: &VcLimits,
+) -> Store<W> {
+    let [side_a, _] = board.sides_of(player);
+    let node_of = |i: usize| node.get(i).copied().flatten();
+    let mut store = Store::<W> {
         full: HashMap::default(),
         semi: HashMap::default(),
     };
@@ -358,123 +580,181 @@ pub fn h_search(board: &Board, player: u8, limits: &VcLimits) -> Vcs {
         if !board.on_board(i) {
             continue;
         }
-        let Some(a) = vcs.node_of(i) else { continue };
+        let Some(a) = node_of(i) else { continue };
         for j in board.ring(i) {
-            if let Some(b) = vcs.node_of(j) {
-                vcs.add_full(a, b, CellSet::EMPTY, limits);
+            if let Some(b) = node_of(j) {
+                add_full(&mut store.full, (a, b), Bits::EMPTY, 0, 0, limits);
             }
         }
     }
-    let listed = if limits.templates {
-        bridges(board, player)
-    } else {
-        Vec::new()
-    };
-    for (a, b, c) in listed {
-        if let (Some(x), Some(y)) = (vcs.node_of(a), vcs.node_of(b)) {
-            vcs.add_full(x, y, c, limits);
+    if limits.templates {
+        for (a, b, c) in bridges(board, player) {
+            if let (Some(x), Some(y)) = (node_of(a), node_of(b)) {
+                add_full(&mut store.full, (x, y), Bits::of(&c), c.len(), 0, limits);
+            }
         }
-    }
-    let listed = if limits.templates {
-        edge_templates(board, player)
-    } else {
-        Vec::new()
-    };
-    for (s, side, c) in listed {
-        if let Some(x) = vcs.node_of(s) {
-            let e = if side == side_a { EDGE_A } else { EDGE_B };
-            vcs.add_full(x, e, c, limits);
+        for (s, side, c) in edge_templates(board, player) {
+            if let Some(x) = node_of(s) {
+                let e = if side == side_a { EDGE_A } else { EDGE_B };
+                add_full(&mut store.full, (x, e), Bits::of(&c), c.len(), 0, limits);
+            }
         }
     }
     let is_cell = |x: NodeId| usize::from(x) < PADDED && board.cells[usize::from(x)] == EMPTY;
-    for _ in 0..limits.passes {
+    // buffers kept from pass to pass: the ends around each middle node, the new ends' places
+    let mut ends: Vec<Vec<End<W>>> = Vec::new();
+    let mut news: Vec<usize> = Vec::new();
+    let mut new_full: Vec<(NodeId, NodeId, Bits<W>, usize)> = Vec::new();
+    let mut new_semi: Vec<(NodeId, NodeId, SemiBits<W>)> = Vec::new();
+    let mut found: Vec<(Bits<W>, usize)> = Vec::new();
+    for pass in 1..=limits.passes {
         let mut changed = false;
         // the AND rule around every middle node z that is an empty cell or a group (never
-        // an edge: two cells touching an edge are not joined by it)
-        let mut by_node: HashMap<NodeId, Vec<(NodeId, CellSet)>> = HashMap::default();
-        for (&(a, b), list) in &vcs.full {
-            for &c in list {
-                by_node.entry(a).or_default().push((b, c));
-                by_node.entry(b).or_default().push((a, c));
-            }
+        // an edge: two cells touching an edge are not joined by it). The map of middle nodes
+        // is built afresh in the same order as ever, since its order decides what is kept.
+        let mut by_node: HashMap<NodeId, usize> = HashMap::default();
+        let mut used = 0;
+        let mut slot_of = |z: NodeId, by_node: &mut HashMap<NodeId, usize>| {
+            *by_node.entry(z).or_insert_with(|| {
+                if ends.len() == used {
+                    ends.push(Vec::new());
+                }
+                ends[used].clear();
+                used += 1;
+                used - 1
+            })
+        };
+        let mut places: Vec<(usize, usize)> = Vec::with_capacity(2 * store.full.len());
+        for &(a, b) in store.full.keys() {
+            places.push((slot_of(a, &mut by_node), slot_of(b, &mut by_node)));
         }
-        let mut new_full = Vec::new();
-        let mut new_semi = Vec::new();
-        for (&z, list) in &by_node {
-            if usize::from(z) >= PADDED {
-                continue;
-            }
-            let z_cell = is_cell(z);
-            for (p, &(x, cx)) in list.iter().enumerate() {
-                for &(y, cy) in &list[p + 1..] {
-                    // between two empty cells only bridges (carriers of 2 cells at most) are kept:
-                    // enough for templates from empty cells, and few
-                    let both_cells = is_cell(x) && is_cell(y);
-                    if x == y || (both_cells && cx.len() + cy.len() + usize::from(z_cell) > 2) {
-                        continue;
-                    }
-                    if cx.meets(&cy) {
-                        continue;
-                    }
-                    let ends_in = |n: NodeId, c: &CellSet| is_cell(n) && c.contains(usize::from(n));
-                    if ends_in(x, &cy) || ends_in(y, &cx) {
-                        continue;
-                    }
-                    if z_cell && (cx.contains(usize::from(z)) || cy.contains(usize::from(z))) {
-                        continue;
-                    }
-                    let mut c = cx.union(&cy);
-                    if z_cell {
-                        c.insert(usize::from(z));
-                        new_semi.push((
-                            x,
-                            y,
-                            Semi {
-                                carrier: c,
-                                key: usize::from(z),
-                            },
-                        ));
-                    } else {
-                        new_full.push((x, y, c));
-                    }
+        for ((&(a, b), list), &(sa, sb)) in store.full.iter().zip(&places) {
+            for f in list {
+                let new = f.stage + 1 == pass;
+                let end = |other: NodeId| End {
+                    other,
+                    other_cell: is_cell(other),
+                    new,
+                    len: f.len,
+                    bits: f.bits,
+                };
+                if usize::from(a) < PADDED {
+                    ends[sa].push(end(b));
+                }
+                if usize::from(b) < PADDED {
+                    ends[sb].push(end(a));
                 }
             }
         }
-        for (x, y, c) in new_full {
-            changed |= vcs.add_full(x, y, c, limits);
+        new_full.clear();
+        new_semi.clear();
+        for (&z, &slot) in &by_node {
+            if usize::from(z) >= PADDED {
+                continue;
+            }
+            let list = &ends[slot];
+            news.clear();
+            news.extend((0..list.len()).filter(|&i| list[i].new));
+            let Some(&last_new) = news.last() else {
+                continue;
+            };
+            let z_cell = is_cell(z);
+            let zi = usize::from(z);
+            let mut q = 0;
+            // the pairs (p, r), p < r, with at least one new end, in the order of all pairs
+            for (p, ex) in list.iter().enumerate().take(last_new + 1) {
+                while q < news.len() && news[q] <= p {
+                    q += 1;
+                }
+                let mut try_pair = |ey: &End<W>| {
+                    let (x, y) = (ex.other, ey.other);
+                    // between two empty cells only bridges (carriers of 2 cells at most) are
+                    // kept: enough for templates from empty cells, and few
+                    if x == y
+                        || (ex.other_cell
+                            && ey.other_cell
+                            && ex.len + ey.len + usize::from(z_cell) > 2)
+                    {
+                        return;
+                    }
+                    if ex.bits.meets(&ey.bits) {
+                        return;
+                    }
+                    if (ex.other_cell && ey.bits.contains(usize::from(x)))
+                        || (ey.other_cell && ex.bits.contains(usize::from(y)))
+                    {
+                        return;
+                    }
+                    if z_cell && (ex.bits.contains(zi) || ey.bits.contains(zi)) {
+                        return;
+                    }
+                    let mut c = ex.bits.union(&ey.bits);
+                    let len = ex.len + ey.len;
+                    if z_cell {
+                        c.insert(zi);
+                        new_semi.push((
+                            x,
+                            y,
+                            SemiBits {
+                                bits: c,
+                                len: len + 1,
+                                key: zi,
+                                stage: pass,
+                            },
+                        ));
+                    } else {
+                        new_full.push((x, y, c, len));
+                    }
+                };
+                if ex.new {
+                    list[p + 1..].iter().for_each(&mut try_pair);
+                } else {
+                    news[q..].iter().for_each(|&r| try_pair(&list[r]));
+                }
+            }
         }
-        for (x, y, s) in new_semi {
-            changed |= vcs.add_semi(x, y, s, limits);
+        for &(x, y, c, len) in &new_full {
+            changed |= add_full(&mut store.full, (x, y), c, len, pass, limits);
         }
-        // the OR rule: semis of a pair with no common cell
-        let pairs: Vec<(NodeId, NodeId)> = vcs.semi.keys().copied().collect();
-        for (a, b) in pairs {
-            let semis = vcs.semis(a, b).to_vec();
-            let mut found = Vec::new();
+        for &(x, y, s) in &new_semi {
+            changed |= store.add_semi(x, y, s, limits);
+        }
+        // the OR rule: semis of a pair with no common cell (those of the combinations with a
+        // semi found in this pass)
+        let Store { full, semi } = &mut store;
+        for (&(a, b), semis) in semi.iter() {
+            if !semis.iter().any(|s| s.stage == pass) {
+                continue;
+            }
+            found.clear();
             for i in 0..semis.len() {
                 for j in i + 1..semis.len() {
-                    let (si, sj) = (semis[i].carrier, semis[j].carrier);
-                    let common = si.intersection(&sj);
+                    let (si, sj) = (&semis[i], &semis[j]);
+                    let common = si.bits.intersection(&sj.bits);
+                    let new_ij = si.stage == pass || sj.stage == pass;
                     if common.is_empty() {
-                        found.push(si.union(&sj));
+                        if new_ij {
+                            found.push((si.bits.union(&sj.bits), si.len + sj.len));
+                        }
                     } else if limits.or_depth >= 3 {
                         for sk in &semis[j + 1..] {
-                            if !common.meets(&sk.carrier) {
-                                found.push(si.union(&sj).union(&sk.carrier));
+                            if (new_ij || sk.stage == pass) && !common.meets(&sk.bits) {
+                                let c = si.bits.union(&sj.bits).union(&sk.bits);
+                                found.push((c, c.len()));
                             }
                         }
                     }
                 }
             }
-            for c in found {
-                changed |= vcs.add_full(a, b, c, limits);
+            for &(c, len) in &found {
+                changed |= add_full(full, (a, b), c, len, pass, limits);
             }
         }
         if !changed {
             break;
         }
     }
-    vcs
+    store
 }
 
 #[cfg(test)]
@@ -851,7 +1131,8 @@ mod tests {
                         let vcs = h_search(&board, player, limits);
                         let (full, semi) = reference_h_search(&board, player, limits);
                         let want = canonical(full.into_iter(), semi.into_iter());
-                        let got = canonical(vcs.full_lists(), vcs.semi_lists());
+                        let got =
+                            canonical(vcs.full_lists().into_iter(), vcs.semi_lists().into_iter());
                         assert!(
                             want == got,
                             "round {round}, size {size}, player {player}, bounds {k}"
