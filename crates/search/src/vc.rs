@@ -288,33 +288,104 @@ struct SemiBits<const W: usize> {
     stage: usize,
 }
 
+/// One kind of connection (full or semi) of every pair of nodes: the lists, a map from the
+/// pair to its list in the fixed hash's order (the rules follow its order, which decides what
+/// the bounded lists keep), and a table by the two nodes' numbers for the rules' look-ups.
+#[derive(Clone)]
+struct Lists<T> {
+    order: HashMap<(NodeId, NodeId), usize>,
+    lists: Vec<Vec<T>>,
+    /// The last pass that added to each list (0: before the first pass).
+    last: Vec<usize>,
+    /// The list of the pair at [`Numbers::slot`]; `u32::MAX` for none. Emptied after the
+    /// search.
+    at: Vec<u32>,
+}
+
+impl<T> Lists<T> {
+    fn new(slots: usize) -> Self {
+        Lists {
+            order: HashMap::default(),
+            lists: Vec::new(),
+            last: Vec::new(),
+            at: vec![u32::MAX; slots],
+        }
+    }
+
+    /// The list of the pair at `slot` (empty when there is none).
+    fn get(&self, slot: usize) -> &[T] {
+        match self.at.get(slot) {
+            Some(&i) if i != u32::MAX => &self.lists[i as usize],
+            _ => &[],
+        }
+    }
+
+    /// The list of pair `k` at `slot`, made (and entered in the map) when it is new, and its
+    /// last pass.
+    fn list_mut(&mut self, k: (NodeId, NodeId), slot: usize) -> (&mut Vec<T>, &mut usize) {
+        let i = match self.at[slot] {
+            u32::MAX => {
+                let i = self.lists.len();
+                self.order.insert(k, i);
+                self.lists.push(Vec::new());
+                self.last.push(0);
+                self.at[slot] = i as u32;
+                i
+            }
+            i => i as usize,
+        };
+        (&mut self.lists[i], &mut self.last[i])
+    }
+
+    /// The list of pair `k` (empty when there is none).
+    fn of(&self, k: (NodeId, NodeId)) -> &[T] {
+        self.order.get(&k).map_or(&[], |&i| &self.lists[i])
+    }
+}
+
+/// The nodes' numbers from 0 (in the order of their ids), for the tables of [`Lists`].
+#[derive(Clone)]
+struct Numbers {
+    of: Vec<usize>,
+    count: usize,
+}
+
+impl Numbers {
+    /// The table slot of pair `k` (as made by [`key`]).
+    fn slot(&self, (a, b): (NodeId, NodeId)) -> usize {
+        self.of[usize::from(a)] * self.count + self.of[usize::from(b)]
+    }
+}
+
 /// The connections of one H-search in bitsets of `W` words.
 #[derive(Clone)]
 struct Store<const W: usize> {
-    full: HashMap<(NodeId, NodeId), Vec<Full<W>>>,
-    semi: HashMap<(NodeId, NodeId), Vec<SemiBits<W>>>,
+    full: Lists<Full<W>>,
+    semi: Lists<SemiBits<W>>,
 }
 
 impl<const W: usize> Connections for Store<W> {
     fn fulls(&self, k: (NodeId, NodeId)) -> Vec<CellSet> {
-        self.full.get(&k).map_or(Vec::new(), |l| {
-            l.iter().map(|f| f.bits.to_cell_set()).collect()
-        })
+        self.full
+            .of(k)
+            .iter()
+            .map(|f| f.bits.to_cell_set())
+            .collect()
     }
 
     fn semis(&self, k: (NodeId, NodeId)) -> Vec<Semi> {
-        self.semi.get(&k).map_or(Vec::new(), |l| {
-            l.iter()
-                .map(|s| Semi {
-                    carrier: s.bits.to_cell_set(),
-                    key: s.key,
-                })
-                .collect()
-        })
+        self.semi
+            .of(k)
+            .iter()
+            .map(|s| Semi {
+                carrier: s.bits.to_cell_set(),
+                key: s.key,
+            })
+            .collect()
     }
 
     fn pairs(&self) -> usize {
-        self.full.len() + self.semi.len()
+        self.full.order.len() + self.semi.order.len()
     }
 
     fn clone_box(&self) -> Box<dyn Connections> {
@@ -323,19 +394,28 @@ impl<const W: usize> Connections for Store<W> {
 
     #[cfg(test)]
     fn full_lists(&self) -> Vec<((NodeId, NodeId), Vec<CellSet>)> {
-        self.full.keys().map(|&k| (k, self.fulls(k))).collect()
+        self.full
+            .order
+            .keys()
+            .map(|&k| (k, self.fulls(k)))
+            .collect()
     }
 
     #[cfg(test)]
     fn semi_lists(&self) -> Vec<((NodeId, NodeId), Vec<Semi>)> {
-        self.semi.keys().map(|&k| (k, self.semis(k))).collect()
+        self.semi
+            .order
+            .keys()
+            .map(|&k| (k, self.semis(k)))
+            .collect()
     }
 }
 
 /// Keeps carrier `bits` (of `len` cells) between `a` and `b` in `full` unless a kept one is a
 /// subset of it or the pair's list is full; drops the kept ones it is a subset of.
 fn add_full<const W: usize>(
-    full: &mut HashMap<(NodeId, NodeId), Vec<Full<W>>>,
+    full: &mut Lists<Full<W>>,
+    numbers: &Numbers,
     (a, b): (NodeId, NodeId),
     bits: Bits<W>,
     len: usize,
@@ -345,7 +425,8 @@ fn add_full<const W: usize>(
     if a == b || len > limits.max_carrier {
         return false;
     }
-    let list = full.entry(key(a, b)).or_default();
+    let k = key(a, b);
+    let (list, last) = full.list_mut(k, numbers.slot(k));
     if list
         .iter()
         .any(|old| old.len <= len && old.bits.is_subset(&bits))
@@ -355,36 +436,45 @@ fn add_full<const W: usize>(
     }
     list.retain(|old| !(len <= old.len && bits.is_subset(&old.bits)));
     list.push(Full { bits, len, stage });
+    *last = stage;
     true
 }
 
-impl<const W: usize> Store<W> {
-    /// Keeps a semi connection between `a` and `b` unless a full one's carrier or a kept semi's
-    /// is a subset of its carrier, or the pair's list is full; drops the kept semis whose
-    /// carriers contain its own.
-    fn add_semi(&mut self, a: NodeId, b: NodeId, s: SemiBits<W>, limits: &VcLimits) -> bool {
-        if a == b || s.len > limits.max_carrier {
-            return false;
-        }
-        let k = key(a, b);
-        if self.full.get(&k).is_some_and(|l| {
-            l.iter()
-                .any(|f| f.len <= s.len && f.bits.is_subset(&s.bits))
-        }) {
-            return false;
-        }
-        let list = self.semi.entry(k).or_default();
-        if list
-            .iter()
-            .any(|old| old.len <= s.len && old.bits.is_subset(&s.bits))
-            || list.len() >= limits.semis_per_pair
-        {
-            return false;
-        }
-        list.retain(|old| !(s.len <= old.len && s.bits.is_subset(&old.bits)));
-        list.push(s);
-        true
+/// Keeps a semi connection between `a` and `b` in `semi` unless a full one's carrier or a kept
+/// semi's is a subset of its carrier, or the pair's list is full; drops the kept semis whose
+/// carriers contain its own.
+fn add_semi<const W: usize>(
+    full: &Lists<Full<W>>,
+    semi: &mut Lists<SemiBits<W>>,
+    numbers: &Numbers,
+    (a, b): (NodeId, NodeId),
+    s: SemiBits<W>,
+    limits: &VcLimits,
+) -> bool {
+    if a == b || s.len > limits.max_carrier {
+        return false;
     }
+    let k = key(a, b);
+    let slot = numbers.slot(k);
+    if full
+        .get(slot)
+        .iter()
+        .any(|f| f.len <= s.len && f.bits.is_subset(&s.bits))
+    {
+        return false;
+    }
+    let (list, last) = semi.list_mut(k, slot);
+    if list
+        .iter()
+        .any(|old| old.len <= s.len && old.bits.is_subset(&s.bits))
+        || list.len() >= limits.semis_per_pair
+    {
+        return false;
+    }
+    list.retain(|old| !(s.len <= old.len && s.bits.is_subset(&old.bits)));
+    list.push(s);
+    *last = s.stage;
+    true
 }
 
 /// Every bridge of `player`'s: pairs of its stones `(a, b)` (padded indices, `a < b`) that are
@@ -571,10 +661,22 @@ fn search<const W: usize>(
 ) -> Store<W> {
     let [side_a, _] = board.sides_of(player);
     let node_of = |i: usize| node.get(i).copied().flatten();
-    let mut store = Store::<W> {
-        full: HashMap::default(),
-        semi: HashMap::default(),
-    };
+    // the nodes numbered in the order of their ids: cells and groups, then the two edges
+    let mut of = vec![0; board.cells.len().max(PADDED) + 2];
+    let mut count = 0;
+    for (i, &n) in node.iter().enumerate() {
+        if n == Some(i as NodeId) {
+            of[i] = count;
+            count += 1;
+        }
+    }
+    for edge in [EDGE_A, EDGE_B] {
+        of[usize::from(edge)] = count;
+        count += 1;
+    }
+    let numbers = Numbers { of, count };
+    let mut full = Lists::new(count * count);
+    let mut semi = Lists::new(count * count);
     // adjacency: full connections with empty carriers
     for i in 0..board.cells.len() {
         if !board.on_board(i) {
@@ -583,25 +685,43 @@ fn search<const W: usize>(
         let Some(a) = node_of(i) else { continue };
         for j in board.ring(i) {
             if let Some(b) = node_of(j) {
-                add_full(&mut store.full, (a, b), Bits::EMPTY, 0, 0, limits);
+                add_full(&mut full, &numbers, (a, b), Bits::EMPTY, 0, 0, limits);
             }
         }
     }
     if limits.templates {
         for (a, b, c) in bridges(board, player) {
             if let (Some(x), Some(y)) = (node_of(a), node_of(b)) {
-                add_full(&mut store.full, (x, y), Bits::of(&c), c.len(), 0, limits);
+                add_full(
+                    &mut full,
+                    &numbers,
+                    (x, y),
+                    Bits::of(&c),
+                    c.len(),
+                    0,
+                    limits,
+                );
             }
         }
         for (s, side, c) in edge_templates(board, player) {
             if let Some(x) = node_of(s) {
                 let e = if side == side_a { EDGE_A } else { EDGE_B };
-                add_full(&mut store.full, (x, e), Bits::of(&c), c.len(), 0, limits);
+                add_full(
+                    &mut full,
+                    &numbers,
+                    (x, e),
+                    Bits::of(&c),
+                    c.len(),
+                    0,
+                    limits,
+                );
             }
         }
     }
     let is_cell = |x: NodeId| usize::from(x) < PADDED && board.cells[usize::from(x)] == EMPTY;
-    // buffers kept from pass to pass: the ends around each middle node, the new ends' places
+    // buffers kept from pass to pass: the ends around each middle node with a new one, the
+    // new ends' places, the rules' findings
+    let mut marked = vec![false; numbers.count];
     let mut ends: Vec<Vec<End<W>>> = Vec::new();
     let mut news: Vec<usize> = Vec::new();
     let mut new_full: Vec<(NodeId, NodeId, Bits<W>, usize)> = Vec::new();
@@ -610,12 +730,23 @@ fn search<const W: usize>(
     for pass in 1..=limits.passes {
         let mut changed = false;
         // the AND rule around every middle node z that is an empty cell or a group (never
-        // an edge: two cells touching an edge are not joined by it). The map of middle nodes
-        // is built afresh in the same order as ever, since its order decides what is kept.
+        // an edge: two cells touching an edge are not joined by it), in the order of a map of
+        // the middle nodes built afresh as ever; only the nodes with a carrier from the pass
+        // before get their ends listed
+        marked.fill(false);
+        for (&(a, b), &i) in &full.order {
+            if full.last[i] + 1 == pass {
+                marked[numbers.of[usize::from(a)]] = true;
+                marked[numbers.of[usize::from(b)]] = true;
+            }
+        }
         let mut by_node: HashMap<NodeId, usize> = HashMap::default();
         let mut used = 0;
         let mut slot_of = |z: NodeId, by_node: &mut HashMap<NodeId, usize>| {
             *by_node.entry(z).or_insert_with(|| {
+                if usize::from(z) >= PADDED || !marked[numbers.of[usize::from(z)]] {
+                    return usize::MAX;
+                }
                 if ends.len() == used {
                     ends.push(Vec::new());
                 }
@@ -624,12 +755,15 @@ fn search<const W: usize>(
                 used - 1
             })
         };
-        let mut places: Vec<(usize, usize)> = Vec::with_capacity(2 * store.full.len());
-        for &(a, b) in store.full.keys() {
+        let mut places: Vec<(usize, usize)> = Vec::with_capacity(full.order.len());
+        for &(a, b) in full.order.keys() {
             places.push((slot_of(a, &mut by_node), slot_of(b, &mut by_node)));
         }
-        for ((&(a, b), list), &(sa, sb)) in store.full.iter().zip(&places) {
-            for f in list {
+        for ((&(a, b), &i), &(sa, sb)) in full.order.iter().zip(&places) {
+            if sa == usize::MAX && sb == usize::MAX {
+                continue;
+            }
+            for f in &full.lists[i] {
                 let new = f.stage + 1 == pass;
                 let end = |other: NodeId| End {
                     other,
@@ -638,10 +772,10 @@ fn search<const W: usize>(
                     len: f.len,
                     bits: f.bits,
                 };
-                if usize::from(a) < PADDED {
+                if sa != usize::MAX {
                     ends[sa].push(end(b));
                 }
-                if usize::from(b) < PADDED {
+                if sb != usize::MAX {
                     ends[sb].push(end(a));
                 }
             }
@@ -649,7 +783,7 @@ fn search<const W: usize>(
         new_full.clear();
         new_semi.clear();
         for (&z, &slot) in &by_node {
-            if usize::from(z) >= PADDED {
+            if slot == usize::MAX {
                 continue;
             }
             let list = &ends[slot];
@@ -670,11 +804,12 @@ fn search<const W: usize>(
                     let (x, y) = (ex.other, ey.other);
                     // between two empty cells only bridges (carriers of 2 cells at most) are
                     // kept: enough for templates from empty cells, and few
-                    if x == y
-                        || (ex.other_cell
-                            && ey.other_cell
-                            && ex.len + ey.len + usize::from(z_cell) > 2)
-                    {
+                    let len = ex.len + ey.len + usize::from(z_cell);
+                    if x == y || (ex.other_cell && ey.other_cell && len > 2) {
+                        return;
+                    }
+                    // a carrier too large would be refused before its pair is looked up
+                    if len > limits.max_carrier {
                         return;
                     }
                     if ex.bits.meets(&ey.bits) {
@@ -689,7 +824,6 @@ fn search<const W: usize>(
                         return;
                     }
                     let mut c = ex.bits.union(&ey.bits);
-                    let len = ex.len + ey.len;
                     if z_cell {
                         c.insert(zi);
                         new_semi.push((
@@ -697,7 +831,7 @@ fn search<const W: usize>(
                             y,
                             SemiBits {
                                 bits: c,
-                                len: len + 1,
+                                len,
                                 key: zi,
                                 stage: pass,
                             },
@@ -714,18 +848,18 @@ fn search<const W: usize>(
             }
         }
         for &(x, y, c, len) in &new_full {
-            changed |= add_full(&mut store.full, (x, y), c, len, pass, limits);
+            changed |= add_full(&mut full, &numbers, (x, y), c, len, pass, limits);
         }
         for &(x, y, s) in &new_semi {
-            changed |= store.add_semi(x, y, s, limits);
+            changed |= add_semi(&full, &mut semi, &numbers, (x, y), s, limits);
         }
-        // the OR rule: semis of a pair with no common cell (those of the combinations with a
-        // semi found in this pass)
-        let Store { full, semi } = &mut store;
-        for (&(a, b), semis) in semi.iter() {
-            if !semis.iter().any(|s| s.stage == pass) {
+        // the OR rule: semis of a pair with no common cell (the combinations with a semi
+        // found in this pass)
+        for (&(a, b), &at) in &semi.order {
+            if semi.last[at] != pass {
                 continue;
             }
+            let semis = &semi.lists[at];
             found.clear();
             for i in 0..semis.len() {
                 for j in i + 1..semis.len() {
@@ -747,14 +881,17 @@ fn search<const W: usize>(
                 }
             }
             for &(c, len) in &found {
-                changed |= add_full(full, (a, b), c, len, pass, limits);
+                changed |= add_full(&mut full, &numbers, (a, b), c, len, pass, limits);
             }
         }
         if !changed {
             break;
         }
     }
-    store
+    // the tables served the look-ups; the answers go through the maps
+    full.at = Vec::new();
+    semi.at = Vec::new();
+    Store { full, semi }
 }
 
 #[cfg(test)]
