@@ -275,17 +275,17 @@ impl<const W: usize> Bits<W> {
 #[derive(Clone, Copy)]
 struct Full<const W: usize> {
     bits: Bits<W>,
-    len: usize,
-    stage: usize,
+    len: u16,
+    stage: u32,
 }
 
 /// A semi connection's carrier (key included) with its size, key and the pass that found it.
 #[derive(Clone, Copy)]
 struct SemiBits<const W: usize> {
     bits: Bits<W>,
-    len: usize,
-    key: usize,
-    stage: usize,
+    len: u16,
+    key: u16,
+    stage: u32,
 }
 
 /// One kind of connection (full or semi) of every pair of nodes: the lists, a map from the
@@ -296,7 +296,7 @@ struct Lists<T> {
     order: HashMap<(NodeId, NodeId), usize>,
     lists: Vec<Vec<T>>,
     /// The last pass that added to each list (0: before the first pass).
-    last: Vec<usize>,
+    last: Vec<u32>,
     /// The list of the pair at [`Numbers::slot`]; `u32::MAX` for none. Emptied after the
     /// search.
     at: Vec<u32>,
@@ -322,7 +322,7 @@ impl<T> Lists<T> {
 
     /// The list of pair `k` at `slot`, made (and entered in the map) when it is new, and its
     /// last pass.
-    fn list_mut(&mut self, k: (NodeId, NodeId), slot: usize) -> (&mut Vec<T>, &mut usize) {
+    fn list_mut(&mut self, k: (NodeId, NodeId), slot: usize) -> (&mut Vec<T>, &mut u32) {
         let i = match self.at[slot] {
             u32::MAX => {
                 let i = self.lists.len();
@@ -379,7 +379,7 @@ impl<const W: usize> Connections for Store<W> {
             .iter()
             .map(|s| Semi {
                 carrier: s.bits.to_cell_set(),
-                key: s.key,
+                key: usize::from(s.key),
             })
             .collect()
     }
@@ -418,11 +418,11 @@ fn add_full<const W: usize>(
     numbers: &Numbers,
     (a, b): (NodeId, NodeId),
     bits: Bits<W>,
-    len: usize,
-    stage: usize,
+    len: u16,
+    stage: u32,
     limits: &VcLimits,
 ) -> bool {
-    if a == b || len > limits.max_carrier {
+    if a == b || usize::from(len) > limits.max_carrier {
         return false;
     }
     let k = key(a, b);
@@ -451,7 +451,7 @@ fn add_semi<const W: usize>(
     s: SemiBits<W>,
     limits: &VcLimits,
 ) -> bool {
-    if a == b || s.len > limits.max_carrier {
+    if a == b || usize::from(s.len) > limits.max_carrier {
         return false;
     }
     let k = key(a, b);
@@ -648,7 +648,7 @@ struct End<const W: usize> {
     other_cell: bool,
     /// Whether the carrier is new (found in the pass before).
     new: bool,
-    len: usize,
+    len: u16,
     bits: Bits<W>,
 }
 
@@ -697,7 +697,7 @@ fn search<const W: usize>(
                     &numbers,
                     (x, y),
                     Bits::of(&c),
-                    c.len(),
+                    c.len() as u16,
                     0,
                     limits,
                 );
@@ -711,7 +711,7 @@ fn search<const W: usize>(
                     &numbers,
                     (x, e),
                     Bits::of(&c),
-                    c.len(),
+                    c.len() as u16,
                     0,
                     limits,
                 );
@@ -724,10 +724,12 @@ fn search<const W: usize>(
     let mut marked = vec![false; numbers.count];
     let mut ends: Vec<Vec<End<W>>> = Vec::new();
     let mut news: Vec<usize> = Vec::new();
-    let mut new_full: Vec<(NodeId, NodeId, Bits<W>, usize)> = Vec::new();
+    let mut new_full: Vec<(NodeId, NodeId, Bits<W>, u16)> = Vec::new();
     let mut new_semi: Vec<(NodeId, NodeId, SemiBits<W>)> = Vec::new();
-    let mut found: Vec<(Bits<W>, usize)> = Vec::new();
+    let mut found: Vec<(Bits<W>, u16)> = Vec::new();
     for pass in 1..=limits.passes {
+        // (a pass past u32::MAX would not tell new carriers from old; none runs that long)
+        let pass = u32::try_from(pass).unwrap_or(u32::MAX);
         let mut changed = false;
         // the AND rule around every middle node z that is an empty cell or a group (never
         // an edge: two cells touching an edge are not joined by it), in the order of a map of
@@ -804,12 +806,12 @@ fn search<const W: usize>(
                     let (x, y) = (ex.other, ey.other);
                     // between two empty cells only bridges (carriers of 2 cells at most) are
                     // kept: enough for templates from empty cells, and few
-                    let len = ex.len + ey.len + usize::from(z_cell);
+                    let len = ex.len + ey.len + u16::from(z_cell);
                     if x == y || (ex.other_cell && ey.other_cell && len > 2) {
                         return;
                     }
                     // a carrier too large would be refused before its pair is looked up
-                    if len > limits.max_carrier {
+                    if usize::from(len) > limits.max_carrier {
                         return;
                     }
                     if ex.bits.meets(&ey.bits) {
@@ -832,7 +834,7 @@ fn search<const W: usize>(
                             SemiBits {
                                 bits: c,
                                 len,
-                                key: zi,
+                                key: z,
                                 stage: pass,
                             },
                         ));
@@ -874,7 +876,7 @@ fn search<const W: usize>(
                         for sk in &semis[j + 1..] {
                             if (new_ij || sk.stage == pass) && !common.meets(&sk.bits) {
                                 let c = si.bits.union(&sj.bits).union(&sk.bits);
-                                found.push((c, c.len()));
+                                found.push((c, c.len() as u16));
                             }
                         }
                     }
