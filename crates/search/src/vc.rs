@@ -291,10 +291,14 @@ struct SemiBits<const W: usize> {
 /// One kind of connection (full or semi) of every pair of nodes: the lists, a map from the
 /// pair to its list in the fixed hash's order (the rules follow its order, which decides what
 /// the bounded lists keep), and a table by the two nodes' numbers for the rules' look-ups.
+/// The lists lie in one vector, each in a span with room to grow; a full span moves to the
+/// end with twice the room.
 #[derive(Clone)]
 struct Lists<T> {
     order: HashMap<(NodeId, NodeId), usize>,
-    lists: Vec<Vec<T>>,
+    /// Each list's start, length and room in `data`.
+    spans: Vec<(usize, usize, usize)>,
+    data: Vec<T>,
     /// The last pass that added to each list (0: before the first pass).
     last: Vec<u32>,
     /// The list of the pair at [`Numbers::slot`]; `u32::MAX` for none. Emptied after the
@@ -302,44 +306,88 @@ struct Lists<T> {
     at: Vec<u32>,
 }
 
-impl<T> Lists<T> {
+impl<T: Copy> Lists<T> {
     fn new(slots: usize) -> Self {
         Lists {
             order: HashMap::default(),
-            lists: Vec::new(),
+            spans: Vec::new(),
+            data: Vec::new(),
             last: Vec::new(),
             at: vec![u32::MAX; slots],
         }
     }
 
+    /// List `i`.
+    fn list(&self, i: usize) -> &[T] {
+        let (start, len, _) = self.spans[i];
+        &self.data[start..start + len]
+    }
+
     /// The list of the pair at `slot` (empty when there is none).
     fn get(&self, slot: usize) -> &[T] {
         match self.at.get(slot) {
-            Some(&i) if i != u32::MAX => &self.lists[i as usize],
+            Some(&i) if i != u32::MAX => self.list(i as usize),
             _ => &[],
         }
     }
 
-    /// The list of pair `k` at `slot`, made (and entered in the map) when it is new, and its
-    /// last pass.
-    fn list_mut(&mut self, k: (NodeId, NodeId), slot: usize) -> (&mut Vec<T>, &mut u32) {
+    /// The list of pair `k` (empty when there is none).
+    fn of(&self, k: (NodeId, NodeId)) -> &[T] {
+        self.order.get(&k).map_or(&[], |&i| self.list(i))
+    }
+
+    /// Adds `item` to the list of pair `k` at `slot` (made, and entered in the map, when it is
+    /// new) unless one of the list's is `refused_by` it or the list holds `limit` already;
+    /// first drops those it `covers`. Records `stage` as the list's last pass.
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        k: (NodeId, NodeId),
+        slot: usize,
+        limit: usize,
+        stage: u32,
+        item: T,
+        refused_by: impl Fn(&T) -> bool,
+        covers: impl Fn(&T) -> bool,
+    ) -> bool {
         let i = match self.at[slot] {
             u32::MAX => {
-                let i = self.lists.len();
+                let i = self.spans.len();
                 self.order.insert(k, i);
-                self.lists.push(Vec::new());
+                self.spans.push((self.data.len(), 0, 0));
                 self.last.push(0);
                 self.at[slot] = i as u32;
                 i
             }
             i => i as usize,
         };
-        (&mut self.lists[i], &mut self.last[i])
-    }
-
-    /// The list of pair `k` (empty when there is none).
-    fn of(&self, k: (NodeId, NodeId)) -> &[T] {
-        self.order.get(&k).map_or(&[], |&i| &self.lists[i])
+        let (start, len, room) = self.spans[i];
+        let list = &mut self.data[start..start + len];
+        if list.iter().any(&refused_by) || len >= limit {
+            return false;
+        }
+        // keep the ones it does not cover, in order
+        let mut kept = 0;
+        for r in 0..len {
+            if !covers(&list[r]) {
+                list[kept] = list[r];
+                kept += 1;
+            }
+        }
+        let (start, room) = if kept < room {
+            (start, room)
+        } else {
+            // (kept < limit here, so the new room holds one more)
+            let to = self.data.len();
+            let room = (2 * room).max(4).min(limit);
+            self.data.extend_from_within(start..start + kept);
+            self.data.resize(to + room, item);
+            (to, room)
+        };
+        self.data[start + kept] = item;
+        self.spans[i] = (start, kept + 1, room);
+        self.last[i] = stage;
+        true
     }
 }
 
@@ -426,18 +474,15 @@ fn add_full<const W: usize>(
         return false;
     }
     let k = key(a, b);
-    let (list, last) = full.list_mut(k, numbers.slot(k));
-    if list
-        .iter()
-        .any(|old| old.len <= len && old.bits.is_subset(&bits))
-        || list.len() >= limits.fulls_per_pair
-    {
-        return false;
-    }
-    list.retain(|old| !(len <= old.len && bits.is_subset(&old.bits)));
-    list.push(Full { bits, len, stage });
-    *last = stage;
-    true
+    full.add(
+        k,
+        numbers.slot(k),
+        limits.fulls_per_pair,
+        stage,
+        Full { bits, len, stage },
+        |old| old.len <= len && old.bits.is_subset(&bits),
+        |old| len <= old.len && bits.is_subset(&old.bits),
+    )
 }
 
 /// Keeps a semi connection between `a` and `b` in `semi` unless a full one's carrier or a kept
@@ -463,18 +508,15 @@ fn add_semi<const W: usize>(
     {
         return false;
     }
-    let (list, last) = semi.list_mut(k, slot);
-    if list
-        .iter()
-        .any(|old| old.len <= s.len && old.bits.is_subset(&s.bits))
-        || list.len() >= limits.semis_per_pair
-    {
-        return false;
-    }
-    list.retain(|old| !(s.len <= old.len && s.bits.is_subset(&old.bits)));
-    list.push(s);
-    *last = s.stage;
-    true
+    semi.add(
+        k,
+        slot,
+        limits.semis_per_pair,
+        s.stage,
+        s,
+        |old| old.len <= s.len && old.bits.is_subset(&s.bits),
+        |old| s.len <= old.len && s.bits.is_subset(&old.bits),
+    )
 }
 
 /// Every bridge of `player`'s: pairs of its stones `(a, b)` (padded indices, `a < b`) that are
@@ -765,7 +807,7 @@ fn search<const W: usize>(
             if sa == usize::MAX && sb == usize::MAX {
                 continue;
             }
-            for f in &full.lists[i] {
+            for f in full.list(i) {
                 let new = f.stage + 1 == pass;
                 let end = |other: NodeId| End {
                     other,
@@ -861,7 +903,7 @@ fn search<const W: usize>(
             if semi.last[at] != pass {
                 continue;
             }
-            let semis = &semi.lists[at];
+            let semis = semi.list(at);
             found.clear();
             for i in 0..semis.len() {
                 for j in i + 1..semis.len() {
