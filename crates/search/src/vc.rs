@@ -77,7 +77,8 @@ pub struct VcLimits {
 }
 
 impl VcLimits {
-    /// The bounds the house bot uses at the root: a few ms on 11x11 in a release build.
+    /// The bounds the house bot uses at the root: about a millisecond an H-search on 11x11 in a
+    /// release build.
     pub const ROOT: VcLimits = VcLimits {
         fulls_per_pair: 4,
         semis_per_pair: 8,
@@ -90,7 +91,8 @@ impl VcLimits {
     /// Tighter bounds for the analyses inside the tree (`Tuning::knowledge_at`), which run
     /// many times a move: half the connections kept per pair, the OR rule over two semis,
     /// four passes; the carriers as large as the root's (an edge-to-edge connection on 11x11
-    /// needs them). About 40% of the root's cost, and most of its proofs late in a game
+    /// needs them). About 40% of the root's cost before H-search was made cheaper (issue 23,
+    /// eighth piece), 60% to 85% since; most of its proofs late in a game
     /// (`examples/knowledge_cost.rs`).
     pub const TREE: VcLimits = VcLimits {
         fulls_per_pair: 2,
