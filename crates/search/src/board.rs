@@ -31,6 +31,20 @@ impl CellSet {
         s
     }
 
+    /// Word `k` of the bitset (cells `64 * k ..`; 0 past the last word).
+    pub(crate) fn word(&self, k: usize) -> u64 {
+        self.0.get(k).copied().unwrap_or(0)
+    }
+
+    /// The set whose first words are `words` (words past the bitset's are ignored).
+    pub(crate) fn from_words(words: &[u64]) -> CellSet {
+        let mut s = CellSet::EMPTY;
+        for (a, &b) in s.0.iter_mut().zip(words) {
+            *a = b;
+        }
+        s
+    }
+
     /// Adds padded index `i` (ignored past [`PADDED`]).
     pub fn insert(&mut self, i: usize) {
         if i < PADDED {

@@ -77,7 +77,8 @@ pub struct VcLimits {
 }
 
 impl VcLimits {
-    /// The bounds the house bot uses at the root: a few ms on 11x11 in a release build.
+    /// The bounds the house bot uses at the root: about a millisecond an H-search on 11x11 in a
+    /// release build.
     pub const ROOT: VcLimits = VcLimits {
         fulls_per_pair: 4,
         semis_per_pair: 8,
@@ -90,7 +91,8 @@ impl VcLimits {
     /// Tighter bounds for the analyses inside the tree (`Tuning::knowledge_at`), which run
     /// many times a move: half the connections kept per pair, the OR rule over two semis,
     /// four passes; the carriers as large as the root's (an edge-to-edge connection on 11x11
-    /// needs them). About 40% of the root's cost, and most of its proofs late in a game
+    /// needs them). About 40% of the root's cost before H-search was made cheaper (issue 23,
+    /// eighth piece), 60% to 85% since; most of its proofs late in a game
     /// (`examples/knowledge_cost.rs`).
     pub const TREE: VcLimits = VcLimits {
         fulls_per_pair: 2,
@@ -113,13 +115,22 @@ pub struct Semi {
 }
 
 /// The virtual connections of one player found by [`h_search`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Vcs {
     player: u8,
     /// Node of every padded index: group root, the cell itself, an edge; `None` otherwise.
     node: Vec<Option<NodeId>>,
-    full: HashMap<(NodeId, NodeId), Vec<CellSet>>,
-    semi: HashMap<(NodeId, NodeId), Vec<Semi>>,
+    /// The connections, kept in bitsets as wide as the board needs ([`Store`]).
+    store: Box<dyn Connections>,
+}
+
+impl std::fmt::Debug for Vcs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Vcs")
+            .field("player", &self.player)
+            .field("pairs", &self.store.pairs())
+            .finish_non_exhaustive()
+    }
 }
 
 fn key(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
@@ -144,14 +155,15 @@ impl Vcs {
         if which == 0 { EDGE_A } else { EDGE_B }
     }
 
-    /// The full connections' carriers between two nodes (none when there is none known).
-    pub fn fulls(&self, a: NodeId, b: NodeId) -> &[CellSet] {
-        self.full.get(&key(a, b)).map_or(&[], Vec::as_slice)
+    /// The full connections' carriers between two nodes (none when there is none known), in
+    /// the order H-search kept them.
+    pub fn fulls(&self, a: NodeId, b: NodeId) -> Vec<CellSet> {
+        self.store.fulls(key(a, b))
     }
 
-    /// The semi connections between two nodes.
-    pub fn semis(&self, a: NodeId, b: NodeId) -> &[Semi] {
-        self.semi.get(&key(a, b)).map_or(&[], Vec::as_slice)
+    /// The semi connections between two nodes, in the order H-search kept them.
+    pub fn semis(&self, a: NodeId, b: NodeId) -> Vec<Semi> {
+        self.store.semis(key(a, b))
     }
 
     /// A full connection between the player's two edges: the player has won whoever moves.
@@ -161,40 +173,352 @@ impl Vcs {
 
     /// The semi connections between the player's two edges: on move, the player wins at any
     /// of their keys.
-    pub fn edge_to_edge_semis(&self) -> &[Semi] {
+    pub fn edge_to_edge_semis(&self) -> Vec<Semi> {
         self.semis(EDGE_A, EDGE_B)
     }
 
-    fn add_full(&mut self, a: NodeId, b: NodeId, c: CellSet, limits: &VcLimits) -> bool {
-        if a == b || c.len() > limits.max_carrier {
-            return false;
-        }
-        let list = self.full.entry(key(a, b)).or_default();
-        if list.iter().any(|old| old.is_subset(&c)) || list.len() >= limits.fulls_per_pair {
-            return false;
-        }
-        list.retain(|old| !c.is_subset(old));
-        list.push(c);
-        true
+    /// Every pair's full connections, in no particular order of pairs (tests).
+    #[cfg(test)]
+    fn full_lists(&self) -> Vec<((NodeId, NodeId), Vec<CellSet>)> {
+        self.store.full_lists()
     }
 
-    fn add_semi(&mut self, a: NodeId, b: NodeId, s: Semi, limits: &VcLimits) -> bool {
-        if a == b || s.carrier.len() > limits.max_carrier {
+    /// Every pair's semi connections, in no particular order of pairs (tests).
+    #[cfg(test)]
+    fn semi_lists(&self) -> Vec<((NodeId, NodeId), Vec<Semi>)> {
+        self.store.semi_lists()
+    }
+}
+
+/// What [`Vcs`] asks of the connections H-search found, whatever the width of their bitsets.
+trait Connections: Send + Sync {
+    fn fulls(&self, k: (NodeId, NodeId)) -> Vec<CellSet>;
+    fn semis(&self, k: (NodeId, NodeId)) -> Vec<Semi>;
+    fn pairs(&self) -> usize;
+    fn clone_box(&self) -> Box<dyn Connections>;
+    #[cfg(test)]
+    fn full_lists(&self) -> Vec<((NodeId, NodeId), Vec<CellSet>)>;
+    #[cfg(test)]
+    fn semi_lists(&self) -> Vec<((NodeId, NodeId), Vec<Semi>)>;
+}
+
+impl Clone for Box<dyn Connections> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+/// A set of cells in `W` words: padded indices below `64 * W` (a board of up to
+/// `sqrt(64 * W) - 2` cells a side), so that 11x11 needs 3 words where [`CellSet`] has 13.
+/// Indices past the words are ignored, as [`CellSet`] ignores those past [`PADDED`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Bits<const W: usize>([u64; W]);
+
+impl<const W: usize> Bits<W> {
+    const EMPTY: Self = Bits([0; W]);
+
+    fn of(set: &CellSet) -> Self {
+        let mut b = Self::EMPTY;
+        for (k, w) in b.0.iter_mut().enumerate() {
+            *w = set.word(k);
+        }
+        b
+    }
+
+    fn to_cell_set(self) -> CellSet {
+        CellSet::from_words(&self.0)
+    }
+
+    fn insert(&mut self, i: usize) {
+        if let Some(w) = self.0.get_mut(i / 64) {
+            *w |= 1 << (i % 64);
+        }
+    }
+
+    fn contains(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    fn union(&self, o: &Self) -> Self {
+        let mut s = *self;
+        for (a, b) in s.0.iter_mut().zip(o.0) {
+            *a |= b;
+        }
+        s
+    }
+
+    fn intersection(&self, o: &Self) -> Self {
+        let mut s = *self;
+        for (a, b) in s.0.iter_mut().zip(o.0) {
+            *a &= b;
+        }
+        s
+    }
+
+    fn meets(&self, o: &Self) -> bool {
+        self.0.iter().zip(o.0).fold(0, |acc, (a, b)| acc | (a & b)) != 0
+    }
+
+    fn is_subset(&self, o: &Self) -> bool {
+        self.0.iter().zip(o.0).fold(0, |acc, (a, b)| acc | (a & !b)) == 0
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.iter().fold(0, |acc, &a| acc | a) == 0
+    }
+
+    fn len(&self) -> usize {
+        self.0.iter().map(|a| a.count_ones() as usize).sum()
+    }
+}
+
+/// A full connection's carrier with its size and the pass that found it (0: before the
+/// first pass).
+#[derive(Clone, Copy)]
+struct Full<const W: usize> {
+    bits: Bits<W>,
+    len: u16,
+    stage: u32,
+}
+
+/// A semi connection's carrier (key included) with its size, key and the pass that found it.
+#[derive(Clone, Copy)]
+struct SemiBits<const W: usize> {
+    bits: Bits<W>,
+    len: u16,
+    key: u16,
+    stage: u32,
+}
+
+/// One kind of connection (full or semi) of every pair of nodes: the lists, a map from the
+/// pair to its list in the fixed hash's order (the rules follow its order, which decides what
+/// the bounded lists keep), and a table by the two nodes' numbers for the rules' look-ups.
+/// The lists lie in one vector, each in a span with room to grow; a full span moves to the
+/// end with twice the room.
+#[derive(Clone)]
+struct Lists<T> {
+    order: HashMap<(NodeId, NodeId), usize>,
+    /// Each list's start, length and room in `data`.
+    spans: Vec<(usize, usize, usize)>,
+    data: Vec<T>,
+    /// The last pass that added to each list (0: before the first pass).
+    last: Vec<u32>,
+    /// The list of the pair at [`Numbers::slot`]; `u32::MAX` for none. Emptied after the
+    /// search.
+    at: Vec<u32>,
+}
+
+impl<T: Copy> Lists<T> {
+    fn new(slots: usize) -> Self {
+        Lists {
+            order: HashMap::default(),
+            spans: Vec::new(),
+            data: Vec::new(),
+            last: Vec::new(),
+            at: vec![u32::MAX; slots],
+        }
+    }
+
+    /// List `i`.
+    fn list(&self, i: usize) -> &[T] {
+        let (start, len, _) = self.spans[i];
+        &self.data[start..start + len]
+    }
+
+    /// The list of the pair at `slot` (empty when there is none).
+    fn get(&self, slot: usize) -> &[T] {
+        match self.at.get(slot) {
+            Some(&i) if i != u32::MAX => self.list(i as usize),
+            _ => &[],
+        }
+    }
+
+    /// The list of pair `k` (empty when there is none).
+    fn of(&self, k: (NodeId, NodeId)) -> &[T] {
+        self.order.get(&k).map_or(&[], |&i| self.list(i))
+    }
+
+    /// Adds `item` to the list of pair `k` at `slot` (made, and entered in the map, when it is
+    /// new) unless one of the list's is `refused_by` it or the list holds `limit` already;
+    /// first drops those it `covers`. Records `stage` as the list's last pass.
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        k: (NodeId, NodeId),
+        slot: usize,
+        limit: usize,
+        stage: u32,
+        item: T,
+        refused_by: impl Fn(&T) -> bool,
+        covers: impl Fn(&T) -> bool,
+    ) -> bool {
+        let i = match self.at[slot] {
+            u32::MAX => {
+                let i = self.spans.len();
+                self.order.insert(k, i);
+                self.spans.push((self.data.len(), 0, 0));
+                self.last.push(0);
+                self.at[slot] = i as u32;
+                i
+            }
+            i => i as usize,
+        };
+        let (start, len, room) = self.spans[i];
+        let list = &mut self.data[start..start + len];
+        if list.iter().any(&refused_by) || len >= limit {
             return false;
         }
-        if self.fulls(a, b).iter().any(|f| f.is_subset(&s.carrier)) {
-            return false;
+        // keep the ones it does not cover, in order
+        let mut kept = 0;
+        for r in 0..len {
+            if !covers(&list[r]) {
+                list[kept] = list[r];
+                kept += 1;
+            }
         }
-        let list = self.semi.entry(key(a, b)).or_default();
-        if list.iter().any(|old| old.carrier.is_subset(&s.carrier))
-            || list.len() >= limits.semis_per_pair
-        {
-            return false;
-        }
-        list.retain(|old| !s.carrier.is_subset(&old.carrier));
-        list.push(s);
+        let (start, room) = if kept < room {
+            (start, room)
+        } else {
+            // (kept < limit here, so the new room holds one more)
+            let to = self.data.len();
+            let room = (2 * room).max(4).min(limit);
+            self.data.extend_from_within(start..start + kept);
+            self.data.resize(to + room, item);
+            (to, room)
+        };
+        self.data[start + kept] = item;
+        self.spans[i] = (start, kept + 1, room);
+        self.last[i] = stage;
         true
     }
+}
+
+/// The nodes' numbers from 0 (in the order of their ids), for the tables of [`Lists`].
+#[derive(Clone)]
+struct Numbers {
+    of: Vec<usize>,
+    count: usize,
+}
+
+impl Numbers {
+    /// The table slot of pair `k` (as made by [`key`]).
+    fn slot(&self, (a, b): (NodeId, NodeId)) -> usize {
+        self.of[usize::from(a)] * self.count + self.of[usize::from(b)]
+    }
+}
+
+/// The connections of one H-search in bitsets of `W` words.
+#[derive(Clone)]
+struct Store<const W: usize> {
+    full: Lists<Full<W>>,
+    semi: Lists<SemiBits<W>>,
+}
+
+impl<const W: usize> Connections for Store<W> {
+    fn fulls(&self, k: (NodeId, NodeId)) -> Vec<CellSet> {
+        self.full
+            .of(k)
+            .iter()
+            .map(|f| f.bits.to_cell_set())
+            .collect()
+    }
+
+    fn semis(&self, k: (NodeId, NodeId)) -> Vec<Semi> {
+        self.semi
+            .of(k)
+            .iter()
+            .map(|s| Semi {
+                carrier: s.bits.to_cell_set(),
+                key: usize::from(s.key),
+            })
+            .collect()
+    }
+
+    fn pairs(&self) -> usize {
+        self.full.order.len() + self.semi.order.len()
+    }
+
+    fn clone_box(&self) -> Box<dyn Connections> {
+        Box::new(self.clone())
+    }
+
+    #[cfg(test)]
+    fn full_lists(&self) -> Vec<((NodeId, NodeId), Vec<CellSet>)> {
+        self.full
+            .order
+            .keys()
+            .map(|&k| (k, self.fulls(k)))
+            .collect()
+    }
+
+    #[cfg(test)]
+    fn semi_lists(&self) -> Vec<((NodeId, NodeId), Vec<Semi>)> {
+        self.semi
+            .order
+            .keys()
+            .map(|&k| (k, self.semis(k)))
+            .collect()
+    }
+}
+
+/// Keeps carrier `bits` (of `len` cells) between `a` and `b` in `full` unless a kept one is a
+/// subset of it or the pair's list is full; drops the kept ones it is a subset of.
+fn add_full<const W: usize>(
+    full: &mut Lists<Full<W>>,
+    numbers: &Numbers,
+    (a, b): (NodeId, NodeId),
+    bits: Bits<W>,
+    len: u16,
+    stage: u32,
+    limits: &VcLimits,
+) -> bool {
+    if a == b || usize::from(len) > limits.max_carrier {
+        return false;
+    }
+    let k = key(a, b);
+    full.add(
+        k,
+        numbers.slot(k),
+        limits.fulls_per_pair,
+        stage,
+        Full { bits, len, stage },
+        |old| old.len <= len && old.bits.is_subset(&bits),
+        |old| len <= old.len && bits.is_subset(&old.bits),
+    )
+}
+
+/// Keeps a semi connection between `a` and `b` in `semi` unless a full one's carrier or a kept
+/// semi's is a subset of its carrier, or the pair's list is full; drops the kept semis whose
+/// carriers contain its own.
+fn add_semi<const W: usize>(
+    full: &Lists<Full<W>>,
+    semi: &mut Lists<SemiBits<W>>,
+    numbers: &Numbers,
+    (a, b): (NodeId, NodeId),
+    s: SemiBits<W>,
+    limits: &VcLimits,
+) -> bool {
+    if a == b || usize::from(s.len) > limits.max_carrier {
+        return false;
+    }
+    let k = key(a, b);
+    let slot = numbers.slot(k);
+    if full
+        .get(slot)
+        .iter()
+        .any(|f| f.len <= s.len && f.bits.is_subset(&s.bits))
+    {
+        return false;
+    }
+    semi.add(
+        k,
+        slot,
+        limits.semis_per_pair,
+        s.stage,
+        s,
+        |old| old.len <= s.len && old.bits.is_subset(&s.bits),
+        |old| s.len <= old.len && s.bits.is_subset(&old.bits),
+    )
 }
 
 /// Every bridge of `player`'s: pairs of its stones `(a, b)` (padded indices, `a < b`) that are
@@ -310,7 +634,16 @@ pub fn edge_templates(board: &Board, player: u8) -> Vec<(usize, Side, CellSet)> 
 }
 
 /// The virtual connections of `player` (1 or 2) on `board` by H-search (see the module doc),
-/// within `limits`. Pure; a few ms on 11x11 with [`VcLimits::ROOT`].
+/// within `limits`. Pure; about a millisecond on 11x11 with [`VcLimits::ROOT`].
+///
+/// Two things keep it cheap without changing what it finds: its carriers are bitsets as wide
+/// as the board needs (3 words on 11x11), and each pass applies the rules only to the
+/// combinations with a connection found in the pass before. A combination of older ones was
+/// tried in an earlier pass, and trying it again changes nothing: a list only rejects a
+/// connection because a kept one is a subset of it (kept ones are only ever replaced by their
+/// own subsets) or because it is full (a full list stays full), or for its size. The maps'
+/// fixed hash and the order of the rules are as before, so the bounded lists keep the same
+/// connections in the same order.
 pub fn h_search(board: &Board, player: u8, limits: &VcLimits) -> Vcs {
     let [side_a, _] = board.sides_of(player);
     let mut node = vec![None; board.cells.len()];
@@ -335,134 +668,276 @@ pub fn h_search(board: &Board, player: u8, limits: &VcLimits) -> Vcs {
             node[i] = Some(if side == side_a { EDGE_A } else { EDGE_B });
         }
     }
-    let mut vcs = Vcs {
+    let store: Box<dyn Connections> = match board.cells.len().div_ceil(64) {
+        0 | 1 => Box::new(search::<1>(board, player, &node, limits)),
+        2 => Box::new(search::<2>(board, player, &node, limits)),
+        3 => Box::new(search::<3>(board, player, &node, limits)),
+        4 => Box::new(search::<4>(board, player, &node, limits)),
+        5..=7 => Box::new(search::<7>(board, player, &node, limits)),
+        _ => Box::new(search::<13>(board, player, &node, limits)),
+    };
+    Vcs {
         player,
         node,
-        full: HashMap::default(),
-        semi: HashMap::default(),
-    };
+        store,
+    }
+}
+
+/// One end of a full connection around a middle node, as the AND rule reads it.
+#[derive(Clone, Copy)]
+struct End<const W: usize> {
+    /// The node at the other end.
+    other: NodeId,
+    /// Whether that node is an empty cell.
+    other_cell: bool,
+    /// Whether the carrier is new (found in the pass before).
+    new: bool,
+    len: u16,
+    bits: Bits<W>,
+}
+
+/// H-search proper (see [`h_search`]) with carriers of `W` words.
+fn search<const W: usize>(
+    board: &Board,
+    player: u8,
+    node: &[Option<NodeId>],
+    limits: &VcLimits,
+) -> Store<W> {
+    let [side_a, _] = board.sides_of(player);
+    let node_of = |i: usize| node.get(i).copied().flatten();
+    // the nodes numbered in the order of their ids: cells and groups, then the two edges
+    let mut of = vec![0; board.cells.len().max(PADDED) + 2];
+    let mut count = 0;
+    for (i, &n) in node.iter().enumerate() {
+        if n == Some(i as NodeId) {
+            of[i] = count;
+            count += 1;
+        }
+    }
+    for edge in [EDGE_A, EDGE_B] {
+        of[usize::from(edge)] = count;
+        count += 1;
+    }
+    let numbers = Numbers { of, count };
+    let mut full = Lists::new(count * count);
+    let mut semi = Lists::new(count * count);
     // adjacency: full connections with empty carriers
     for i in 0..board.cells.len() {
         if !board.on_board(i) {
             continue;
         }
-        let Some(a) = vcs.node_of(i) else { continue };
+        let Some(a) = node_of(i) else { continue };
         for j in board.ring(i) {
-            if let Some(b) = vcs.node_of(j) {
-                vcs.add_full(a, b, CellSet::EMPTY, limits);
+            if let Some(b) = node_of(j) {
+                add_full(&mut full, &numbers, (a, b), Bits::EMPTY, 0, 0, limits);
             }
         }
     }
-    let listed = if limits.templates {
-        bridges(board, player)
-    } else {
-        Vec::new()
-    };
-    for (a, b, c) in listed {
-        if let (Some(x), Some(y)) = (vcs.node_of(a), vcs.node_of(b)) {
-            vcs.add_full(x, y, c, limits);
+    if limits.templates {
+        for (a, b, c) in bridges(board, player) {
+            if let (Some(x), Some(y)) = (node_of(a), node_of(b)) {
+                add_full(
+                    &mut full,
+                    &numbers,
+                    (x, y),
+                    Bits::of(&c),
+                    c.len() as u16,
+                    0,
+                    limits,
+                );
+            }
         }
-    }
-    let listed = if limits.templates {
-        edge_templates(board, player)
-    } else {
-        Vec::new()
-    };
-    for (s, side, c) in listed {
-        if let Some(x) = vcs.node_of(s) {
-            let e = if side == side_a { EDGE_A } else { EDGE_B };
-            vcs.add_full(x, e, c, limits);
+        for (s, side, c) in edge_templates(board, player) {
+            if let Some(x) = node_of(s) {
+                let e = if side == side_a { EDGE_A } else { EDGE_B };
+                add_full(
+                    &mut full,
+                    &numbers,
+                    (x, e),
+                    Bits::of(&c),
+                    c.len() as u16,
+                    0,
+                    limits,
+                );
+            }
         }
     }
     let is_cell = |x: NodeId| usize::from(x) < PADDED && board.cells[usize::from(x)] == EMPTY;
-    for _ in 0..limits.passes {
+    // buffers kept from pass to pass: the ends around each middle node with a new one, the
+    // new ends' places, the rules' findings
+    let mut marked = vec![false; numbers.count];
+    let mut ends: Vec<Vec<End<W>>> = Vec::new();
+    let mut news: Vec<usize> = Vec::new();
+    let mut new_full: Vec<(NodeId, NodeId, Bits<W>, u16)> = Vec::new();
+    let mut new_semi: Vec<(NodeId, NodeId, SemiBits<W>)> = Vec::new();
+    let mut found: Vec<(Bits<W>, u16)> = Vec::new();
+    for pass in 1..=limits.passes {
+        // (a pass past u32::MAX would not tell new carriers from old; none runs that long)
+        let pass = u32::try_from(pass).unwrap_or(u32::MAX);
         let mut changed = false;
         // the AND rule around every middle node z that is an empty cell or a group (never
-        // an edge: two cells touching an edge are not joined by it)
-        let mut by_node: HashMap<NodeId, Vec<(NodeId, CellSet)>> = HashMap::default();
-        for (&(a, b), list) in &vcs.full {
-            for &c in list {
-                by_node.entry(a).or_default().push((b, c));
-                by_node.entry(b).or_default().push((a, c));
+        // an edge: two cells touching an edge are not joined by it), in the order of a map of
+        // the middle nodes built afresh as ever; only the nodes with a carrier from the pass
+        // before get their ends listed
+        marked.fill(false);
+        for (&(a, b), &i) in &full.order {
+            if full.last[i] + 1 == pass {
+                marked[numbers.of[usize::from(a)]] = true;
+                marked[numbers.of[usize::from(b)]] = true;
             }
         }
-        let mut new_full = Vec::new();
-        let mut new_semi = Vec::new();
-        for (&z, list) in &by_node {
-            if usize::from(z) >= PADDED {
+        let mut by_node: HashMap<NodeId, usize> = HashMap::default();
+        let mut used = 0;
+        let mut slot_of = |z: NodeId, by_node: &mut HashMap<NodeId, usize>| {
+            *by_node.entry(z).or_insert_with(|| {
+                if usize::from(z) >= PADDED || !marked[numbers.of[usize::from(z)]] {
+                    return usize::MAX;
+                }
+                if ends.len() == used {
+                    ends.push(Vec::new());
+                }
+                ends[used].clear();
+                used += 1;
+                used - 1
+            })
+        };
+        let mut places: Vec<(usize, usize)> = Vec::with_capacity(full.order.len());
+        for &(a, b) in full.order.keys() {
+            places.push((slot_of(a, &mut by_node), slot_of(b, &mut by_node)));
+        }
+        for ((&(a, b), &i), &(sa, sb)) in full.order.iter().zip(&places) {
+            if sa == usize::MAX && sb == usize::MAX {
                 continue;
             }
-            let z_cell = is_cell(z);
-            for (p, &(x, cx)) in list.iter().enumerate() {
-                for &(y, cy) in &list[p + 1..] {
-                    // between two empty cells only bridges (carriers of 2 cells at most) are kept:
-                    // enough for templates from empty cells, and few
-                    let both_cells = is_cell(x) && is_cell(y);
-                    if x == y || (both_cells && cx.len() + cy.len() + usize::from(z_cell) > 2) {
-                        continue;
-                    }
-                    if cx.meets(&cy) {
-                        continue;
-                    }
-                    let ends_in = |n: NodeId, c: &CellSet| is_cell(n) && c.contains(usize::from(n));
-                    if ends_in(x, &cy) || ends_in(y, &cx) {
-                        continue;
-                    }
-                    if z_cell && (cx.contains(usize::from(z)) || cy.contains(usize::from(z))) {
-                        continue;
-                    }
-                    let mut c = cx.union(&cy);
-                    if z_cell {
-                        c.insert(usize::from(z));
-                        new_semi.push((
-                            x,
-                            y,
-                            Semi {
-                                carrier: c,
-                                key: usize::from(z),
-                            },
-                        ));
-                    } else {
-                        new_full.push((x, y, c));
-                    }
+            for f in full.list(i) {
+                let new = f.stage + 1 == pass;
+                let end = |other: NodeId| End {
+                    other,
+                    other_cell: is_cell(other),
+                    new,
+                    len: f.len,
+                    bits: f.bits,
+                };
+                if sa != usize::MAX {
+                    ends[sa].push(end(b));
+                }
+                if sb != usize::MAX {
+                    ends[sb].push(end(a));
                 }
             }
         }
-        for (x, y, c) in new_full {
-            changed |= vcs.add_full(x, y, c, limits);
+        new_full.clear();
+        new_semi.clear();
+        for (&z, &slot) in &by_node {
+            if slot == usize::MAX {
+                continue;
+            }
+            let list = &ends[slot];
+            news.clear();
+            news.extend((0..list.len()).filter(|&i| list[i].new));
+            let Some(&last_new) = news.last() else {
+                continue;
+            };
+            let z_cell = is_cell(z);
+            let zi = usize::from(z);
+            let mut q = 0;
+            // the pairs (p, r), p < r, with at least one new end, in the order of all pairs
+            for (p, ex) in list.iter().enumerate().take(last_new + 1) {
+                while q < news.len() && news[q] <= p {
+                    q += 1;
+                }
+                let mut try_pair = |ey: &End<W>| {
+                    let (x, y) = (ex.other, ey.other);
+                    // between two empty cells only bridges (carriers of 2 cells at most) are
+                    // kept: enough for templates from empty cells, and few
+                    let len = ex.len + ey.len + u16::from(z_cell);
+                    if x == y || (ex.other_cell && ey.other_cell && len > 2) {
+                        return;
+                    }
+                    // a carrier too large would be refused before its pair is looked up
+                    if usize::from(len) > limits.max_carrier {
+                        return;
+                    }
+                    if ex.bits.meets(&ey.bits) {
+                        return;
+                    }
+                    if (ex.other_cell && ey.bits.contains(usize::from(x)))
+                        || (ey.other_cell && ex.bits.contains(usize::from(y)))
+                    {
+                        return;
+                    }
+                    if z_cell && (ex.bits.contains(zi) || ey.bits.contains(zi)) {
+                        return;
+                    }
+                    let mut c = ex.bits.union(&ey.bits);
+                    if z_cell {
+                        c.insert(zi);
+                        new_semi.push((
+                            x,
+                            y,
+                            SemiBits {
+                                bits: c,
+                                len,
+                                key: z,
+                                stage: pass,
+                            },
+                        ));
+                    } else {
+                        new_full.push((x, y, c, len));
+                    }
+                };
+                if ex.new {
+                    list[p + 1..].iter().for_each(&mut try_pair);
+                } else {
+                    news[q..].iter().for_each(|&r| try_pair(&list[r]));
+                }
+            }
         }
-        for (x, y, s) in new_semi {
-            changed |= vcs.add_semi(x, y, s, limits);
+        for &(x, y, c, len) in &new_full {
+            changed |= add_full(&mut full, &numbers, (x, y), c, len, pass, limits);
         }
-        // the OR rule: semis of a pair with no common cell
-        let pairs: Vec<(NodeId, NodeId)> = vcs.semi.keys().copied().collect();
-        for (a, b) in pairs {
-            let semis = vcs.semis(a, b).to_vec();
-            let mut found = Vec::new();
+        for &(x, y, s) in &new_semi {
+            changed |= add_semi(&full, &mut semi, &numbers, (x, y), s, limits);
+        }
+        // the OR rule: semis of a pair with no common cell (the combinations with a semi
+        // found in this pass)
+        for (&(a, b), &at) in &semi.order {
+            if semi.last[at] != pass {
+                continue;
+            }
+            let semis = semi.list(at);
+            found.clear();
             for i in 0..semis.len() {
                 for j in i + 1..semis.len() {
-                    let (si, sj) = (semis[i].carrier, semis[j].carrier);
-                    let common = si.intersection(&sj);
+                    let (si, sj) = (&semis[i], &semis[j]);
+                    let common = si.bits.intersection(&sj.bits);
+                    let new_ij = si.stage == pass || sj.stage == pass;
                     if common.is_empty() {
-                        found.push(si.union(&sj));
+                        if new_ij {
+                            found.push((si.bits.union(&sj.bits), si.len + sj.len));
+                        }
                     } else if limits.or_depth >= 3 {
                         for sk in &semis[j + 1..] {
-                            if !common.meets(&sk.carrier) {
-                                found.push(si.union(&sj).union(&sk.carrier));
+                            if (new_ij || sk.stage == pass) && !common.meets(&sk.bits) {
+                                let c = si.bits.union(&sj.bits).union(&sk.bits);
+                                found.push((c, c.len() as u16));
                             }
                         }
                     }
                 }
             }
-            for c in found {
-                changed |= vcs.add_full(a, b, c, limits);
+            for &(c, len) in &found {
+                changed |= add_full(&mut full, &numbers, (a, b), c, len, pass, limits);
             }
         }
         if !changed {
             break;
         }
     }
-    vcs
+    // the tables served the look-ups; the answers go through the maps
+    full.at = Vec::new();
+    semi.at = Vec::new();
+    Store { full, semi }
 }
 
 #[cfg(test)]
@@ -563,6 +1038,329 @@ mod tests {
         for c in fulls {
             assert!(c.iter().all(|i| board.row_col(i).0 <= 3), "{c:?}");
         }
+    }
+
+    /// H-search as it was before it was sped up (issue 23, eighth piece), kept verbatim but for
+    /// its maps' owner: the reference the guard below compares against. Returns the full and
+    /// the semi connections as found, each pair's list in its own order.
+    #[allow(clippy::type_complexity)]
+    fn reference_h_search(
+        board: &Board,
+        player: u8,
+        limits: &VcLimits,
+    ) -> (
+        HashMap<(NodeId, NodeId), Vec<CellSet>>,
+        HashMap<(NodeId, NodeId), Vec<Semi>>,
+    ) {
+        type Full = HashMap<(NodeId, NodeId), Vec<CellSet>>;
+        type Semis = HashMap<(NodeId, NodeId), Vec<Semi>>;
+        fn fulls(full: &Full, a: NodeId, b: NodeId) -> &[CellSet] {
+            full.get(&key(a, b)).map_or(&[], Vec::as_slice)
+        }
+        fn add_full(full: &mut Full, a: NodeId, b: NodeId, c: CellSet, limits: &VcLimits) -> bool {
+            if a == b || c.len() > limits.max_carrier {
+                return false;
+            }
+            let list = full.entry(key(a, b)).or_default();
+            if list.iter().any(|old| old.is_subset(&c)) || list.len() >= limits.fulls_per_pair {
+                return false;
+            }
+            list.retain(|old| !c.is_subset(old));
+            list.push(c);
+            true
+        }
+        fn add_semi(
+            full: &Full,
+            semi: &mut Semis,
+            a: NodeId,
+            b: NodeId,
+            s: Semi,
+            limits: &VcLimits,
+        ) -> bool {
+            if a == b || s.carrier.len() > limits.max_carrier {
+                return false;
+            }
+            if fulls(full, a, b).iter().any(|f| f.is_subset(&s.carrier)) {
+                return false;
+            }
+            let list = semi.entry(key(a, b)).or_default();
+            if list.iter().any(|old| old.carrier.is_subset(&s.carrier))
+                || list.len() >= limits.semis_per_pair
+            {
+                return false;
+            }
+            list.retain(|old| !s.carrier.is_subset(&old.carrier));
+            list.push(s);
+            true
+        }
+        let [side_a, _] = board.sides_of(player);
+        let mut node = vec![None; board.cells.len()];
+        for i in 0..board.cells.len() {
+            if board.cells[i] == EMPTY {
+                node[i] = Some(i as NodeId);
+            } else if board.cells[i] == player && node[i].is_none() {
+                let mut stack = vec![i];
+                node[i] = Some(i as NodeId);
+                while let Some(x) = stack.pop() {
+                    for y in board.ring(x) {
+                        if board.cells[y] == player && node[y].is_none() {
+                            node[y] = Some(i as NodeId);
+                            stack.push(y);
+                        }
+                    }
+                }
+            } else if let Some(side) = board.side_of(i)
+                && board.side_owner(side) == player
+            {
+                node[i] = Some(if side == side_a { EDGE_A } else { EDGE_B });
+            }
+        }
+        let node_of = |i: usize| node.get(i).copied().flatten();
+        let mut full = Full::default();
+        let mut semi = Semis::default();
+        for i in 0..board.cells.len() {
+            if !board.on_board(i) {
+                continue;
+            }
+            let Some(a) = node_of(i) else { continue };
+            for j in board.ring(i) {
+                if let Some(b) = node_of(j) {
+                    add_full(&mut full, a, b, CellSet::EMPTY, limits);
+                }
+            }
+        }
+        if limits.templates {
+            for (a, b, c) in bridges(board, player) {
+                if let (Some(x), Some(y)) = (node_of(a), node_of(b)) {
+                    add_full(&mut full, x, y, c, limits);
+                }
+            }
+            for (s, side, c) in edge_templates(board, player) {
+                if let Some(x) = node_of(s) {
+                    let e = if side == side_a { EDGE_A } else { EDGE_B };
+                    add_full(&mut full, x, e, c, limits);
+                }
+            }
+        }
+        let is_cell = |x: NodeId| usize::from(x) < PADDED && board.cells[usize::from(x)] == EMPTY;
+        for _ in 0..limits.passes {
+            let mut changed = false;
+            let mut by_node: HashMap<NodeId, Vec<(NodeId, CellSet)>> = HashMap::default();
+            for (&(a, b), list) in &full {
+                for &c in list {
+                    by_node.entry(a).or_default().push((b, c));
+                    by_node.entry(b).or_default().push((a, c));
+                }
+            }
+            let mut new_full = Vec::new();
+            let mut new_semi = Vec::new();
+            for (&z, list) in &by_node {
+                if usize::from(z) >= PADDED {
+                    continue;
+                }
+                let z_cell = is_cell(z);
+                for (p, &(x, cx)) in list.iter().enumerate() {
+                    for &(y, cy) in &list[p + 1..] {
+                        let both_cells = is_cell(x) && is_cell(y);
+                        if x == y || (both_cells && cx.len() + cy.len() + usize::from(z_cell) > 2) {
+                            continue;
+                        }
+                        if cx.meets(&cy) {
+                            continue;
+                        }
+                        let ends_in =
+                            |n: NodeId, c: &CellSet| is_cell(n) && c.contains(usize::from(n));
+                        if ends_in(x, &cy) || ends_in(y, &cx) {
+                            continue;
+                        }
+                        if z_cell && (cx.contains(usize::from(z)) || cy.contains(usize::from(z))) {
+                            continue;
+                        }
+                        let mut c = cx.union(&cy);
+                        if z_cell {
+                            c.insert(usize::from(z));
+                            new_semi.push((
+                                x,
+                                y,
+                                Semi {
+                                    carrier: c,
+                                    key: usize::from(z),
+                                },
+                            ));
+                        } else {
+                            new_full.push((x, y, c));
+                        }
+                    }
+                }
+            }
+            for (x, y, c) in new_full {
+                changed |= add_full(&mut full, x, y, c, limits);
+            }
+            for (x, y, s) in new_semi {
+                changed |= add_semi(&full, &mut semi, x, y, s, limits);
+            }
+            let pairs: Vec<(NodeId, NodeId)> = semi.keys().copied().collect();
+            for (a, b) in pairs {
+                let semis = semi.get(&(a, b)).map_or(&[][..], Vec::as_slice).to_vec();
+                let mut found = Vec::new();
+                for i in 0..semis.len() {
+                    for j in i + 1..semis.len() {
+                        let (si, sj) = (semis[i].carrier, semis[j].carrier);
+                        let common = si.intersection(&sj);
+                        if common.is_empty() {
+                            found.push(si.union(&sj));
+                        } else if limits.or_depth >= 3 {
+                            for sk in &semis[j + 1..] {
+                                if !common.meets(&sk.carrier) {
+                                    found.push(si.union(&sj).union(&sk.carrier));
+                                }
+                            }
+                        }
+                    }
+                }
+                for c in found {
+                    changed |= add_full(&mut full, a, b, c, limits);
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        (full, semi)
+    }
+
+    /// A random board of `size` with about `fill` of its cells taken, the two colours within
+    /// one stone of each other, either owner top-bottom.
+    fn random_board(rng: &mut rand_pcg::Pcg64, size: usize, fill: f64) -> Board {
+        use rand_core::Rng;
+        let rows = vec![".".repeat(size); size];
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let mut board = Board::parse(&rows).expect("a square board");
+        board.tb_owner = 1 + (rng.next_u32() % 2) as u8;
+        let empties = board.empties();
+        let stones = (empties.len() as f64 * fill) as usize;
+        let mut colour = 1 + (rng.next_u32() % 2) as u8;
+        let mut placed = 0;
+        while placed < stones {
+            let i = empties[rng.next_u32() as usize % empties.len()];
+            if board.cells[i] == EMPTY {
+                board.cells[i] = colour;
+                colour ^= 3;
+                placed += 1;
+            }
+        }
+        board
+    }
+
+    /// The connections of every pair in key order, carriers as lists of cells in each pair's
+    /// own order: a form both implementations can be compared in.
+    #[allow(clippy::type_complexity)]
+    fn canonical(
+        full: impl Iterator<Item = ((NodeId, NodeId), Vec<CellSet>)>,
+        semi: impl Iterator<Item = ((NodeId, NodeId), Vec<Semi>)>,
+    ) -> (
+        std::collections::BTreeMap<(NodeId, NodeId), Vec<Vec<usize>>>,
+        std::collections::BTreeMap<(NodeId, NodeId), Vec<(Vec<usize>, usize)>>,
+    ) {
+        (
+            full.map(|(k, l)| (k, l.iter().map(|c| c.iter().collect()).collect()))
+                .collect(),
+            semi.map(|(k, l)| {
+                (
+                    k,
+                    l.iter()
+                        .map(|s| (s.carrier.iter().collect(), s.key))
+                        .collect(),
+                )
+            })
+            .collect(),
+        )
+    }
+
+    /// FNV-1a over a stream of numbers.
+    fn fnv(h: &mut u64, n: usize) {
+        for b in (n as u64).to_le_bytes() {
+            *h = (*h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    /// The guard of the eighth piece: on 216 seeded random boards of sizes 5 to 13 (a tenth to
+    /// nearly all of the cells taken), for both players and four bounds, `h_search` finds
+    /// exactly the connections of the reference above, pair by pair and in the same order; and
+    /// the solver's verdicts, mustplays and fill-ins (full and quick analyses) hash to the
+    /// figure they had before the change.
+    #[test]
+    fn h_search_finds_exactly_the_connections_it_found_before_it_was_sped_up() {
+        use rand_core::SeedableRng;
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(2308);
+        let mut wide = VcLimits::ROOT;
+        wide.templates = false;
+        wide.passes = 8;
+        let mut small = VcLimits::TREE;
+        small.max_carrier = 10;
+        small.or_depth = 3;
+        let bounds = [VcLimits::ROOT, VcLimits::TREE, wide, small];
+        let (mut h, mut pairs, mut carriers) = (0xcbf2_9ce4_8422_2325u64, 0, 0);
+        let mut kinds = [0; 4];
+        for round in 0..24 {
+            for size in 5..=13 {
+                let fill = [0.1, 0.25, 0.4, 0.55, 0.7, 0.85][round % 6];
+                let board = random_board(&mut rng, size, fill);
+                for player in [1, 2] {
+                    for (k, limits) in bounds.iter().enumerate() {
+                        if k >= 2 && (round + size) % 3 != 0 {
+                            continue;
+                        }
+                        let vcs = h_search(&board, player, limits);
+                        let (full, semi) = reference_h_search(&board, player, limits);
+                        let want = canonical(full.into_iter(), semi.into_iter());
+                        let got =
+                            canonical(vcs.full_lists().into_iter(), vcs.semi_lists().into_iter());
+                        assert!(
+                            want == got,
+                            "round {round}, size {size}, player {player}, bounds {k}"
+                        );
+                        pairs += want.0.len() + want.1.len();
+                        carriers += want.0.values().map(Vec::len).sum::<usize>();
+                    }
+                    for limits in [VcLimits::ROOT, VcLimits::TREE] {
+                        for a in [
+                            crate::solver::analyse(&board, player, &limits),
+                            crate::solver::analyse_quick(&board, player, &limits),
+                        ] {
+                            match a.verdict {
+                                crate::solver::Verdict::Won { win } => {
+                                    kinds[0] += 1;
+                                    fnv(&mut h, 1);
+                                    fnv(&mut h, win);
+                                }
+                                crate::solver::Verdict::Lost { prolong } => {
+                                    kinds[1] += 1;
+                                    fnv(&mut h, 2);
+                                    prolong.iter().for_each(|i| fnv(&mut h, i));
+                                }
+                                crate::solver::Verdict::Open { mustplay } => {
+                                    kinds[2 + usize::from(mustplay.is_some())] += 1;
+                                    fnv(&mut h, 3);
+                                    mustplay.iter().flat_map(CellSet::iter).for_each(|i| {
+                                        fnv(&mut h, i);
+                                    });
+                                }
+                            }
+                            a.fill.filled().iter().for_each(|i| fnv(&mut h, i));
+                        }
+                    }
+                }
+            }
+        }
+        // enough work for the comparison to mean something
+        assert!(pairs > 50_000 && carriers > 50_000, "{pairs} {carriers}");
+        eprintln!(
+            "{pairs} pairs, {carriers} full carriers, verdicts {kinds:?}, solver hash {h:#x}"
+        );
+        // won, lost, open without and with a mustplay: each kind is met
+        assert!(kinds.iter().all(|&k| k >= 20), "{kinds:?}");
+        assert_eq!(h, 0x2f0b_a587_d51c_57ef, "the solver's answers changed");
     }
 
     #[test]
