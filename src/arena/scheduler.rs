@@ -192,8 +192,9 @@ async fn housekeeping(a: Arc<Arena>) {
             tracing::warn!(
                 gap_ms = gap,
                 "the machine's wall clock moved away from the arena's clock (which runs on \
-                 the monotonic clock, so no bot is charged for it); shown times are off by \
-                 this much until a restart takes the wall clock again"
+                 the monotonic clock, so no bot is charged for it); on SQLite the times shown \
+                 keep the start-up reading until a restart, on PostgreSQL the database's clock \
+                 sets them"
             );
             wall_gap_warned = gap;
         }
