@@ -77,6 +77,8 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
         "clock offset to the database measured"
     );
     arena::scheduler::recover(&arena).await?;
+    // With other instances running, wait until each announces its changes (issue 22).
+    arena::cluster::join(&arena).await?;
     // Once per database (issue 20): Glicko-2 figures from the rated sets stored before it.
     if let Some(r) = arena
         .replay_glicko_once()
@@ -98,6 +100,7 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
     if arena.store.backend == store::Backend::Postgres {
         // Several instances may share the database: hear of their changes (SPEC 12, 13).
         tokio::spawn(arena::cluster::listen(arena.clone()));
+        tokio::spawn(arena::cluster::watch_peers(arena.clone()));
         tokio::spawn(arena::cluster::Watermark::run(arena.clone()));
     }
     tokio::spawn(arena::scheduler::run(arena.clone()));

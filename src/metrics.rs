@@ -224,6 +224,7 @@ pub struct Metrics {
     database_bytes: Gauge,
     listener_connections: Counter,
     notices: Counter,
+    notices_left_out: Counter,
     games_caught_up: Counter,
     games_loaded: Counter,
     resident_memory_bytes: Option<Gauge>,
@@ -319,6 +320,13 @@ impl Metrics {
             "Change notices received from other instances over PostgreSQL LISTEN/NOTIFY",
             notices.clone(),
         );
+        let notices_left_out = Counter::default();
+        registry.register(
+            "hexarena_change_notices_left_out",
+            "Change notices this instance left out because no other instance was alive to hear \
+             them (PostgreSQL; issue 22)",
+            notices_left_out.clone(),
+        );
         let games_caught_up = Counter::default();
         registry.register(
             "hexarena_games_caught_up",
@@ -374,6 +382,7 @@ impl Metrics {
             database_bytes,
             listener_connections,
             notices,
+            notices_left_out,
             games_caught_up,
             games_loaded,
             resident_memory_bytes,
@@ -488,6 +497,11 @@ impl Metrics {
     /// A change notice came from another instance.
     pub fn notice_received(&self) {
         self.notices.inc();
+    }
+
+    /// `n` change notices left out: no other instance was alive to hear them.
+    pub fn notices_left_out(&self, n: usize) {
+        self.notices_left_out.inc_by(n as u64);
     }
 
     /// A held game brought up to its row by the moves after its ply (PostgreSQL, issue 22).

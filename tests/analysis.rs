@@ -637,3 +637,53 @@ async fn a_game_that_ended_while_the_analyst_was_off_is_analysed_after_a_restart
     );
     s.kill();
 }
+
+/// With house bots on, each instance also keeps a house row in `instances` (`<id>/house`): it
+/// is not another instance, so a lone instance analyses every game itself. Counted as one, it
+/// left about half the games to an analyst that does not exist, for the two minutes after
+/// which a game counts as orphaned (PostgreSQL; SQLite has one instance by construction).
+#[tokio::test]
+async fn with_house_bots_on_every_finished_game_is_analysed_promptly() {
+    let app = spawn_with(Spawn {
+        analysis: true,
+        analysis_playouts: 100,
+        house_bots: true,
+        ..Spawn::default()
+    })
+    .await;
+    let mut rng = Lcg(7);
+    let mut games = Vec::new();
+    for i in 0..2 {
+        let names = [format!("Prompt{i}a"), format!("Prompt{i}b")];
+        let (_, _, a) = app.player_with_bot(&names[0]).await;
+        let (_, _, b) = app.player_with_bot(&names[1]).await;
+        let set = app
+            .start_set(
+                &a,
+                &b,
+                json!({"stake": 0, "options": {"size": 9, "random_stones": 0}}),
+            )
+            .await;
+        let bots = [(names[0].clone(), a), (names[1].clone(), b)];
+        for n in 1..=2 {
+            let t = tokens(&app, &set, n, &bots).await;
+            play_randomly(&app, &set, n, t, None, &mut rng).await;
+            games.push((set.clone(), n));
+        }
+    }
+    let until = Instant::now() + Duration::from_secs(30);
+    for (set, n) in &games {
+        loop {
+            let r = app.analysis(set, *n).await;
+            assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+            if r.body["status"] == "ready" {
+                break;
+            }
+            assert!(
+                Instant::now() < until,
+                "{set} game {n} still not analysed after 30 s"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}

@@ -763,3 +763,71 @@ async fn two_instances_starting_at_once_register_each_house_bot_once() {
     );
     drop(first);
 }
+
+/// Issue 22: an instance alone on the database leaves its change notices out (they cost the
+/// database a transaction each and nobody would hear them), and one that joins misses no
+/// move: it waits until the lone one announces every change, and moves either side make
+/// wake the other's waiters.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_lone_instance_leaves_its_notices_out_and_one_that_joins_misses_no_move() {
+    let Some(url) = fresh_pg_db().await else {
+        return;
+    };
+    let lone = instances(&url, 1).await.remove(0);
+    let (_, _, alpha) = lone.player_with_bot("LoneAlpha").await;
+    let (_, _, beta) = lone.player_with_bot("LoneBeta").await;
+    let set_id = lone
+        .start_set(
+            &alpha,
+            &beta,
+            json!({"options": {"size": 9, "random_stones": 0}, "clock": {"initial_s": 600}}),
+        )
+        .await;
+    let s = lone.state(&set_id, 1).await;
+    let tokens = seat_tokens(&s, &[("LoneAlpha", &alpha), ("LoneBeta", &beta)]);
+    // The scheduler checks the instances once a second; after that it knows it is alone.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    for ply in 1..=4i64 {
+        let seat = usize::from(ply % 2 == 0);
+        let r = lone
+            .play(tokens[seat], &set_id, 1, quiet_move(ply), Some(ply))
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "ply {ply}: {:?}", r.body);
+    }
+    let left_out = lone
+        .metric("hexarena_change_notices_left_out_total")
+        .await
+        .expect("metric");
+    assert!(
+        left_out >= 4.0,
+        "a lone instance sent its notices: {left_out} left out"
+    );
+
+    // A second instance joins and is asked at once to wait for the next move, which the one
+    // that was alone makes: it must wake (the lone instance's window has passed by then).
+    let joined = instances(&url, 1).await.remove(0);
+    for ply in 5..=8i64 {
+        let (mover, waiter) = if ply % 2 == 1 {
+            (&lone, &joined)
+        } else {
+            (&joined, &lone)
+        };
+        let pending = poll(waiter, &set_id, ply - 1);
+        tokio::time::sleep(Duration::from_millis(30)).await; // the poll is waiting
+        let seat = usize::from(ply % 2 == 0);
+        let r = mover
+            .play(tokens[seat], &set_id, 1, quiet_move(ply), Some(ply))
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "ply {ply}: {:?}", r.body);
+        let (_, body) = tokio::time::timeout(WAKE_BOUND, pending)
+            .await
+            .unwrap_or_else(|_| panic!("ply {ply}: the waiter on the other instance never woke"))
+            .expect("join");
+        assert_eq!(body["ply"], ply, "the waiter got the new state");
+    }
+    assert_eq!(
+        lone.metric("hexarena_change_notices_left_out_total").await,
+        Some(left_out),
+        "no notice is left out once another instance runs"
+    );
+}

@@ -114,34 +114,185 @@ const NOTICE_BATCH: usize = 512;
 /// next resync).
 const NOTICE_ATTEMPTS: usize = 20;
 
-/// Sends this instance's notices after their commits (PostgreSQL; a no-op on SQLite).
+/// How long a check that found no other live instance lets this instance leave its notices
+/// out ([`Peers`]): two heartbeat periods, so one late check costs nothing.
+pub const LONE_VALID: Duration = Duration::from_millis(2_000);
+/// How long an instance that finds others alive at start-up waits before it reads or serves
+/// anything: past the longest time any of them may still be leaving its notices out
+/// ([`LONE_VALID`]), with room for the two processes' clocks and a query's time.
+pub const JOIN_WAIT: Duration = Duration::from_millis(2_500);
+
+/// Whether another instance may be listening (PostgreSQL; issue 22). A lone instance leaves
+/// its change notices out: nobody would hear them but itself, and each costs a transaction of
+/// the database's. It may do so only while its last check of the `instances` table, started
+/// less than [`LONE_VALID`] ago, found no other live instance; once it sees one it sends every
+/// notice until it stops (never lone again: an instance whose heartbeat is only late must not
+/// be left unwarned). An instance that joins, seeing others alive, waits [`JOIN_WAIT`] before
+/// it reads anything ([`join`]): by then every change they left out committed before its first
+/// read, and every later one is announced. See `docs/multi-instance.md` "Notices".
+pub struct Peers {
+    /// The monotonic origin of `lone_until_ms`.
+    base: std::time::Instant,
+    /// Another instance was seen alive (latched).
+    shared: std::sync::atomic::AtomicBool,
+    /// Until when (ms after `base`) notices may be left out; 0: never.
+    lone_until_ms: std::sync::atomic::AtomicU64,
+}
+
+impl Peers {
+    fn new() -> Peers {
+        Peers {
+            base: std::time::Instant::now(),
+            shared: std::sync::atomic::AtomicBool::new(false),
+            lone_until_ms: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    fn since_base_ms(&self, at: std::time::Instant) -> u64 {
+        u64::try_from(at.saturating_duration_since(self.base).as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Whether a notice of a change committed before now may be left out.
+    pub fn lone(&self) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        !self.shared.load(SeqCst)
+            && self.since_base_ms(std::time::Instant::now()) < self.lone_until_ms.load(SeqCst)
+    }
+
+    /// A check of the instances started at `checked_at` found no other live instance.
+    pub fn saw_none(&self, checked_at: std::time::Instant) {
+        let until = self
+            .since_base_ms(checked_at)
+            .saturating_add(LONE_VALID.as_millis() as u64);
+        self.lone_until_ms
+            .fetch_max(until, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// A check found another live instance; true the first time (notices were perhaps left
+    /// out until now).
+    pub fn saw_others(&self) -> bool {
+        !self.shared.swap(true, std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Sends this instance's notices after their commits (PostgreSQL; a no-op on SQLite), unless
+/// it is alone ([`Peers`]).
 #[derive(Clone)]
 pub struct Notifier {
     queue: Option<mpsc::UnboundedSender<Notice>>,
+    /// Who may be listening.
+    pub peers: Arc<Peers>,
+    left_out: Arc<dyn Fn(usize) + Send + Sync>,
 }
 
 impl Notifier {
-    /// Starts the notifier task on PostgreSQL (must run inside the Tokio runtime).
-    pub fn start(store: &Store) -> Notifier {
+    /// Starts the notifier task on PostgreSQL (must run inside the Tokio runtime);
+    /// `left_out` counts the notices left out by a lone instance.
+    pub fn start(store: &Store, left_out: Arc<dyn Fn(usize) + Send + Sync>) -> Notifier {
         let queue = (store.backend == Backend::Postgres).then(|| {
             let (tx, rx) = mpsc::unbounded_channel();
             tokio::spawn(send_notices(store.clone(), rx));
             tx
         });
-        Notifier { queue }
+        Notifier {
+            queue,
+            peers: Arc::new(Peers::new()),
+            left_out,
+        }
     }
 
-    /// Whether notices are sent at all (PostgreSQL).
-    pub fn is_on(&self) -> bool {
-        self.queue.is_some()
+    /// Whether the notices of `n` committed changes are to be built and sent: on PostgreSQL,
+    /// unless this instance is alone (then they are counted as left out).
+    pub fn wants(&self, n: usize) -> bool {
+        if self.queue.is_none() {
+            return false;
+        }
+        if self.peers.lone() {
+            (self.left_out)(n);
+            return false;
+        }
+        true
     }
 
-    /// Queues notices of committed changes.
+    /// Queues notices of committed changes (called after their commit), or leaves them out
+    /// while this instance is alone.
     pub fn send(&self, notices: Vec<Notice>) {
         if let Some(q) = &self.queue {
+            if self.peers.lone() {
+                (self.left_out)(notices.len());
+                return;
+            }
             for n in notices {
                 let _ = q.send(n);
             }
+        }
+    }
+
+    /// Queues a notice whatever [`Peers`] says (the one that tells the others to catch up).
+    fn send_always(&self, notice: Notice) {
+        if let Some(q) = &self.queue {
+            let _ = q.send(notice);
+        }
+    }
+}
+
+/// At start-up, after this instance's row is written (`scheduler::recover`) and before it
+/// reads or serves anything (PostgreSQL): if other instances are alive, this one sends every
+/// notice from now on and waits [`JOIN_WAIT`] (see [`Peers`]); if none is, it may leave its
+/// notices out until its next check. Errors: reading the instances.
+pub async fn join(arena: &Arena) -> Result<(), StoreError> {
+    if arena.store.backend != Backend::Postgres {
+        return Ok(());
+    }
+    let checked_at = std::time::Instant::now();
+    let others = super::scheduler::others_alive(arena).await?;
+    if others.is_empty() {
+        arena.notifier.peers.saw_none(checked_at);
+        return Ok(());
+    }
+    arena.notifier.peers.saw_others();
+    tracing::info!(
+        others = others.len(),
+        wait_ms = JOIN_WAIT.as_millis() as u64,
+        "other instances are running; waiting until each announces its changes"
+    );
+    tokio::time::sleep(JOIN_WAIT).await;
+    Ok(())
+}
+
+/// How often a lone instance looks at the `instances` table for others ([`watch_peers`]).
+const PEERS_EVERY: Duration = Duration::from_millis(1_000);
+
+/// Looks for other live instances every [`PEERS_EVERY`] until one is seen (PostgreSQL): while
+/// none is, this instance may leave its notices out until [`LONE_VALID`] after the look
+/// began; the first one seen makes it send every notice from now on, and first a notice that
+/// makes the others catch up from the database (they may have missed what it left out: an
+/// instance back from a pause long enough to be counted dead). A look that fails lets the
+/// window lapse, so notices are sent.
+pub async fn watch_peers(arena: Arc<Arena>) {
+    let mut tick = tokio::time::interval(PEERS_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if arena.is_stopping() {
+            return;
+        }
+        let checked_at = std::time::Instant::now();
+        match super::scheduler::others_alive(&arena).await {
+            Ok(others) if others.is_empty() => arena.notifier.peers.saw_none(checked_at),
+            Ok(_) => {
+                if arena.notifier.peers.saw_others() {
+                    tracing::info!("another instance is running: announcing every change");
+                    arena.notifier.send_always(Notice {
+                        origin: arena.store.instance_id.to_string(),
+                        catch_up: true,
+                        ..Notice::default()
+                    });
+                }
+                return;
+            }
+            // The heartbeat reports the database's trouble; here the window just lapses.
+            Err(_) => {}
         }
     }
 }
@@ -212,11 +363,16 @@ pub async fn listen(arena: Arc<Arena>) {
 
 /// Another instance's change: refresh the game held here once, schedule its deadline, and
 /// wake the local waiters with the state rendered once.
-async fn on_notice(arena: &Arena, n: Notice) {
+async fn on_notice(arena: &Arc<Arena>, n: Notice) {
     if n.origin == *arena.store.instance_id {
         return; // this instance applied it already
     }
     arena.metrics.notice_received();
+    if n.catch_up {
+        tracing::info!("another instance may have left changes unannounced; catching up");
+        super::scheduler::resync(arena);
+        return;
+    }
     if let Some((bot_id, hash)) = n.revoked {
         arena.forget_bot_tokens(&bot_id);
         let _ = arena.revoked_tokens.send(hash.into());
@@ -273,7 +429,34 @@ pub fn notices(
                 max_event_id,
                 listed: c.listed(),
                 revoked: None,
+                catch_up: false,
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_instance_leaves_notices_out_only_after_a_fresh_check_and_never_once_it_saw_another() {
+        let p = Peers::new();
+        assert!(!p.lone(), "no check yet: every notice is sent");
+        let now = std::time::Instant::now();
+        p.saw_none(now);
+        assert!(p.lone(), "a check just now found nobody");
+        // A check older than LONE_VALID no longer counts: a paused or slow instance sends.
+        let old = Peers::new();
+        std::thread::sleep(Duration::from_millis(30));
+        old.saw_none(old.base);
+        old.lone_until_ms
+            .store(10, std::sync::atomic::Ordering::SeqCst); // expired 20 ms ago
+        assert!(!old.lone());
+        // Seeing another instance latches: later checks that find nobody change nothing.
+        assert!(p.saw_others(), "the first sighting is reported");
+        assert!(!p.saw_others(), "only the first");
+        p.saw_none(std::time::Instant::now());
+        assert!(!p.lone());
+    }
 }

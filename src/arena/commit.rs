@@ -502,7 +502,7 @@ impl Sinks {
                 }),
             }
         }
-        if self.notifier.is_on() && !fx.changes.is_empty() {
+        if !fx.changes.is_empty() && self.notifier.wants(fx.changes.len()) {
             // Announced to the other instances now that the transaction committed.
             self.notifier.send(super::cluster::notices(
                 &self.origin,

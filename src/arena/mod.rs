@@ -223,11 +223,13 @@ impl Arena {
         let changes = Changes::new(4096);
         let instance_id = store.instance_id.to_string();
         let watermark = cluster::Watermark::new(store.backend);
-        let notifier = cluster::Notifier::start(&store);
         let versions = versions::VersionChecks::start(&store);
         let scheduler = Arc::new(Scheduler::default());
         let waiters = Arc::new(waiters::Waiters::default());
         let metrics = Arc::new(crate::metrics::Metrics::new());
+        let counted = metrics.clone();
+        let notifier =
+            cluster::Notifier::start(&store, Arc::new(move |n| counted.notices_left_out(n)));
         let live = Arc::new(live::Live::default());
         let presence = presence::Presence::new(config.presence_window_ms);
         let clock = Arc::new(clock::SyncedTime::new(time));

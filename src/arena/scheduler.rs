@@ -493,11 +493,15 @@ async fn heartbeat(arena: &Arena, at_ms: i64) -> Result<(), StoreError> {
 }
 
 /// The other instances whose heartbeat is recent (PostgreSQL: several share the database).
+/// The house driver's rows (an instance's id plus a suffix) are not instances.
 pub(crate) async fn others_alive(arena: &Arena) -> Result<HashSet<String>, StoreError> {
     let mut c = arena.store.conn().await?;
     let ids = instances::alive_since(&mut c, arena.now_ms() - ALIVE_WITHIN_MS, &arena.instance_id)
         .await?;
-    Ok(ids.into_iter().collect())
+    Ok(ids
+        .into_iter()
+        .filter(|id| !instances::is_house_row(id))
+        .collect())
 }
 
 /// A heartbeat younger than this may be a live instance's.

@@ -7,6 +7,16 @@ use sqlx::AnyConnection;
 
 use super::Backend;
 
+/// Suffix of the `instances` row by which an instance says that it runs house bots (its own
+/// id plus this suffix, refreshed every tick by the house driver; no other instance plays
+/// house games).
+pub const HOUSE_ROW: &str = "/house";
+
+/// Whether a row of the table is a house driver's (see [`HOUSE_ROW`]), not an instance's.
+pub fn is_house_row(id: &str) -> bool {
+    id.ends_with(HOUSE_ROW)
+}
+
 /// Serializes the instances that credit downtime at once (PostgreSQL: `LOCK TABLE`; a no-op
 /// on SQLite, whose write transaction already excludes every other writer).
 pub async fn lock(c: &mut AnyConnection, backend: Backend) -> sqlx::Result<()> {

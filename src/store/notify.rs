@@ -1,8 +1,9 @@
 //! Change notices between instances sharing one PostgreSQL database (SPEC sections 12, 13;
 //! `docs/multi-instance.md`). A notice is sent with `pg_notify` right after the transaction
 //! that made the change committed (never before: only committed changes are announced), by
-//! one notifier per instance that batches what accumulated. It carries ids and numbers only,
-//! never a state: each instance rebuilds what it needs itself.
+//! one notifier per instance that batches what accumulated, and only while another instance
+//! may be listening (`arena::cluster::Peers`). It carries ids and numbers only, never a
+//! state: each instance rebuilds what it needs itself.
 
 use serde::{Deserialize, Serialize};
 use sqlx::AnyConnection;
@@ -41,6 +42,10 @@ pub struct Notice {
     /// forgets the bot's cached tokens and ends the streams the old token opened.
     #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
     pub revoked: Option<(String, String)>,
+    /// The origin was alone and may have left changes unannounced (issue 22: a lone instance
+    /// sends no notices); every receiver catches up from the database once.
+    #[serde(rename = "c", default, skip_serializing_if = "std::ops::Not::not")]
+    pub catch_up: bool,
 }
 
 /// Largest payload sent in one notification (PostgreSQL refuses 8000 bytes and more).

@@ -26,6 +26,7 @@ use crate::arena::game::{EndReason, Status};
 use crate::arena::{Arena, Change};
 use crate::store::StoreError;
 use crate::store::events::LOBBY;
+use crate::store::instances::HOUSE_ROW;
 use crate::store::{Backend, games, instances, sets};
 
 /// How often the games held in memory are looked over (and the lobby, when something changed).
@@ -251,10 +252,6 @@ async fn accept_private(arena: &Arena, house: &House, bot_id: &str) -> ArenaResu
     }
     Ok(())
 }
-
-/// Suffix of the `instances` row by which an instance says that it runs house bots (its own
-/// id plus this suffix, refreshed every tick; no other instance plays house games).
-const HOUSE_ROW: &str = "/house";
 
 /// Says that this instance runs house bots and reads which live instances do (PostgreSQL).
 async fn refresh_peers(arena: &Arena, house: &House) -> Result<(), StoreError> {
