@@ -119,7 +119,7 @@ const NOTICE_ATTEMPTS: usize = 20;
 pub const LONE_VALID: Duration = Duration::from_millis(2_000);
 /// How long an instance that finds others alive at start-up waits before it reads or serves
 /// anything: past the longest time any of them may still be leaving its notices out
-/// ([`LONE_VALID`]), with room for the two processes' clocks and a query's time.
+/// ([`LONE_VALID`]), with half a second to spare for a slow look or a late timer.
 pub const JOIN_WAIT: Duration = Duration::from_millis(2_500);
 
 /// Whether another instance may be listening (PostgreSQL; issue 22). A lone instance leaves
@@ -129,7 +129,7 @@ pub const JOIN_WAIT: Duration = Duration::from_millis(2_500);
 /// notice until it stops (never lone again: an instance whose heartbeat is only late must not
 /// be left unwarned). An instance that joins, seeing others alive, waits [`JOIN_WAIT`] before
 /// it reads anything ([`join`]): by then every change they left out committed before its first
-/// read, and every later one is announced. See `docs/multi-instance.md` "Notices".
+/// read, and every later one is announced. See `docs/multi-instance.md`.
 pub struct Peers {
     /// The monotonic origin of `lone_until_ms`.
     base: std::time::Instant,
