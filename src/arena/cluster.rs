@@ -443,16 +443,25 @@ mod tests {
     fn an_instance_leaves_notices_out_only_after_a_fresh_check_and_never_once_it_saw_another() {
         let p = Peers::new();
         assert!(!p.lone(), "no check yet: every notice is sent");
-        let now = std::time::Instant::now();
-        p.saw_none(now);
+        p.saw_none(std::time::Instant::now());
         assert!(p.lone(), "a check just now found nobody");
-        // A check older than LONE_VALID no longer counts: a paused or slow instance sends.
-        let old = Peers::new();
-        std::thread::sleep(Duration::from_millis(30));
-        old.saw_none(old.base);
-        old.lone_until_ms
-            .store(10, std::sync::atomic::Ordering::SeqCst); // expired 20 ms ago
+        // A check that began more than LONE_VALID ago no longer counts (a paused or slow
+        // instance sends): an instance started 5 s ago whose last look began 3 s ago.
+        let now = std::time::Instant::now();
+        let (Some(started), Some(looked)) = (
+            now.checked_sub(Duration::from_secs(5)),
+            now.checked_sub(Duration::from_secs(3)),
+        ) else {
+            return; // a monotonic clock younger than 5 s: nothing to test against
+        };
+        let old = Peers {
+            base: started,
+            ..Peers::new()
+        };
+        old.saw_none(looked);
         assert!(!old.lone());
+        old.saw_none(std::time::Instant::now());
+        assert!(old.lone(), "a fresh look counts again");
         // Seeing another instance latches: later checks that find nobody change nothing.
         assert!(p.saw_others(), "the first sighting is reported");
         assert!(!p.saw_others(), "only the first");
