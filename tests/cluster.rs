@@ -831,3 +831,78 @@ async fn a_lone_instance_leaves_its_notices_out_and_one_that_joins_misses_no_mov
         "no notice is left out once another instance runs"
     );
 }
+
+/// The outside breaker's case (stop 36): an instance starting while a transaction holds the
+/// `instances` table wrote its row with a time already stale (its own recovery waited behind
+/// the lock, and so did the lone instance's heartbeat). The lone instance then counted it as
+/// dead and left out a notice after it began serving. The newcomer now writes its heartbeat
+/// afresh and waits while another instance was alive moments ago.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_newcomer_whose_row_waited_behind_a_lock_is_seen_before_it_serves() {
+    let Some(url) = fresh_pg_db().await else {
+        return;
+    };
+    let lone = instances(&url, 1).await.remove(0);
+    let (_, _, alpha) = lone.player_with_bot("LockAlpha").await;
+    let (_, _, beta) = lone.player_with_bot("LockBeta").await;
+    let set_id = lone
+        .start_set(
+            &alpha,
+            &beta,
+            json!({"options": {"size": 9, "random_stones": 0}, "clock": {"initial_s": 600}}),
+        )
+        .await;
+    let s = lone.state(&set_id, 1).await;
+    let tokens = seat_tokens(&s, &[("LockAlpha", &alpha), ("LockBeta", &beta)]);
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    for ply in 1..=2i64 {
+        let seat = usize::from(ply % 2 == 0);
+        let r = lone
+            .play(tokens[seat], &set_id, 1, quiet_move(ply), Some(ply))
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "ply {ply}: {:?}", r.body);
+    }
+    // A transaction holds the table for 4 s: the newcomer's recovery (`LOCK TABLE`) queues
+    // behind it, and the lone instance's heartbeat behind that.
+    let mut blocker = db(&url).await;
+    let held = tokio::spawn(async move {
+        let mut tx = blocker.begin().await.expect("begin");
+        sqlx::query("UPDATE instances SET heartbeat_ms = heartbeat_ms WHERE id = 'nobody'")
+            .execute(&mut *tx)
+            .await
+            .expect("update");
+        tokio::time::sleep(Duration::from_secs(4)).await;
+        tx.commit().await.expect("commit");
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let joined = instances(&url, 1).await.remove(0);
+    held.await.expect("blocker");
+    let left_out = lone
+        .metric("hexarena_change_notices_left_out_total")
+        .await
+        .expect("metric");
+    for ply in 3..=6i64 {
+        let (mover, waiter) = if ply % 2 == 1 {
+            (&lone, &joined)
+        } else {
+            (&joined, &lone)
+        };
+        let pending = poll(waiter, &set_id, ply - 1);
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let seat = usize::from(ply % 2 == 0);
+        let r = mover
+            .play(tokens[seat], &set_id, 1, quiet_move(ply), Some(ply))
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "ply {ply}: {:?}", r.body);
+        let (_, body) = tokio::time::timeout(WAKE_BOUND, pending)
+            .await
+            .unwrap_or_else(|_| panic!("ply {ply}: the waiter on the other instance never woke"))
+            .expect("join");
+        assert_eq!(body["ply"], ply, "the waiter got the new state");
+    }
+    assert_eq!(
+        lone.metric("hexarena_change_notices_left_out_total").await,
+        Some(left_out),
+        "a notice was left out while the newcomer served"
+    );
+}

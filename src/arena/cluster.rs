@@ -127,9 +127,9 @@ pub const JOIN_WAIT: Duration = Duration::from_millis(2_500);
 /// the database's. It may do so only while its last check of the `instances` table, started
 /// less than [`LONE_VALID`] ago, found no other live instance; once it sees one it sends every
 /// notice until it stops (never lone again: an instance whose heartbeat is only late must not
-/// be left unwarned). An instance that joins, seeing others alive, waits [`JOIN_WAIT`] before
-/// it reads anything ([`join`]): by then every change they left out committed before its first
-/// read, and every later one is announced. See `docs/multi-instance.md`.
+/// be left unwarned). An instance that joins, seeing others alive (or alive moments ago), waits
+/// [`JOIN_WAIT`] with its own row kept fresh before it reads anything ([`join`]): by then every
+/// change they left out committed before its first read, and every later one is announced. See `docs/multi-instance.md`.
 pub struct Peers {
     /// The monotonic origin of `lone_until_ms`.
     base: std::time::Instant,
@@ -236,27 +236,87 @@ impl Notifier {
     }
 }
 
+/// A heartbeat write that took longer than this (it waited behind a lock, or the database was
+/// slow) may have stored a time already old when it committed: [`join`] writes it again.
+const BEAT_LATE: Duration = Duration::from_millis(500);
+/// How often [`join`] renews this instance's heartbeat while it waits (the scheduler's own
+/// heartbeat starts only after it).
+const JOIN_BEAT_EVERY: Duration = Duration::from_millis(500);
+/// Another instance whose heartbeat is younger than this may be alive with its heartbeat held
+/// up (the same lock or slow database that held up this one's, say), so [`join`] waits for it
+/// too, as for a live one, before deciding whether this instance is alone.
+const JOIN_RECENT_MS: i64 = 10_000;
+/// Most times [`join`] writes its heartbeat before it goes on regardless (a database that
+/// slow is the heartbeat's and the recovery's business, not the join's).
+const JOIN_BEATS_MAX: usize = 40;
+
+/// Writes this instance's heartbeat; true if the write took at most [`BEAT_LATE`] (so the
+/// stored time was recent when it committed).
+async fn beat_in_time(arena: &Arena) -> Result<bool, StoreError> {
+    let started = std::time::Instant::now();
+    let at = arena.now_ms();
+    let mut c = arena.store.conn().await?;
+    crate::store::instances::beat(&mut c, &arena.instance_id, at).await?;
+    Ok(started.elapsed() <= BEAT_LATE)
+}
+
 /// At start-up, after this instance's row is written (`scheduler::recover`) and before it
-/// reads or serves anything (PostgreSQL): if other instances are alive, this one sends every
-/// notice from now on and waits [`JOIN_WAIT`] (see [`Peers`]); if none is, it may leave its
-/// notices out until its next check. Errors: reading the instances.
+/// reads or serves anything (PostgreSQL; see [`Peers`]):
+/// 1. its heartbeat is written again until a write is quick, so its row looks alive to every
+///    other instance's next look (the row `recover` wrote may have waited behind a lock and
+///    carry a time already stale);
+/// 2. if another instance is alive, or was less than [`JOIN_RECENT_MS`] ago (its heartbeat
+///    may be held up), it waits [`JOIN_WAIT`], renewing its heartbeat every
+///    [`JOIN_BEAT_EVERY`] and starting the wait again after a slow write: by its end every
+///    other instance has seen this one, or let its window to leave notices out lapse;
+/// 3. it then sends every notice from now on if another instance is alive, or may leave them
+///    out until its next look if none is.
+///
+/// Errors: writing the heartbeat or reading the instances.
 pub async fn join(arena: &Arena) -> Result<(), StoreError> {
     if arena.store.backend != Backend::Postgres {
         return Ok(());
     }
-    let checked_at = std::time::Instant::now();
-    let others = super::scheduler::others_alive(arena).await?;
-    if others.is_empty() {
-        arena.notifier.peers.saw_none(checked_at);
-        return Ok(());
+    let mut beats = 0;
+    while !beat_in_time(arena).await? && beats < JOIN_BEATS_MAX {
+        beats += 1;
     }
-    arena.notifier.peers.saw_others();
-    tracing::info!(
-        others = others.len(),
-        wait_ms = JOIN_WAIT.as_millis() as u64,
-        "other instances are running; waiting until each announces its changes"
-    );
-    tokio::time::sleep(JOIN_WAIT).await;
+    let recent = {
+        let mut c = arena.store.conn().await?;
+        crate::store::instances::alive_since(
+            &mut c,
+            arena.now_ms() - JOIN_RECENT_MS,
+            &arena.instance_id,
+        )
+        .await?
+        .into_iter()
+        .filter(|id| !crate::store::instances::is_house_row(id))
+        .count()
+    };
+    if recent > 0 {
+        tracing::info!(
+            others = recent,
+            wait_ms = JOIN_WAIT.as_millis() as u64,
+            "other instances ran moments ago; waiting until each has seen this one"
+        );
+        let mut since = tokio::time::Instant::now();
+        while since.elapsed() < JOIN_WAIT {
+            tokio::time::sleep(JOIN_BEAT_EVERY.min(JOIN_WAIT.saturating_sub(since.elapsed())))
+                .await;
+            if !beat_in_time(arena).await? && beats < JOIN_BEATS_MAX {
+                // This row may have looked dead meanwhile: a look that missed it may still
+                // let its instance leave notices out for LONE_VALID.
+                beats += 1;
+                since = tokio::time::Instant::now();
+            }
+        }
+    }
+    let checked_at = std::time::Instant::now();
+    if super::scheduler::others_alive(arena).await?.is_empty() {
+        arena.notifier.peers.saw_none(checked_at);
+    } else {
+        arena.notifier.peers.saw_others();
+    }
     Ok(())
 }
 
