@@ -76,9 +76,9 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
         offset_ms = arena.clock.offset_ms(),
         "clock offset to the database measured"
     );
-    arena::scheduler::recover(&arena).await?;
+    let was_down = arena::scheduler::recover(&arena).await?;
     // With other instances running, wait until each announces its changes (issue 22).
-    arena::cluster::join(&arena).await?;
+    arena::cluster::join(&arena, was_down).await?;
     // Once per database (issue 20): Glicko-2 figures from the rated sets stored before it.
     if let Some(r) = arena
         .replay_glicko_once()

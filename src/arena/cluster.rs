@@ -266,14 +266,18 @@ async fn beat_in_time(arena: &Arena) -> Result<bool, StoreError> {
 ///    other instance's next look (the row `recover` wrote may have waited behind a lock and
 ///    carry a time already stale);
 /// 2. if another instance is alive, or was less than [`JOIN_RECENT_MS`] ago (its heartbeat
-///    may be held up), it waits [`JOIN_WAIT`], renewing its heartbeat every
-///    [`JOIN_BEAT_EVERY`] and starting the wait again after a slow write: by its end every
-///    other instance has seen this one, or let its window to leave notices out lapse;
+///    may be held up), and `arena_was_down` is false, it waits [`JOIN_WAIT`], renewing its
+///    heartbeat every [`JOIN_BEAT_EVERY`] and starting the wait again after a slow write: by
+///    its end every other instance has seen this one, or let its window to leave notices out
+///    lapse;
 /// 3. it then sends every notice from now on if another instance is alive, or may leave them
 ///    out until its next look if none is.
 ///
-/// Errors: writing the heartbeat or reading the instances.
-pub async fn join(arena: &Arena) -> Result<(), StoreError> {
+/// `arena_was_down`: recovery found no instance alive (their heartbeats stood still) and
+/// credited the downtime to the running turns up to its own start; a wait here would be
+/// downtime it did not credit, and the recent rows are those of stopped instances (a quick
+/// restart). Errors: writing the heartbeat or reading the instances.
+pub async fn join(arena: &Arena, arena_was_down: bool) -> Result<(), StoreError> {
     if arena.store.backend != Backend::Postgres {
         return Ok(());
     }
@@ -293,7 +297,7 @@ pub async fn join(arena: &Arena) -> Result<(), StoreError> {
         .filter(|id| !crate::store::instances::is_house_row(id))
         .count()
     };
-    if recent > 0 {
+    if recent > 0 && !arena_was_down {
         tracing::info!(
             others = recent,
             wait_ms = JOIN_WAIT.as_millis() as u64,

@@ -534,8 +534,10 @@ async fn stale_heartbeat(arena: &Arena) -> Result<Option<i64>, StoreError> {
 /// At start-up: if no instance is alive, the whole arena was down since it was last seen
 /// working, and every running turn is moved later by that downtime so no seat is charged for
 /// it (SPEC section 7); so are the forfeit windows of waiting pairings and the bots'
-/// last-seen times (SPEC 14). Then every pending deadline is loaded.
-pub async fn recover(arena: &Arena) -> Result<(), StoreError> {
+/// last-seen times (SPEC 14). Then every pending deadline is loaded. Returns whether the
+/// arena was found down (no instance alive), so the start-up adds no wait the credit did not
+/// cover (`cluster::join`).
+pub async fn recover(arena: &Arena) -> Result<bool, StoreError> {
     let stale = stale_heartbeat(arena).await?;
     let now = arena.now_ms();
     let mut tx = arena.store.begin_write().await?;
@@ -543,6 +545,7 @@ pub async fn recover(arena: &Arena) -> Result<(), StoreError> {
     // earlier one's heartbeat and does not credit the downtime a second time.
     instances::lock(&mut tx, arena.store.backend).await?;
     let last = instances::newest_heartbeat(&mut tx).await?;
+    let was_down = last.is_some_and(|l| Some(l) == stale);
     if let Some(last) = last.filter(|l| Some(*l) == stale) {
         // A turn that started after the last heartbeat shows the arena was still up then;
         // shifting from before it would start that turn in the future.
@@ -565,7 +568,7 @@ pub async fn recover(arena: &Arena) -> Result<(), StoreError> {
     instances::start(&mut tx, &arena.instance_id, now, now - 60_000).await?;
     tx.commit().await?;
     sweep(arena, i64::MAX).await?;
-    Ok(())
+    Ok(was_down)
 }
 
 #[cfg(test)]
