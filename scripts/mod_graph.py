@@ -36,7 +36,8 @@ def strip_code(text):
     text = re.sub(r"//[^\n]*", "", text)
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     text = re.sub(r'r#*"(?:.|\n)*?"#*', '""', text)
-    text = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+    # A `\` may end a line inside a string (a continued literal): it escapes the newline.
+    text = re.sub(r'"(?:\\[\s\S]|[^"\\])*"', '""', text)
     text = re.sub(r"'(?:\\.|[^'\\])'", "' '", text)
     out, i = [], 0
     for m in re.finditer(r"#\[cfg\(test\)\]", text):

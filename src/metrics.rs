@@ -22,6 +22,9 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
+/// The name of the analyst's thread (`arena::analysis`), whose CPU time `/metrics` reports
+/// apart. Defined here so the metrics need nothing of the arena.
+pub const ANALYST_THREAD: &str = "analyst";
 /// Labels of `hexarena_http_requests_total`.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct HttpLabels {
@@ -550,7 +553,7 @@ impl Metrics {
             advance(c, now);
         }
         if let Some(c) = &self.analysis_cpu_seconds {
-            advance(c, thread_cpu_seconds(crate::arena::analysis::THREAD_NAME));
+            advance(c, thread_cpu_seconds(ANALYST_THREAD));
         }
         let mut out = String::with_capacity(4096);
         prometheus_client::encoding::text::encode(&mut out, &self.registry)?;

@@ -121,7 +121,7 @@ struct Job {
 }
 
 /// The analyst thread's name, by which `/metrics` finds its CPU time.
-pub const THREAD_NAME: &str = "analyst";
+pub const THREAD_NAME: &str = crate::metrics::ANALYST_THREAD;
 
 /// Starts the analyst (nothing when `cfg.enabled` is false). Errors: its thread could not
 /// start.
