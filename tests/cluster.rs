@@ -764,6 +764,58 @@ async fn two_instances_starting_at_once_register_each_house_bot_once() {
     drop(first);
 }
 
+/// A lone instance on `url` with a set between two new bots (`names`), its first `plies`
+/// moves played after the instance has looked for others and found none (it looks once a
+/// second): (the instance, the set id, the seats' tokens).
+async fn lone_game(url: &str, names: [&str; 2], plies: i64) -> (TestApp, String, [String; 2]) {
+    let lone = instances(url, 1).await.remove(0);
+    let (_, _, alpha) = lone.player_with_bot(names[0]).await;
+    let (_, _, beta) = lone.player_with_bot(names[1]).await;
+    let set_id = lone
+        .start_set(
+            &alpha,
+            &beta,
+            json!({"options": {"size": 9, "random_stones": 0}, "clock": {"initial_s": 600}}),
+        )
+        .await;
+    let s = lone.state(&set_id, 1).await;
+    let tokens = seat_tokens(&s, &[(names[0], &alpha), (names[1], &beta)]).map(str::to_string);
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    for ply in 1..=plies {
+        let seat = usize::from(ply % 2 == 0);
+        let r = lone
+            .play(&tokens[seat], &set_id, 1, quiet_move(ply), Some(ply))
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "ply {ply}: {:?}", r.body);
+    }
+    (lone, set_id, tokens)
+}
+
+/// Plays `plies` of game 1, odd plies on `a` and even ones on `b`, each awaited by a long-poll
+/// on the other instance, which must wake with that ply within [`WAKE_BOUND`].
+async fn moves_wake_across(
+    (a, b): (&TestApp, &TestApp),
+    set_id: &str,
+    tokens: &[String; 2],
+    plies: std::ops::RangeInclusive<i64>,
+) {
+    for ply in plies {
+        let (mover, waiter) = if ply % 2 == 1 { (a, b) } else { (b, a) };
+        let pending = poll(waiter, set_id, ply - 1);
+        tokio::time::sleep(Duration::from_millis(30)).await; // the poll is waiting
+        let seat = usize::from(ply % 2 == 0);
+        let r = mover
+            .play(&tokens[seat], set_id, 1, quiet_move(ply), Some(ply))
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "ply {ply}: {:?}", r.body);
+        let (_, body) = tokio::time::timeout(WAKE_BOUND, pending)
+            .await
+            .unwrap_or_else(|_| panic!("ply {ply}: the waiter on the other instance never woke"))
+            .expect("join");
+        assert_eq!(body["ply"], ply, "the waiter got the new state");
+    }
+}
+
 /// Issue 22: an instance alone on the database leaves its change notices out (they cost the
 /// database a transaction each and nobody would hear them), and one that joins misses no
 /// move: it waits until the lone one announces every change, and moves either side make
@@ -773,27 +825,7 @@ async fn a_lone_instance_leaves_its_notices_out_and_one_that_joins_misses_no_mov
     let Some(url) = fresh_pg_db().await else {
         return;
     };
-    let lone = instances(&url, 1).await.remove(0);
-    let (_, _, alpha) = lone.player_with_bot("LoneAlpha").await;
-    let (_, _, beta) = lone.player_with_bot("LoneBeta").await;
-    let set_id = lone
-        .start_set(
-            &alpha,
-            &beta,
-            json!({"options": {"size": 9, "random_stones": 0}, "clock": {"initial_s": 600}}),
-        )
-        .await;
-    let s = lone.state(&set_id, 1).await;
-    let tokens = seat_tokens(&s, &[("LoneAlpha", &alpha), ("LoneBeta", &beta)]);
-    // The scheduler checks the instances once a second; after that it knows it is alone.
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
-    for ply in 1..=4i64 {
-        let seat = usize::from(ply % 2 == 0);
-        let r = lone
-            .play(tokens[seat], &set_id, 1, quiet_move(ply), Some(ply))
-            .await;
-        assert_eq!(r.status, StatusCode::OK, "ply {ply}: {:?}", r.body);
-    }
+    let (lone, set_id, tokens) = lone_game(&url, ["LoneAlpha", "LoneBeta"], 4).await;
     let left_out = lone
         .metric("hexarena_change_notices_left_out_total")
         .await
@@ -806,25 +838,7 @@ async fn a_lone_instance_leaves_its_notices_out_and_one_that_joins_misses_no_mov
     // A second instance joins and is asked at once to wait for the next move, which the one
     // that was alone makes: it must wake (the lone instance's window has passed by then).
     let joined = instances(&url, 1).await.remove(0);
-    for ply in 5..=8i64 {
-        let (mover, waiter) = if ply % 2 == 1 {
-            (&lone, &joined)
-        } else {
-            (&joined, &lone)
-        };
-        let pending = poll(waiter, &set_id, ply - 1);
-        tokio::time::sleep(Duration::from_millis(30)).await; // the poll is waiting
-        let seat = usize::from(ply % 2 == 0);
-        let r = mover
-            .play(tokens[seat], &set_id, 1, quiet_move(ply), Some(ply))
-            .await;
-        assert_eq!(r.status, StatusCode::OK, "ply {ply}: {:?}", r.body);
-        let (_, body) = tokio::time::timeout(WAKE_BOUND, pending)
-            .await
-            .unwrap_or_else(|_| panic!("ply {ply}: the waiter on the other instance never woke"))
-            .expect("join");
-        assert_eq!(body["ply"], ply, "the waiter got the new state");
-    }
+    moves_wake_across((&lone, &joined), &set_id, &tokens, 5..=8).await;
     assert_eq!(
         lone.metric("hexarena_change_notices_left_out_total").await,
         Some(left_out),
@@ -842,26 +856,7 @@ async fn a_newcomer_whose_row_waited_behind_a_lock_is_seen_before_it_serves() {
     let Some(url) = fresh_pg_db().await else {
         return;
     };
-    let lone = instances(&url, 1).await.remove(0);
-    let (_, _, alpha) = lone.player_with_bot("LockAlpha").await;
-    let (_, _, beta) = lone.player_with_bot("LockBeta").await;
-    let set_id = lone
-        .start_set(
-            &alpha,
-            &beta,
-            json!({"options": {"size": 9, "random_stones": 0}, "clock": {"initial_s": 600}}),
-        )
-        .await;
-    let s = lone.state(&set_id, 1).await;
-    let tokens = seat_tokens(&s, &[("LockAlpha", &alpha), ("LockBeta", &beta)]);
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
-    for ply in 1..=2i64 {
-        let seat = usize::from(ply % 2 == 0);
-        let r = lone
-            .play(tokens[seat], &set_id, 1, quiet_move(ply), Some(ply))
-            .await;
-        assert_eq!(r.status, StatusCode::OK, "ply {ply}: {:?}", r.body);
-    }
+    let (lone, set_id, tokens) = lone_game(&url, ["LockAlpha", "LockBeta"], 2).await;
     // A transaction holds the table for 4 s: the newcomer's recovery (`LOCK TABLE`) queues
     // behind it, and the lone instance's heartbeat behind that.
     let mut blocker = db(&url).await;
@@ -881,25 +876,7 @@ async fn a_newcomer_whose_row_waited_behind_a_lock_is_seen_before_it_serves() {
         .metric("hexarena_change_notices_left_out_total")
         .await
         .expect("metric");
-    for ply in 3..=6i64 {
-        let (mover, waiter) = if ply % 2 == 1 {
-            (&lone, &joined)
-        } else {
-            (&joined, &lone)
-        };
-        let pending = poll(waiter, &set_id, ply - 1);
-        tokio::time::sleep(Duration::from_millis(30)).await;
-        let seat = usize::from(ply % 2 == 0);
-        let r = mover
-            .play(tokens[seat], &set_id, 1, quiet_move(ply), Some(ply))
-            .await;
-        assert_eq!(r.status, StatusCode::OK, "ply {ply}: {:?}", r.body);
-        let (_, body) = tokio::time::timeout(WAKE_BOUND, pending)
-            .await
-            .unwrap_or_else(|_| panic!("ply {ply}: the waiter on the other instance never woke"))
-            .expect("join");
-        assert_eq!(body["ply"], ply, "the waiter got the new state");
-    }
+    moves_wake_across((&lone, &joined), &set_id, &tokens, 3..=6).await;
     assert_eq!(
         lone.metric("hexarena_change_notices_left_out_total").await,
         Some(left_out),
