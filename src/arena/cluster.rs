@@ -285,18 +285,9 @@ pub async fn join(arena: &Arena, arena_was_down: bool) -> Result<(), StoreError>
     while !beat_in_time(arena).await? && beats < JOIN_BEATS_MAX {
         beats += 1;
     }
-    let recent = {
-        let mut c = arena.store.conn().await?;
-        crate::store::instances::alive_since(
-            &mut c,
-            arena.now_ms() - JOIN_RECENT_MS,
-            &arena.instance_id,
-        )
+    let recent = super::scheduler::others_seen_within(arena, JOIN_RECENT_MS)
         .await?
-        .into_iter()
-        .filter(|id| !crate::store::instances::is_house_row(id))
-        .count()
-    };
+        .len();
     if recent > 0 && !arena_was_down {
         tracing::info!(
             others = recent,

@@ -493,11 +493,19 @@ async fn heartbeat(arena: &Arena, at_ms: i64) -> Result<(), StoreError> {
 }
 
 /// The other instances whose heartbeat is recent (PostgreSQL: several share the database).
-/// The house driver's rows (an instance's id plus a suffix) are not instances.
 pub(crate) async fn others_alive(arena: &Arena) -> Result<HashSet<String>, StoreError> {
+    others_seen_within(arena, ALIVE_WITHIN_MS).await
+}
+
+/// The other instances whose heartbeat is at most `within_ms` old. The house driver's rows
+/// (an instance's id plus a suffix) are not instances.
+pub(crate) async fn others_seen_within(
+    arena: &Arena,
+    within_ms: i64,
+) -> Result<HashSet<String>, StoreError> {
     let mut c = arena.store.conn().await?;
-    let ids = instances::alive_since(&mut c, arena.now_ms() - ALIVE_WITHIN_MS, &arena.instance_id)
-        .await?;
+    let ids =
+        instances::alive_since(&mut c, arena.now_ms() - within_ms, &arena.instance_id).await?;
     Ok(ids
         .into_iter()
         .filter(|id| !instances::is_house_row(id))
