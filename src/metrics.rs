@@ -230,6 +230,7 @@ pub struct Metrics {
     notices_left_out: Counter,
     games_caught_up: Counter,
     games_loaded: Counter,
+    analysis_rest_seconds: Counter<f64, std::sync::atomic::AtomicU64>,
     resident_memory_bytes: Option<Gauge>,
     house: HouseGauges,
     /// CPU time of the process (user + system), advanced to `/proc/self/stat` at scrape time.
@@ -342,6 +343,12 @@ impl Metrics {
             "Games loaded whole from the database into memory (set, game, moves, names)",
             games_loaded.clone(),
         );
+        let analysis_rest_seconds = Counter::<f64, std::sync::atomic::AtomicU64>::default();
+        registry.register(
+            "hexarena_analysis_rest_seconds",
+            "Time the analyst rested to leave the CPU to a busy move path (issue 22), in seconds",
+            analysis_rest_seconds.clone(),
+        );
         let house = HouseGauges::register(&mut registry);
         let resident_memory_bytes = resident_memory_bytes().map(|_| {
             let g = Gauge::default();
@@ -388,6 +395,7 @@ impl Metrics {
             notices_left_out,
             games_caught_up,
             games_loaded,
+            analysis_rest_seconds,
             resident_memory_bytes,
             house,
             cpu_seconds,
@@ -515,6 +523,11 @@ impl Metrics {
     /// A game loaded whole from the database.
     pub fn game_loaded(&self) {
         self.games_loaded.inc();
+    }
+
+    /// The analyst rested `d` for a busy move path.
+    pub fn analysis_rested(&self, d: std::time::Duration) {
+        self.analysis_rest_seconds.inc_by(d.as_secs_f64());
     }
 
     /// Times the change listener connected (tests read it).

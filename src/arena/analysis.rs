@@ -14,12 +14,18 @@
 //! takes a game still pending [`ORPHAN_MS`] after it finished (its owner may have died or the
 //! instances changed). Should two still analyse one game, the first to store it wins.
 //!
+//! While the arena is busy (at least [`BUSY_MOVES_PER_S`] moves a second here), the analyst
+//! keeps to [`BUSY_SHARE`] of its time and rests the rest ([`Pacer`]): the moves are on the
+//! clock, the analyses are not, and at such a rate games end faster than any analyst keeps up
+//! with, so a full core would only buy a slower-growing backlog at the moves' expense. The
+//! backlog is analysed once the rate falls (issue 22).
+//!
 //! The analyst reads pending games from a watermark that trails the newest game it analysed by
 //! [`LATE_MS`] (a game may be stored after another with an earlier finishing time: another
 //! instance's clock, a slow commit), and from the start every [`FULL_LOOK_S`].
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hex::{Cell, Move};
 use hex_search::analysis::{AnalysisError, GameAnalysis, analyse_game};
@@ -82,6 +88,83 @@ pub const FULL_LOOK_S: u64 = 600;
 /// A game pending this long after it finished is taken by any instance, ms.
 pub const ORPHAN_MS: i64 = 2 * 60 * 1000;
 
+/// Moves a second on this instance, over a [`RATE_WINDOW_MS`] window, from which the arena
+/// counts as busy and the analyst keeps to [`BUSY_SHARE`]. At 11x11's default budget one
+/// game's analysis takes seconds of CPU, so from a few dozen moves a second games end faster
+/// than the analyst could keep up with; this is well above that, where the move path's own
+/// CPU starts to matter.
+pub const BUSY_MOVES_PER_S: u64 = 200;
+/// The analyst's share of its time while the arena is busy: after [`SLICE_MS`] of work it
+/// rests nine times as long.
+pub const BUSY_SHARE: f64 = 0.1;
+/// Work between two rests while the arena is busy, ms.
+const SLICE_MS: u64 = 50;
+/// The move rate is measured over windows of this length, ms.
+const RATE_WINDOW_MS: u64 = 500;
+
+/// Keeps the analyst to [`BUSY_SHARE`] of its time while this instance's moves come at
+/// [`BUSY_MOVES_PER_S`] or more. Pure: the caller passes the time and the move count
+/// (`hexarena_moves_total`) and does the resting.
+#[derive(Debug, Clone)]
+pub struct Pacer {
+    window_start: Instant,
+    window_moves: u64,
+    busy: bool,
+    worked: Duration,
+    resumed: Instant,
+}
+
+impl Pacer {
+    /// A pacer that starts idle at `now` with `moves` counted so far.
+    #[must_use]
+    pub fn new(now: Instant, moves: u64) -> Pacer {
+        Pacer {
+            window_start: now,
+            window_moves: moves,
+            busy: false,
+            worked: Duration::ZERO,
+            resumed: now,
+        }
+    }
+
+    /// Work (re)starts at `now`: the time since the last call was not the analyst's.
+    pub fn resume(&mut self, now: Instant) {
+        self.resumed = now;
+    }
+
+    /// At a pause point at `now` with `moves` counted: how long to rest before working on
+    /// ([`Duration::ZERO`] while the arena is not busy). The caller calls [`Pacer::resume`]
+    /// after resting.
+    pub fn rest(&mut self, now: Instant, moves: u64) -> Duration {
+        self.worked += now.saturating_duration_since(self.resumed);
+        self.resumed = now;
+        let span = now.saturating_duration_since(self.window_start);
+        if span >= Duration::from_millis(RATE_WINDOW_MS) {
+            let counted = moves.saturating_sub(self.window_moves);
+            self.busy = u128::from(counted) * 1000
+                >= u128::from(BUSY_MOVES_PER_S) * span.as_millis();
+            self.window_start = now;
+            self.window_moves = moves;
+        }
+        if !self.busy {
+            self.worked = Duration::ZERO;
+            return Duration::ZERO;
+        }
+        if self.worked < Duration::from_millis(SLICE_MS) {
+            return Duration::ZERO;
+        }
+        let rest = self.worked.mul_f64((1.0 - BUSY_SHARE) / BUSY_SHARE);
+        self.worked = Duration::ZERO;
+        rest
+    }
+
+    /// Whether the last window counted the arena as busy.
+    #[must_use]
+    pub fn busy(&self) -> bool {
+        self.busy
+    }
+}
+
 /// This instance's place among the live instances: `(index, count)`, `(0, 1)` alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Share {
@@ -136,8 +219,10 @@ pub fn spawn(arena: Arc<Arena>, cfg: AnalysisConfig) -> anyhow::Result<()> {
         .name(THREAD_NAME.into())
         .spawn(move || {
             lowest_priority();
+            let mut pacer = Pacer::new(Instant::now(), a.metrics.moves_total());
             while let Ok((job, done)) = rx.recv() {
-                let r = run_job(&a, &job);
+                pacer.resume(Instant::now());
+                let r = run_job(&a, &job, &mut pacer);
                 let _ = done.send((job, r));
             }
         })?;
@@ -231,8 +316,24 @@ fn house_busy(arena: &Arena) -> bool {
     })
 }
 
-/// Runs one analysis on the analyst's thread, pausing while the house thinks.
-fn run_job(arena: &Arena, job: &Job) -> Result<GameAnalysis, AnalysisError> {
+/// Sleeps `d` in steps of at most [`PAUSE_MS`], so a stop is seen; whether the arena stops.
+fn sleep_unless_stopping(arena: &Arena, d: Duration) -> bool {
+    let until = Instant::now() + d;
+    loop {
+        if arena.is_stopping() {
+            return true;
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(PAUSE_MS)));
+    }
+}
+
+/// Runs one analysis on the analyst's thread, pausing while the house thinks and resting
+/// as `pacer` says while the arena is busy.
+fn run_job(arena: &Arena, job: &Job, pacer: &mut Pacer) -> Result<GameAnalysis, AnalysisError> {
     // Seeded by the game, so the same game gives the same analysis.
     let seed = job
         .set_id
@@ -242,9 +343,17 @@ fn run_job(arena: &Arena, job: &Job) -> Result<GameAnalysis, AnalysisError> {
         });
     let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
     let mut pause = || {
+        let rest = pacer.rest(Instant::now(), arena.metrics.moves_total());
+        if !rest.is_zero() {
+            if sleep_unless_stopping(arena, rest) {
+                return true;
+            }
+            arena.metrics.analysis_rested(rest);
+        }
         while house_busy(arena) && !arena.is_stopping() {
             std::thread::sleep(Duration::from_millis(PAUSE_MS));
         }
+        pacer.resume(Instant::now());
         arena.is_stopping()
     };
     analyse_game(
@@ -442,7 +551,68 @@ impl Arena {
 
 #[cfg(test)]
 mod tests {
-    use super::{ORPHAN_MS, Share, mine, owner_of};
+    use super::{BUSY_MOVES_PER_S, ORPHAN_MS, Pacer, Share, mine, owner_of};
+    use std::time::{Duration, Instant};
+
+    const MS: Duration = Duration::from_millis(1);
+
+    #[test]
+    fn while_moves_flow_fast_the_analyst_rests_nine_times_its_work_and_not_when_they_slow() {
+        let t0 = Instant::now();
+        let mut p = Pacer::new(t0, 1_000);
+        // The first window: 1 ms of work at a time, nothing rests until the rate is known.
+        let mut t = t0;
+        let mut moves = 1_000;
+        for _ in 0..500 {
+            t += MS;
+            moves += 1; // 1,000 moves a second
+            assert_eq!(p.rest(t, moves), Duration::ZERO);
+        }
+        assert!(p.busy(), "1,000 moves a second is busy");
+        // Busy from the ms that closed the window on: up to 4 ms of work is under a slice,
+        // the fifth ms makes one, and 45 ms of rest.
+        for _ in 0..3 {
+            t += MS;
+            moves += 1;
+            assert_eq!(p.rest(t, moves), Duration::ZERO);
+        }
+        t += MS;
+        assert_eq!(p.rest(t, moves), 45 * MS);
+        // The rest itself (and any other wait before `resume`) is not counted as work.
+        t += 45 * MS;
+        moves += 45;
+        p.resume(t);
+        t += 2 * MS;
+        assert_eq!(p.rest(t, moves), Duration::ZERO);
+        t += 3 * MS;
+        assert_eq!(p.rest(t, moves), 45 * MS);
+        p.resume(t);
+        // The moves stop: once a window has passed with too few, no more rests.
+        let quiet_moves = BUSY_MOVES_PER_S / 4; // a quarter of the threshold over 0.5 s
+        t += 500 * MS;
+        assert_eq!(p.rest(t, moves + quiet_moves), Duration::ZERO);
+        assert!(!p.busy());
+        for _ in 0..50 {
+            t += MS;
+            assert_eq!(p.rest(t, moves + quiet_moves), Duration::ZERO);
+        }
+    }
+
+    #[test]
+    fn a_rate_just_under_the_threshold_is_quiet_and_one_at_it_is_busy() {
+        let t0 = Instant::now();
+        let half = BUSY_MOVES_PER_S / 2; // moves in half a second at the threshold
+        let mut under = Pacer::new(t0, 0);
+        under.rest(t0 + 500 * MS, half - 1);
+        assert!(!under.busy());
+        let mut at = Pacer::new(t0, 0);
+        at.rest(t0 + 500 * MS, half);
+        assert!(at.busy());
+        // A long window (the analyst was away) is judged by its length, not as 0.5 s.
+        let mut long = Pacer::new(t0, 0);
+        long.rest(t0 + 5_000 * MS, half * 2);
+        assert!(!long.busy(), "{} moves over 5 s", half * 2);
+    }
 
     #[test]
     fn every_game_has_one_owner_and_the_games_spread_over_the_instances() {
