@@ -141,8 +141,8 @@ impl Pacer {
         let span = now.saturating_duration_since(self.window_start);
         if span >= Duration::from_millis(RATE_WINDOW_MS) {
             let counted = moves.saturating_sub(self.window_moves);
-            self.busy = u128::from(counted) * 1000
-                >= u128::from(BUSY_MOVES_PER_S) * span.as_millis();
+            self.busy =
+                u128::from(counted) * 1000 >= u128::from(BUSY_MOVES_PER_S) * span.as_millis();
             self.window_start = now;
             self.window_moves = moves;
         }
