@@ -15,10 +15,10 @@
 //! instances changed). Should two still analyse one game, the first to store it wins.
 //!
 //! While the arena is busy (at least [`BUSY_MOVES_PER_S`] moves a second here), the analyst
-//! keeps to [`BUSY_SHARE`] of its time and rests the rest ([`Pacer`]): the moves are on the
-//! clock, the analyses are not, and at such a rate games end faster than any analyst keeps up
-//! with, so a full core would only buy a slower-growing backlog at the moves' expense. The
-//! backlog is analysed once the rate falls (issue 22).
+//! keeps to a tenth of its time, resting [`REST_PER_WORK`] times as long as it works
+//! ([`Pacer`]): the moves are on the clock, the analyses are not, and at such a rate games
+//! end faster than any analyst keeps up with, so a full core would only buy a slower-growing
+//! backlog at the moves' expense. The backlog is analysed once the rate falls (issue 22).
 //!
 //! The analyst reads pending games from a watermark that trails the newest game it analysed by
 //! [`LATE_MS`] (a game may be stored after another with an earlier finishing time: another
@@ -89,21 +89,21 @@ pub const FULL_LOOK_S: u64 = 600;
 pub const ORPHAN_MS: i64 = 2 * 60 * 1000;
 
 /// Moves a second on this instance, over a [`RATE_WINDOW_MS`] window, from which the arena
-/// counts as busy and the analyst keeps to [`BUSY_SHARE`]. At 11x11's default budget one
+/// counts as busy and the analyst keeps to a tenth of its time. At 11x11's default budget one
 /// game's analysis takes seconds of CPU, so from a few dozen moves a second games end faster
 /// than the analyst could keep up with; this is well above that, where the move path's own
 /// CPU starts to matter.
 pub const BUSY_MOVES_PER_S: u64 = 200;
-/// The analyst's share of its time while the arena is busy: after [`SLICE_MS`] of work it
-/// rests nine times as long.
-pub const BUSY_SHARE: f64 = 0.1;
+/// While the arena is busy the analyst rests this many times as long as it worked: it keeps
+/// to a tenth of its time.
+pub const REST_PER_WORK: u32 = 9;
 /// Work between two rests while the arena is busy, ms.
 const SLICE_MS: u64 = 50;
 /// The move rate is measured over windows of this length, ms.
 const RATE_WINDOW_MS: u64 = 500;
 
-/// Keeps the analyst to [`BUSY_SHARE`] of its time while this instance's moves come at
-/// [`BUSY_MOVES_PER_S`] or more. Pure: the caller passes the time and the move count
+/// Keeps the analyst to a tenth of its time ([`REST_PER_WORK`]) while this instance's moves
+/// come at [`BUSY_MOVES_PER_S`] or more. Pure: the caller passes the time and the move count
 /// (`hexarena_moves_total`) and does the resting.
 #[derive(Debug, Clone)]
 pub struct Pacer {
@@ -150,10 +150,14 @@ impl Pacer {
             self.worked = Duration::ZERO;
             return Duration::ZERO;
         }
-        if self.worked < Duration::from_millis(SLICE_MS) {
+        let slice = Duration::from_millis(SLICE_MS);
+        if self.worked < slice {
             return Duration::ZERO;
         }
-        let rest = self.worked.mul_f64((1.0 - BUSY_SHARE) / BUSY_SHARE);
+        // Wall time: at `nice` 19 under load, part of it was spent preempted, not working, so
+        // a long stretch rests no more than a slice's worth (and a rest never outlasts a
+        // busy spell by seconds).
+        let rest = self.worked.min(slice) * REST_PER_WORK;
         self.worked = Duration::ZERO;
         rest
     }
@@ -551,7 +555,9 @@ impl Arena {
 
 #[cfg(test)]
 mod tests {
-    use super::{BUSY_MOVES_PER_S, ORPHAN_MS, Pacer, Share, mine, owner_of};
+    use super::{
+        BUSY_MOVES_PER_S, ORPHAN_MS, Pacer, RATE_WINDOW_MS, SLICE_MS, Share, mine, owner_of,
+    };
     use std::time::{Duration, Instant};
 
     const MS: Duration = Duration::from_millis(1);
@@ -563,33 +569,46 @@ mod tests {
         // The first window: 1 ms of work at a time, nothing rests until the rate is known.
         let mut t = t0;
         let mut moves = 1_000;
-        for _ in 0..500 {
+        for _ in 0..RATE_WINDOW_MS {
             t += MS;
             moves += 1; // 1,000 moves a second
             assert_eq!(p.rest(t, moves), Duration::ZERO);
         }
         assert!(p.busy(), "1,000 moves a second is busy");
-        // Busy from the ms that closed the window on: up to 4 ms of work is under a slice,
-        // the fifth ms makes one, and 45 ms of rest.
-        for _ in 0..3 {
+        // Busy from the ms that closed the window on: work under a slice rests nothing, the
+        // ms that completes one rests nine slices.
+        let slice = Duration::from_millis(SLICE_MS);
+        for _ in 0..SLICE_MS - 2 {
             t += MS;
             moves += 1;
             assert_eq!(p.rest(t, moves), Duration::ZERO);
         }
         t += MS;
-        assert_eq!(p.rest(t, moves), 45 * MS);
-        // The rest itself (and any other wait before `resume`) is not counted as work.
-        t += 45 * MS;
-        moves += 45;
+        moves += 1;
+        assert_eq!(p.rest(t, moves), 9 * slice);
+        // The rest itself (and any other wait before `resume`) is not counted as work; the
+        // moves go on at 1,000 a second meanwhile.
+        t += 9 * slice;
+        moves += 9 * SLICE_MS;
         p.resume(t);
-        t += 2 * MS;
+        t += slice - MS;
+        moves += SLICE_MS - 1;
         assert_eq!(p.rest(t, moves), Duration::ZERO);
-        t += 3 * MS;
-        assert_eq!(p.rest(t, moves), 45 * MS);
+        t += MS;
+        moves += 1;
+        assert_eq!(p.rest(t, moves), 9 * slice);
+        assert!(p.busy());
+        p.resume(t);
+        // A stretch of 3 s between two pause points (the analyst was preempted) rests no more
+        // than a slice's worth.
+        t += 3_000 * MS;
+        moves += 3_000;
+        assert_eq!(p.rest(t, moves), 9 * slice);
         p.resume(t);
         // The moves stop: once a window has passed with too few, no more rests.
-        let quiet_moves = BUSY_MOVES_PER_S / 4; // a quarter of the threshold over 0.5 s
-        t += 500 * MS;
+        let window = Duration::from_millis(RATE_WINDOW_MS);
+        let quiet_moves = BUSY_MOVES_PER_S * RATE_WINDOW_MS / 4_000; // a quarter of the threshold
+        t += window;
         assert_eq!(p.rest(t, moves + quiet_moves), Duration::ZERO);
         assert!(!p.busy());
         for _ in 0..50 {
