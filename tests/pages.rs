@@ -151,6 +151,15 @@ async fn a_set_page_carries_both_boards_the_moves_the_result_and_the_revealed_se
     assert!(!html.contains("#set-facts { order: 2; }"));
     assert!(html.contains("@media (hover: none) { .keys { display: none; } }"));
     assert!(html.contains("scroll-snap-type: y mandatory"));
+    // A finished game links its analysis beside its exports.
+    let links = between(game1, "<div class=\"links\">", "</div>");
+    for href in [
+        paths::game_sgf(&set, 1),
+        paths::game(&set, 1),
+        paths::analysis(&set, 1),
+    ] {
+        assert!(links.contains(&format!("href=\"{href}\"")), "{links}");
+    }
 
     let (status, kind, html) = page(&app, "/sets/set_nope").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
@@ -193,6 +202,15 @@ async fn a_bot_page_carries_its_record_chart_and_sets_and_an_unknown_bot_is_a_40
     assert!(sets.contains(&format!("href=\"/sets/{set}\"")), "{sets}");
     let versus = between(&html, "<tbody id=\"versus\">", "</tbody>");
     assert!(versus.contains("href=\"/bots/good-bot\""), "{versus}");
+    // What a bot author learns from: the bot's games, its worst moves and its ratings.
+    let exports = between(&html, "<p class=\"links\" id=\"exports\">", "</p>");
+    for href in [
+        paths::bot_games_sgf("evil-bot"),
+        paths::bot_mistakes("evil-bot"),
+        paths::bot_ratings("evil-bot"),
+    ] {
+        assert!(exports.contains(&format!("href=\"{href}\"")), "{exports}");
+    }
 
     let (status, kind, html) = page(&app, "/bots/<i>nobody").await;
     assert_eq!(status, StatusCode::NOT_FOUND);

@@ -283,6 +283,8 @@ try {
   check(nums > 0, `move numbers can be shown on the stones (${nums})`);
   const sides = await page.$$eval(".game:first-of-type svg text.coord", t => t.length);
   check(sides === 4 * g1.board.size, `coordinates on all four sides (${sides} labels)`);
+  const finishedLinks = await page.$$eval(".game:first-of-type .links a", as => as.map(a => a.getAttribute("href")));
+  check(finishedLinks.includes(`/v1/sets/${setId}/games/1/analysis`), `a finished game links its analysis (${finishedLinks})`);
   await axe(page, "/sets/{finished}");
   await shot(page, "set-final-1280");
   await page.close();
@@ -296,6 +298,9 @@ try {
   await page.waitForFunction(n => document.querySelectorAll(".game:first-of-type .moves li button").length > n,
     before, { timeout: 10000 }).then(() => check(true, "a live game advances without a reload"),
     () => check(false, "a live game advances without a reload"));
+  const liveLinks = await page.$$eval(".game:first-of-type .links a", as => as.map(a => a.getAttribute("href")));
+  check(liveLinks.length === 2 && !liveLinks.some(h => h.endsWith("/analysis")),
+        `a game in play links its exports and no analysis (${liveLinks})`);
   await axe(page, "/sets/{live}");
   await shot(page, "set-live-1280");
   await page.close();

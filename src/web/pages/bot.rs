@@ -8,8 +8,8 @@ use super::game::pts;
 use super::home::list;
 use super::home::{practice_tag, tournament_tag};
 use crate::web::html::{
-    bot_link, esc, fill, half, isolated, num, pairing, points, round, rows_and_note, s, set_link,
-    signed, stake, td, time, utc_minute, when,
+    bot_link, esc, fill, half, isolated, num, pairing, pct, points, round, rows_and_note, s,
+    set_link, signed, stake, td, time, utc_minute, when,
 };
 
 fn stat(label: &str, value: &str, class: &str) -> String {
@@ -414,6 +414,7 @@ pub fn bot_page(
             ("versus-empty", versus_note),
             ("sets", set_rows),
             ("sets-empty", sets_note),
+            ("api", format!("/v1/bots/{}", pct(s(&b["name"])))),
         ],
     )
 }

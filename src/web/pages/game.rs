@@ -436,9 +436,15 @@ pub fn game_section(set_id: &str, n: i64, st: &Value) -> String {
         out.push_str("<li class=\"muted\">no moves yet</li>");
     }
     let url = format!("/v1/sets/{}/games/{n}", pct(set_id));
+    // A game is analysed once it is finished (409 before).
+    let analysis = if st["status"] == "finished" {
+        format!(" · <a href=\"{url}/analysis\">Analysis (JSON)</a>")
+    } else {
+        String::new()
+    };
     let _ = write!(
         out,
-        "</ol>\n<div class=\"links\"><a href=\"{url}/sgf\">SGF</a> · <a href=\"{url}\">JSON</a></div>\n</section>\n"
+        "</ol>\n<div class=\"links\"><a href=\"{url}/sgf\">SGF</a> · <a href=\"{url}\">JSON</a>{analysis}</div>\n</section>\n"
     );
     out
 }
