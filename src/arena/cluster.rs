@@ -129,7 +129,8 @@ pub const JOIN_WAIT: Duration = Duration::from_millis(2_500);
 /// notice until it stops (never lone again: an instance whose heartbeat is only late must not
 /// be left unwarned). An instance that joins, seeing others alive (or alive moments ago), waits
 /// [`JOIN_WAIT`] with its own row kept fresh before it reads anything ([`join`]): by then every
-/// change they left out committed before its first read, and every later one is announced. See `docs/multi-instance.md`.
+/// change they left out committed before its first read, and every later one is announced.
+/// See `docs/multi-instance.md`.
 pub struct Peers {
     /// The monotonic origin of `lone_until_ms`.
     base: std::time::Instant,

@@ -552,9 +552,12 @@ pub async fn recover(arena: &Arena) -> Result<bool, StoreError> {
     // Instances starting together recover one after the other: the later one sees the
     // earlier one's heartbeat and does not credit the downtime a second time.
     instances::lock(&mut tx, arena.store.backend).await?;
-    let last = instances::newest_heartbeat(&mut tx).await?;
-    let was_down = last.is_some_and(|l| Some(l) == stale);
-    if let Some(last) = last.filter(|l| Some(*l) == stale) {
+    // Down since `last`: the newest heartbeat has not moved since the stale look.
+    let down_since = instances::newest_heartbeat(&mut tx)
+        .await?
+        .filter(|l| Some(*l) == stale);
+    let was_down = down_since.is_some();
+    if let Some(last) = down_since {
         // A turn that started after the last heartbeat shows the arena was still up then;
         // shifting from before it would start that turn in the future.
         let newest_turn = games::newest_turn_start(&mut tx).await?;
