@@ -123,6 +123,10 @@ const APPLIED: &[(&str, &str)] = &[
         "postgres/0014_move_keys.sql",
         "872d4542efae2b2923902fe67255afcd5740a18510049ecc30f9b8aa60a14fa3",
     ),
+    (
+        "sqlite/0016_move_batch.sql",
+        "fa2d3ccfe199c38be8fe36394f5f2f575e1fe5db9c81e71a5aabfc145985204b",
+    ),
 ];
 
 /// No two migrations of one backend share a version (sqlx would refuse to start).

@@ -3,9 +3,9 @@
 //! Moves from all games are queued to one task (on a thread and runtime of its own) that
 //! stores as many as are waiting in one transaction (one commit, one WAL sync per batch) and
 //! answers each only after that commit: durability is that of a single commit. On SQLite,
-//! which has one writer at a time anyway, the batch is two round trips to the database; on
-//! PostgreSQL it is five (`BEGIN`, the game rows, the moves, the events, `COMMIT`), however
-//! many moves it holds. In-memory effects (the new slot, the deadline, the wake-up with its
+//! which has one writer at a time anyway, and on PostgreSQL alike, the batch is one
+//! statement and one round trip to the database, however many moves it holds
+//! (`store::move_batch`). In-memory effects (the new slot, the deadline, the wake-up with its
 //! events) run right after the commit (on SQLite before the write lock is let go, so wake-ups
 //! leave in commit = event id order).
 //!

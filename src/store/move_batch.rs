@@ -1,7 +1,8 @@
 //! A batch of moves written in one transaction: the group commit of `arena::commit` (SPEC
 //! section 12: a move is answered only once committed). Each backend does it in one round
-//! trip: SQLite in one text of several statements ([`commit_moves_sqlite`]), PostgreSQL in
-//! one statement whose text is the same for every batch ([`commit_moves_pg`]).
+//! trip: SQLite in one statement, an insert into a view whose trigger stores each move
+//! ([`commit_moves_sqlite`]), PostgreSQL in one statement whose text is the same for every
+//! batch ([`commit_moves_pg`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -46,14 +47,16 @@ macro_rules! bind_games {
 }
 
 /// Stores a batch of moves on SQLite in one transaction and one round trip to the database
-/// (each statement through sqlx is a hop to its connection thread, and each answered row a
-/// wake-up of the writer: issue 22): `BEGIN IMMEDIATE`, the game rows' update, the moves, the
-/// events, one answer row (the last event id) and `COMMIT`, in one text. The update
-/// is all or nothing (it changes the rows only if every one is still at the version its move
-/// was computed from) and the inserts run only if it changed them all, so a batch with a stale
-/// row commits nothing and is done again row by row ([`commit_moves_sqlite_each`]). The caller
-/// holds the write queue. Returns what [`write_moves`] returns; on an error the transaction is
-/// rolled back.
+/// (each statement through sqlx is a hop to its connection thread, and each statement's
+/// outcome a message that wakes the writer: issue 22). The batch is ONE statement, an insert
+/// into the view `move_batch` (migration 0016), whose trigger updates each game row, only if
+/// still at the version its move was computed from, and stores the move and its `state` event.
+/// The statement is its own transaction: a stale row aborts it whole (nothing written), and
+/// the batch is then done again row by row ([`commit_moves_sqlite_each`]). The caller holds
+/// the write queue, so the events' AUTOINCREMENT ids are consecutive and the last one is read
+/// back in the same text. Returns, per write, its event id, or None when its game row had
+/// moved on (nothing of that move is written). Errors: the database's; nothing of the batch
+/// is written, and no transaction is left open.
 pub async fn commit_moves_sqlite(
     c: &mut AnyConnection,
     writes: &[&MoveWrite],
@@ -61,7 +64,8 @@ pub async fn commit_moves_sqlite(
 ) -> sqlx::Result<Vec<Option<i64>>> {
     let r = commit_moves_sqlite_inner(&mut *c, writes, now_ms).await;
     if r.is_err() {
-        // Whatever failed, leave no transaction open on the pooled connection.
+        // The row-by-row path opens a transaction of its own: leave none open on the pooled
+        // connection, whatever failed.
         let _ = sqlx::query("ROLLBACK").execute(&mut *c).await;
     }
     r
@@ -76,6 +80,9 @@ fn still_fresh<'a>(writes: &[&'a MoveWrite], fresh: &[bool]) -> Vec<&'a MoveWrit
         .collect()
 }
 
+/// The message of the trigger's abort on a stale game row (migration 0016).
+const STALE_ROW: &str = "hexarena: stale game row";
+
 async fn commit_moves_sqlite_inner(
     c: &mut AnyConnection,
     writes: &[&MoveWrite],
@@ -86,56 +93,82 @@ async fn commit_moves_sqlite_inner(
     }
     let sql = one_trip_sql(writes.len());
     let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()));
-    let answer = bind_events(bind_moves(bind_games!(q, writes), writes), writes, now_ms)
-        .fetch_all(&mut *c)
-        .await?;
+    let answer = match bind_batch(q, writes, now_ms).fetch_all(&mut *c).await {
+        Ok(answer) => answer,
+        Err(sqlx::Error::Database(e)) if e.message().contains(STALE_ROW) => {
+            // A row had moved on (rare): nothing was written; again, learning row by row
+            // which changed.
+            return commit_moves_sqlite_each(c, writes, now_ms).await;
+        }
+        Err(e) => return Err(e),
+    };
     let [last] = answer[..] else {
         return Err(sqlx::Error::Protocol(format!(
             "a move batch answered {} rows, not one",
             answer.len()
         )));
     };
-    if last == 0 {
-        // A row had moved on (rare): nothing was written; again, learning row by row which
-        // changed.
-        return commit_moves_sqlite_each(c, writes, now_ms).await;
-    }
-    // One insert in a transaction that holds the write lock: its AUTOINCREMENT ids are
-    // consecutive, in the order of its rows.
+    // One statement under the write queue: its AUTOINCREMENT ids are consecutive, in the
+    // order of its rows.
     let first = last - (writes.len() as i64 - 1);
     Ok((first..=last).map(Some).collect())
 }
 
 /// The SQLite text of a whole batch in one round trip (see [`commit_moves_sqlite`]), built
-/// once per batch size and remembered. Binds: the game rows (twelve each, as [`update_sql`]),
-/// the moves (ten each), the events (six each). `changes()` is the row count of the last
-/// statement that completed: the update's for the moves' insert, the moves' for the events'.
-/// Answers one row: the last event id, or 0 when nothing was written (event ids start at 1).
+/// once per batch size and remembered: the insert into `move_batch` (23 values a row, in the
+/// order of [`bind_batch`]), then the last event id.
 fn one_trip_sql(rows: usize) -> Arc<str> {
     static SHAPES: Shapes = OnceLock::new();
     remembered(&SHAPES, rows, || {
-        let tuples = |cols: usize| {
-            let one = format!("({})", vec!["?"; cols].join(", "));
-            vec![one; rows].join(", ")
-        };
+        let one = format!("({})", vec!["?"; BATCH_COLUMNS].join(", "));
         format!(
-            "BEGIN IMMEDIATE; \
-         WITH v AS (VALUES {games}) {set} FROM v \
-         WHERE games.set_id = v.column1 AND games.game_no = v.column2 \
-         AND games.version = v.column12 - 1 \
-         AND (SELECT count(*) FROM games AS g, v AS w WHERE g.set_id = w.column1 \
-              AND g.game_no = w.column2 AND g.version = w.column12 - 1) = {rows}; \
-         {moves_head} {moves}) AS v WHERE changes() = {rows}; \
-         {events_head} {events}) AS v WHERE changes() = {rows}; \
-         SELECT CASE WHEN changes() = {rows} THEN last_insert_rowid() ELSE 0 END; COMMIT",
-            games = tuples(12),
-            set = UPDATE_SET,
-            moves_head = MOVES_HEAD,
-            moves = tuples(10),
-            events_head = super::events::insert_from_values!(),
-            events = tuples(6),
+            "INSERT INTO move_batch (set_id, game_no, board, ply, to_move_id, remaining1_ms, \
+             remaining2_ms, first1, first2, turn_started_ms, deadline_ms, version, move_ply, \
+             seat, cell_row, cell_col, swap, elapsed_ms, at_ms, info, event_bot, payload, \
+             event_at_ms) VALUES {}; \
+             SELECT seq FROM sqlite_sequence WHERE name = 'events'",
+            vec![one; rows].join(", ")
         )
     })
+}
+
+/// Values a row of `move_batch` takes (see [`one_trip_sql`]).
+const BATCH_COLUMNS: usize = 23;
+
+/// Binds `writes` as rows of `move_batch`: the game row after the move, the move, the event.
+fn bind_batch<'q>(
+    mut q: ScalarQuery<'q>,
+    writes: &[&'q MoveWrite],
+    now_ms: i64,
+) -> ScalarQuery<'q> {
+    for w in writes {
+        let (g, m) = (&w.game, &w.mv);
+        q = q
+            .bind(&g.set_id)
+            .bind(g.game_no)
+            .bind(&g.board)
+            .bind(g.ply)
+            .bind(&g.to_move_id)
+            .bind(g.remaining1_ms)
+            .bind(g.remaining2_ms)
+            .bind(g.first1)
+            .bind(g.first2)
+            .bind(g.turn_started_ms)
+            .bind(g.deadline_ms)
+            .bind(g.version)
+            .bind(m.ply)
+            .bind(m.seat)
+            .bind(m.cell_row)
+            .bind(m.cell_col)
+            .bind(m.swap)
+            .bind(m.elapsed_ms)
+            .bind(m.at_ms)
+            .bind(m.info.as_deref())
+            .bind(w.event_bot.as_deref())
+            .bind(&w.event_payload)
+            .bind(now_ms);
+    }
+    q
 }
 
 /// The batch when some row had moved on: the update answers each row it changed, and only
@@ -220,7 +253,6 @@ macro_rules! update_set {
          version = v.column12"
     };
 }
-const UPDATE_SET: &str = update_set!();
 
 /// SQLite: `BEGIN IMMEDIATE`, then the `UPDATE` of a batch's game rows (`UPDATE ... FROM
 /// (VALUES ...)`, whose columns are `column1..column12`), then `tail`: each row changes only if
