@@ -269,10 +269,23 @@ async fn unknown_sets_games_bots_and_routes_are_not_found() {
         let r = f.app.get(&path).await;
         assert_error(&r, StatusCode::NOT_FOUND, "not_found");
     }
+    // The message names what is missing: the set, or the game of a set that exists.
     let r = f.app.play(&f.bravo, missing, 1, mv.clone(), None).await;
     assert_error(&r, StatusCode::NOT_FOUND, "not_found");
+    assert_eq!(
+        r.body["error"]["message"],
+        format!("no set '{missing}'"),
+        "{}",
+        r.body
+    );
     let r = f.app.play(&f.bravo, &f.set_id, 3, mv, None).await;
     assert_error(&r, StatusCode::NOT_FOUND, "not_found");
+    assert_eq!(
+        r.body["error"]["message"],
+        format!("no game 3 in set '{}'", f.set_id),
+        "{}",
+        r.body
+    );
     let r = f.app.accept_set(Some(&f.bravo), &missing, json!({})).await;
     assert_error(&r, StatusCode::NOT_FOUND, "not_found");
     let r = f
@@ -302,10 +315,16 @@ async fn moving_out_of_turn_is_not_your_turn() {
         .play(&f.alpha, &f.set_id, 1, mv.clone(), Some(1))
         .await;
     assert_error(&r, StatusCode::CONFLICT, "not_your_turn");
+    // Game 2 has not started: the same details, with nothing played and no seat on move.
     let r = f.app.play(&f.alpha, &f.set_id, 2, mv.clone(), None).await;
     assert_error(&r, StatusCode::CONFLICT, "not_your_turn");
+    assert_eq!(
+        r.body["error"]["details"],
+        json!({"to_move": null, "ply": 0, "started": false})
+    );
     let r = f.app.resign(Some(&f.alpha), &f.set_id, 2, json!({})).await;
     assert_error(&r, StatusCode::CONFLICT, "not_your_turn");
+    assert_eq!(r.body["error"]["details"]["started"], false);
     assert_eq!(f.snapshot().await, before);
 }
 

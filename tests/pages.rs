@@ -180,10 +180,11 @@ async fn a_bot_page_carries_its_record_chart_and_sets_and_an_unknown_bot_is_a_40
     );
     let stats = between(&html, "<dl class=\"stats\"", "</dl>");
     assert!(stats.contains("<dt>Wins</dt><dd>1</dd>"), "{stats}");
-    // The Glicko-2 tile is two wide, "provisional" on a line of its own (report #11); the
-    // header says the date is the registration, in UTC (#24).
+    // The Glicko-2 tile is two wide, "provisional" on a line of its own (report #11), and
+    // says its "±" is one deviation; the header says the date is the registration, in UTC
+    // (#24).
     assert!(
-        stats.contains("<div class=\"wide\"><dt>Glicko-2</dt>")
+        stats.contains("<div class=\"wide\"><dt><abbr title=\"one deviation either side; the 95% range is two\">Glicko-2 ± deviation</abbr></dt>")
             && stats.contains("<small>provisional</small></dd>"),
         "{stats}"
     );

@@ -158,8 +158,9 @@ async fn event_game(app: &TestApp, id: Option<i64>) -> (String, Option<i64>) {
         .expect("the event of a stored move")
 }
 
-/// The move writer's batch, on the backend under test: SQLite's one round trip of several
-/// statements, or PostgreSQL's one statement.
+/// The move writer's batch, on the backend under test: one statement on either (SQLite's an
+/// insert into a view with a trigger, PostgreSQL's one statement with its batch as a
+/// parameter).
 async fn commit_batch(
     app: &TestApp,
     c: &mut sqlx::AnyConnection,
@@ -235,4 +236,51 @@ async fn a_batch_of_moves_stores_every_fresh_move_and_leaves_a_stale_game_alone(
     let ids = commit_batch(&app, &mut c, &[&again], 4_000).await;
     assert!(ids[0].is_some(), "{ids:?}");
     assert_eq!(stored(&app, &one).await, (before.0.0 + 3, g1.version + 2));
+}
+
+/// A batch that holds one game twice (the game's lock keeps this from happening today) stores
+/// the game's first write only, and answers the other as stale, on either backend: never two
+/// moves at one ply, never a game row moved on without its move.
+#[tokio::test]
+async fn a_batch_that_holds_one_game_twice_stores_its_first_write_only() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("TwiceA").await;
+    let (_, _, bravo) = app.player_with_bot("TwiceB").await;
+    let small = json!({"options": {"size": 9, "random_stones": 0}, "stake": 0});
+    let one = app.start_set(&alpha, &bravo, small.clone()).await;
+    let two = app.start_set(&alpha, &bravo, small).await;
+    let mut c = app.arena.store.pool.acquire().await.expect("conn");
+    let mut rows = vec![];
+    for id in [&one, &two] {
+        let g = hexarena::store::games::get(&mut c, id, 1, "")
+            .await
+            .expect("read")
+            .expect("game 1");
+        rows.push(g);
+    }
+    let (g1, g2) = (rows[0].clone(), rows[1].clone());
+    let before = (stored(&app, &one).await, stored(&app, &two).await);
+
+    // The same move of game one twice (a double submit that reached the writer), between
+    // them a move of game two.
+    let (first, other, again) = (
+        move_write(&g1, 1, 0),
+        move_write(&g2, 1, 0),
+        move_write(&g1, 1, 0),
+    );
+    let ids = commit_batch(&app, &mut c, &[&first, &other, &again], 2_000).await;
+    assert!(
+        ids[0].is_some() && ids[1].is_some() && ids[2].is_none(),
+        "{ids:?}"
+    );
+    assert_eq!(event_game(&app, ids[0]).await, (one.clone(), Some(1)));
+    assert_eq!(event_game(&app, ids[1]).await, (two.clone(), Some(1)));
+    assert_eq!(stored(&app, &one).await, (before.0.0 + 1, g1.version + 1));
+    assert_eq!(stored(&app, &two).await, (before.1.0 + 1, g2.version + 1));
+
+    // The connection is left outside any transaction, ready for the next batch.
+    let next = move_write(&first.game, 1, 1);
+    let ids = commit_batch(&app, &mut c, &[&next], 3_000).await;
+    assert!(ids[0].is_some(), "{ids:?}");
+    assert_eq!(stored(&app, &one).await, (before.0.0 + 2, g1.version + 2));
 }

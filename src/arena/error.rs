@@ -326,7 +326,10 @@ impl From<GameError> for ArenaError {
         let message = e.to_string();
         match e {
             GameError::NotYourSeat => ArenaError::new(Code::NotYourSeat, message),
-            GameError::NotStarted => ArenaError::new(Code::NotYourTurn, message),
+            // The same details as a turn that is the other seat's (agents.md section 5): no
+            // seat is on move yet, and nothing has been played.
+            GameError::NotStarted => ArenaError::new(Code::NotYourTurn, message)
+                .with_details(json!({"to_move": null, "ply": 0, "started": false})),
             GameError::NotYourTurn { to_move, ply } => ArenaError::new(Code::NotYourTurn, message)
                 .with_details(json!({"to_move": to_move.number(), "ply": ply})),
             GameError::StalePly {

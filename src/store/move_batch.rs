@@ -275,7 +275,10 @@ macro_rules! update_where {
 }
 
 /// The batch's game rows (see [`update_sql`]), answering each row that changed. Returns, per
-/// write, whether its row changed.
+/// write, whether its row changed: a changed row answers the version and board it took, and
+/// only the first write with that game, version and board counts. Two writes of one game in
+/// a batch cannot both be one version above the row (the game's lock keeps them apart
+/// today), and if they ever were, the one whose row was written is the one stored.
 async fn update_moved(c: &mut AnyConnection, writes: &[&MoveWrite]) -> sqlx::Result<Vec<bool>> {
     if writes.is_empty() {
         return Ok(vec![]);
@@ -283,18 +286,27 @@ async fn update_moved(c: &mut AnyConnection, writes: &[&MoveWrite]) -> sqlx::Res
     let sql = update_sql(
         c,
         writes.len(),
-        update_where!(" RETURNING games.set_id, games.game_no"),
+        update_where!(" RETURNING games.set_id, games.game_no, games.version, games.board"),
     );
-    let q = sqlx::query_as::<_, (String, i64)>(sqlx::AssertSqlSafe(sql.to_string()));
+    let q = sqlx::query_as::<_, (String, i64, i64, String)>(sqlx::AssertSqlSafe(sql.to_string()));
     let changed = bind_games!(q, writes).fetch_all(c).await?;
-    Ok(writes
+    Ok(fresh_writes(writes, &changed))
+}
+
+/// Per write, whether it is the first of `writes` whose game row is one of `changed` (set id,
+/// game number, version, board), each changed row claimed once.
+fn fresh_writes(writes: &[&MoveWrite], changed: &[(String, i64, i64, String)]) -> Vec<bool> {
+    let mut claimed = vec![false; changed.len()];
+    writes
         .iter()
         .map(|w| {
-            changed
-                .iter()
-                .any(|(s, n)| *s == w.game.set_id && *n == w.game.game_no)
+            let g = &w.game;
+            let row = changed.iter().enumerate().position(|(i, (s, n, v, b))| {
+                !claimed[i] && *s == g.set_id && *n == g.game_no && *v == g.version && *b == g.board
+            });
+            row.map(|i| claimed[i] = true).is_some()
         })
-        .collect())
+        .collect()
 }
 
 /// A query over the `Any` driver that returns one integer per row (or none).
@@ -459,11 +471,11 @@ impl<'a> PgBatchRow<'a> {
 /// - `v`: the writes; `t`: those whose game row is still at the version below their move's,
 ///   each found by its primary key (a `LATERAL` lookup, so the plan cannot turn it into a scan
 ///   of the whole table: with a hash join, the bench's small and much-updated table was read
-///   whole for every batch), with the row's `ctid`;
-/// - `u`: those rows updated, reached by their `ctid` (a TID scan); a row claimed twice in one
-///   batch changes once;
-/// - `k`: the writes of the updated rows (at most one a game), whose moves (`m`) and events
-///   (`e`) are inserted.
+///   whole for every batch), with the row's `ctid`; of two writes of one game, the first in
+///   the batch only (the other is answered stale);
+/// - `u`: those rows updated, reached by their `ctid` (a TID scan);
+/// - `k`: the writes of `t` whose rows were updated (one a game), whose moves (`m`) and
+///   events (`e`) are inserted.
 ///
 /// Answers (the write's place in the batch, its event id) per stored move. Every event row is
 /// built from a row of `u`, so the update has written (and the transaction has its id) before
@@ -475,9 +487,10 @@ const PG_BATCH_SQL: &str = "WITH v AS MATERIALIZED (SELECT r.* FROM unnest($1::t
      turn_started_ms bigint, deadline_ms bigint, version bigint, move_ply bigint, seat bigint, \
      cell_row bigint, cell_col bigint, swap bigint, elapsed_ms bigint, at_ms bigint, \
      info text, event_bot text, payload text)), \
- t AS MATERIALIZED (SELECT v.*, g.row_id FROM v, LATERAL (SELECT ctid AS row_id FROM games \
+ t AS MATERIALIZED (SELECT DISTINCT ON (v.set_id, v.game_no) v.*, g.row_id FROM v, \
+     LATERAL (SELECT ctid AS row_id FROM games \
      WHERE games.set_id = v.set_id AND games.game_no = v.game_no \
-     AND games.version = v.version - 1 OFFSET 0) g), \
+     AND games.version = v.version - 1 OFFSET 0) g ORDER BY v.set_id, v.game_no, v.idx), \
  u AS (UPDATE games SET board = t.board, ply = t.ply, to_move_id = t.to_move_id, \
      remaining1_ms = t.remaining1_ms, remaining2_ms = t.remaining2_ms, first1 = t.first1, \
      first2 = t.first2, turn_started_ms = t.turn_started_ms, deadline_ms = t.deadline_ms, \
@@ -485,8 +498,8 @@ const PG_BATCH_SQL: &str = "WITH v AS MATERIALIZED (SELECT r.* FROM unnest($1::t
      FROM t WHERE games.ctid = ANY (ARRAY(SELECT row_id FROM t)) AND games.ctid = t.row_id \
      AND games.version = t.version - 1 \
      RETURNING games.set_id, games.game_no, games.version), \
- k AS MATERIALIZED (SELECT v.*, (SELECT num FROM sets WHERE sets.id = v.set_id) AS set_num \
-     FROM v JOIN u ON u.set_id = v.set_id AND u.game_no = v.game_no AND u.version = v.version), \
+ k AS MATERIALIZED (SELECT t.*, (SELECT num FROM sets WHERE sets.id = t.set_id) AS set_num \
+     FROM t JOIN u ON u.set_id = t.set_id AND u.game_no = t.game_no AND u.version = t.version), \
  m AS (INSERT INTO moves (set_num, game_no, ply, seat, cell_row, cell_col, swap, elapsed_ms, \
      at_ms, info) SELECT set_num, game_no, move_ply, seat, cell_row, cell_col, swap, \
      elapsed_ms, at_ms, info FROM k), \

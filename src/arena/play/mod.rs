@@ -326,15 +326,18 @@ async fn load(
     game_no: i64,
     lock: &str,
 ) -> ArenaResult<(SetRow, GameRow)> {
-    let not_found = || ArenaError::not_found(format!("no game {game_no} in set '{set_id}'"));
     if !(1..=2).contains(&game_no) {
-        return Err(not_found());
+        return Err(not_found(set_id, game_no));
     }
-    let g = games::get(c, set_id, game_no, lock)
-        .await?
-        .ok_or_else(not_found)?;
-    let set = sets::get(c, set_id, "").await?.ok_or_else(not_found)?;
-    Ok((set, g))
+    // The game first (`lock` takes its row), then its set, as every writer does.
+    let g = games::get(c, set_id, game_no, lock).await?;
+    let set = sets::get(c, set_id, "").await?;
+    match (set, g) {
+        (Some(set), Some(g)) => Ok((set, g)),
+        // Say which is missing: an unknown set is not a wrong game number.
+        (None, _) => Err(ArenaError::not_found(format!("no set '{set_id}'"))),
+        (Some(_), None) => Err(not_found(set_id, game_no)),
+    }
 }
 
 /// The game of `l` as it stood after `moves` (a prefix of its stored moves): the position

@@ -321,7 +321,11 @@ pub fn bot_page(
     let stats = [
         stat("Rating", &num(&b["rating"]), "rating"),
         // Two tiles wide: "1200 ± 350" overflowed one (report #11).
-        format!("<div class=\"wide\"><dt>Glicko-2</dt><dd>{glicko}</dd></div>"),
+        // "±" is one deviation, not a 95% range (a bot author read it as one).
+        format!(
+            "<div class=\"wide\"><dt><abbr title=\"one deviation either side; the 95% range \
+             is two\">Glicko-2 ± deviation</abbr></dt><dd>{glicko}</dd></div>"
+        ),
         stat("Rank", &rank, ""),
         stat("Sets", &num(&b["sets"]), ""),
         stat("Wins", &num(&b["w"]), ""),
