@@ -22,25 +22,32 @@ pub struct MoveWrite {
     pub event_payload: String,
 }
 
+/// Binds one game row `g` after its move in the column order of [`update_sql`] and of
+/// `move_batch` (twelve values: set id, game number, then what a move changes).
+macro_rules! bind_game {
+    ($q:expr, $g:expr) => {{
+        let g = $g;
+        $q.bind(&g.set_id)
+            .bind(g.game_no)
+            .bind(&g.board)
+            .bind(g.ply)
+            .bind(&g.to_move_id)
+            .bind(g.remaining1_ms)
+            .bind(g.remaining2_ms)
+            .bind(g.first1)
+            .bind(g.first2)
+            .bind(g.turn_started_ms)
+            .bind(g.deadline_ms)
+            .bind(g.version)
+    }};
+}
+
 /// Binds the game rows of `writes` in the column order of [`update_sql`] (twelve each).
 macro_rules! bind_games {
     ($q:expr, $writes:expr) => {{
         let mut q = $q;
         for w in $writes {
-            let g = &w.game;
-            q = q
-                .bind(&g.set_id)
-                .bind(g.game_no)
-                .bind(&g.board)
-                .bind(g.ply)
-                .bind(&g.to_move_id)
-                .bind(g.remaining1_ms)
-                .bind(g.remaining2_ms)
-                .bind(g.first1)
-                .bind(g.first2)
-                .bind(g.turn_started_ms)
-                .bind(g.deadline_ms)
-                .bind(g.version);
+            q = bind_game!(q, &w.game);
         }
         q
     }};
@@ -142,20 +149,8 @@ fn bind_batch<'q>(
     now_ms: i64,
 ) -> ScalarQuery<'q> {
     for w in writes {
-        let (g, m) = (&w.game, &w.mv);
-        q = q
-            .bind(&g.set_id)
-            .bind(g.game_no)
-            .bind(&g.board)
-            .bind(g.ply)
-            .bind(&g.to_move_id)
-            .bind(g.remaining1_ms)
-            .bind(g.remaining2_ms)
-            .bind(g.first1)
-            .bind(g.first2)
-            .bind(g.turn_started_ms)
-            .bind(g.deadline_ms)
-            .bind(g.version)
+        let m = &w.mv;
+        q = bind_game!(q, &w.game)
             .bind(m.ply)
             .bind(m.seat)
             .bind(m.cell_row)
