@@ -78,11 +78,18 @@ struct Args {
     #[arg(long)]
     verbose: bool,
     /// Equal time by measurement: before each of A's moves, set A's fixed time per move
-    /// (`param move_time_ms`, so A must be `hexarena gtp`) to B's average so far, minus
-    /// A's own average overshoot. For opponents whose time setting is only nominal (MoHex
-    /// searches at least 1 s after its pre-search, and builds its knowledge outside the timer).
+    /// (`param move_time_ms`, so A must be `hexarena gtp`) to B's average so far over its
+    /// searched moves (see `--searched-ms`), minus A's own average overshoot. For opponents
+    /// whose time setting is only nominal (MoHex searches at least 1 s after its pre-search,
+    /// and builds its knowledge outside the timer).
     #[arg(long)]
     a_follows_b: bool,
+    /// With `--a-follows-b`: B's moves answered faster than this many ms are not searched
+    /// moves (MoHex plays at once in a position it has proven) and are left out of the
+    /// average A follows; without them it was about half B's searched time in issue 23's
+    /// match (stop 34). Default: half of `--move-ms`.
+    #[arg(long)]
+    searched_ms: Option<u64>,
     /// Append the engines' stderr to DIR/a.log and DIR/b.log (default: discarded).
     #[arg(long)]
     log_dir: Option<std::path::PathBuf>,
@@ -103,6 +110,9 @@ struct Engine {
     last_id: u32,
     /// The fixed times per move asked of this engine by `--a-follows-b`, added up, in ms.
     asked_ms: u128,
+    /// The moves that took at least `--searched-ms`, and their time, for `--a-follows-b`.
+    searched: Duration,
+    searched_moves: u32,
 }
 
 impl Engine {
@@ -143,6 +153,8 @@ impl Engine {
             lines: rx,
             think: Duration::ZERO,
             moves: 0,
+            searched: Duration::ZERO,
+            searched_moves: 0,
             slowest: Duration::ZERO,
             last_id: 0,
             asked_ms: 0,
@@ -221,6 +233,38 @@ impl Engine {
 }
 
 /// The commands that give `engine_name` a fixed time of `move_ms` per move.
+/// A's fixed time for its next move under `--a-follows-b`, ms (at least 1): B's average over
+/// its searched moves (over all its moves while it has none), less what A took beyond what it
+/// was asked, on average (process and pipe overhead). `b` has played at least one move.
+fn follow_ms(a: &Engine, b: &Engine) -> u128 {
+    follow_ms_of(
+        (a.think, a.moves, a.asked_ms),
+        (b.think, b.moves),
+        (b.searched, b.searched_moves),
+    )
+}
+
+/// [`follow_ms`] on the figures alone: A's (time, moves, ms asked), B's (time, moves) and B's
+/// searched (time, moves).
+fn follow_ms_of(
+    (a_think, a_moves, a_asked_ms): (Duration, u32, u128),
+    (b_think, b_moves): (Duration, u32),
+    (b_searched, b_searched_moves): (Duration, u32),
+) -> u128 {
+    let (time, moves) = if b_searched_moves > 0 {
+        (b_searched, b_searched_moves)
+    } else {
+        (b_think, b_moves)
+    };
+    let target_ms = time.as_millis() / u128::from(moves.max(1));
+    let over_ms = a_asked_ms
+        .checked_div(u128::from(a_moves))
+        .map_or(0, |asked| {
+            (a_think.as_millis() / u128::from(a_moves)).saturating_sub(asked)
+        });
+    target_ms.saturating_sub(over_ms).max(1)
+}
+
 fn time_commands(engine_name: &str, move_ms: u64) -> Vec<String> {
     let name = engine_name.to_ascii_lowercase();
     if name.contains("hexarena") {
@@ -255,6 +299,7 @@ fn play_game(
     opening: [Cell; 2],
     timeout: Duration,
     (verbose, a_follows_b): (bool, bool),
+    searched_ms: u64,
 ) -> Result<(Result3, String), String> {
     let quick = Duration::from_secs(30);
     let mut pos = Position::new(size).map_err(|e| e.to_string())?;
@@ -298,16 +343,7 @@ fn play_game(
         };
         let other = 1 - mover;
         if mover == 0 && a_follows_b && engines[1].moves > 0 {
-            let target_ms = engines[1].think.as_millis() / u128::from(engines[1].moves);
-            // what A took beyond what it was asked, on average (process and pipe overhead)
-            let over_ms = engines[0]
-                .asked_ms
-                .checked_div(u128::from(engines[0].moves))
-                .map_or(0, |asked| {
-                    (engines[0].think.as_millis() / u128::from(engines[0].moves))
-                        .saturating_sub(asked)
-                });
-            let ms = target_ms.saturating_sub(over_ms).max(1);
+            let ms = follow_ms(&engines[0], &engines[1]);
             engines[0].ask(&format!("param move_time_ms {ms}"), quick)?;
             engines[0].asked_ms += ms;
         }
@@ -318,6 +354,10 @@ fn play_game(
         e.think += took;
         e.moves += 1;
         e.slowest = e.slowest.max(took);
+        if took >= Duration::from_millis(searched_ms) {
+            e.searched += took;
+            e.searched_moves += 1;
+        }
         let text = match answer {
             Ok(t) => t.to_ascii_lowercase(),
             Err(why) if engines[mover].gone() => return Ok((Result3::Crash(mover), why)),
@@ -463,6 +503,7 @@ fn main() -> Result<(), String> {
                 opening,
                 timeout,
                 (args.verbose, args.a_follows_b),
+                args.searched_ms.unwrap_or(args.move_ms / 2),
             )?;
             match result {
                 Result3::AWins => {
@@ -481,6 +522,7 @@ fn main() -> Result<(), String> {
                     let old = &engines[k];
                     fresh.name.clone_from(&old.name);
                     (fresh.think, fresh.moves, fresh.slowest) = (old.think, old.moves, old.slowest);
+                    (fresh.searched, fresh.searched_moves) = (old.searched, old.searched_moves);
                     fresh.asked_ms = old.asked_ms;
                     let old = std::mem::replace(&mut engines[k], fresh);
                     old.quit();
@@ -506,11 +548,14 @@ fn main() -> Result<(), String> {
     let (lo, hi) = wilson(score, n);
     for e in &engines {
         println!(
-            "{}: {} moves, {:.0} ms a move on average (genmove round trip), slowest {} ms",
+            "{}: {} moves, {:.0} ms a move on average (genmove round trip), slowest {} ms; \
+             {} searched moves (at least --searched-ms), {:.0} ms a move on average",
             e.name,
             e.moves,
             per_move(e),
-            e.slowest.as_millis()
+            e.slowest.as_millis(),
+            e.searched_moves,
+            e.searched.as_secs_f64() * 1000.0 / f64::from(e.searched_moves.max(1)),
         );
     }
     println!(
@@ -540,4 +585,31 @@ fn main() -> Result<(), String> {
     a.quit();
     b.quit();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: fn(u64) -> Duration = Duration::from_millis;
+
+    #[test]
+    fn a_follows_the_searched_moves_of_b_less_its_own_overshoot() {
+        // B: 10 moves in 12 s, of which 6 searched in 11.4 s (1.9 s each) and 4 instant.
+        let b_all = (MS(12_000), 10);
+        let b_searched = (MS(11_400), 6);
+        // A so far: 5 moves asked 1,000 ms each, taking 1,040 on average.
+        let a = (MS(5_200), 5, 5_000);
+        assert_eq!(follow_ms_of(a, b_all, b_searched), 1_900 - 40);
+        // Before A's first move: no overshoot known.
+        assert_eq!(follow_ms_of((MS(0), 0, 0), b_all, b_searched), 1_900);
+        // B with no searched move yet: its average over all moves (1.2 s).
+        assert_eq!(follow_ms_of(a, b_all, (MS(0), 0)), 1_200 - 40);
+        // A faster than asked: no credit; an overshoot past the target: 1 ms, never 0.
+        assert_eq!(
+            follow_ms_of((MS(4_000), 5, 5_000), b_all, b_searched),
+            1_900
+        );
+        assert_eq!(follow_ms_of((MS(20_000), 5, 5), b_all, b_searched), 1);
+    }
 }
