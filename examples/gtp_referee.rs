@@ -232,7 +232,6 @@ impl Engine {
     }
 }
 
-/// The commands that give `engine_name` a fixed time of `move_ms` per move.
 /// A's fixed time for its next move under `--a-follows-b`, ms (at least 1): B's average over
 /// its searched moves (over all its moves while it has none), less what A took beyond what it
 /// was asked, on average (process and pipe overhead). `b` has played at least one move.
@@ -265,6 +264,7 @@ fn follow_ms_of(
     target_ms.saturating_sub(over_ms).max(1)
 }
 
+/// The commands that give `engine_name` a fixed time of `move_ms` per move.
 fn time_commands(engine_name: &str, move_ms: u64) -> Vec<String> {
     let name = engine_name.to_ascii_lowercase();
     if name.contains("hexarena") {
