@@ -12,7 +12,7 @@
 //! (`pv`: `pattern_visits`, `pa`: `pattern_amaf`, `dead`: `prune_dead`, `prior`:
 //! `prior_visits`, `fill`: `fill_in`, `solver`: `solver`, `ka`: `knowledge_at`, `kroot`: 1 for
 //! the root's H-search bounds in the tree's analyses, 0 for the tree's own, `room`: 1 for
-//! `expand_by_room`, `nodes`: `max_nodes`; e.g.
+//! `expand_by_room`, `nodes`: `max_nodes`, `lp`: `learned_prior`; e.g.
 //! `plain:pv=10,dead=1`); or `rave_bias,expand_at,prior_visits[,max_nodes]` on top of `plain`.
 //! With `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a
 //! cap), and the two sides alternate in one process, so they share the machine's load.
@@ -53,6 +53,7 @@ fn tuning(text: &str) -> Option<Tuning> {
             "ka" => t.knowledge_at = v,
             "room" => t.expand_by_room = v != 0.0,
             "nodes" => t.max_nodes = v as usize,
+            "lp" => t.learned_prior = v,
             "kroot" => {
                 t.knowledge_vc = if v != 0.0 {
                     VcLimits::ROOT
@@ -101,7 +102,7 @@ fn main() {
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
             "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge | frozen, \
-             each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kroot=0|1,room=0|1,nodes=N; \
+             each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kroot=0|1,room=0|1,nodes=N,lp=X; \
              or bias,expand,prior[,nodes])"
         );
         std::process::exit(2);

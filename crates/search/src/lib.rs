@@ -20,6 +20,10 @@
 //!   search keeps growing its tree past half its node cap, more slowly the fuller it is
 //!   ([`Tuning::expand_by_room`], in [`Tuning::HOUSE`]; [`Tuning::FROZEN`] without it).
 //!
+//! - [`patterns`]: a learned move prior (issue 23, ninth piece): a Bradley-Terry strength for
+//!   each twelve-cell pattern around a move, fitted to the moves a longer search chose, which
+//!   the tree can use in place of the hand-set shapes ([`Tuning::learned_prior`]).
+//!
 //! - [`analysis`]: the arena's analysis of a game (issue 21): seat 1's win probability per
 //!   position and the mistakes, from the same search.
 //!
@@ -33,6 +37,7 @@ pub mod board;
 mod bots;
 pub mod inferior;
 pub mod ladder;
+pub mod patterns;
 mod playout;
 pub mod solver;
 pub mod think;

@@ -17,6 +17,8 @@
 //!   them: playing there spends a move on a connection that is already safe.
 //! - *makes a bridge*: a stone of the mover two steps away over two empty common cells.
 
+use crate::patterns::{self, Weights};
+
 /// What the local shape says about a move of `player` on one empty cell.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Shape {
@@ -118,6 +120,26 @@ pub(crate) fn prior(s: Shape) -> f32 {
     }
 }
 
+/// Padded offsets of the cells whose shape a stone changes on a board of stride `w`: its
+/// six neighbours and the six cells a bridge away.
+fn reach(w: usize) -> [isize; 12] {
+    let w = w as isize;
+    [
+        -w,
+        1 - w,
+        1,
+        w,
+        w - 1,
+        -1,
+        1 - 2 * w,
+        2 - w,
+        1 + w,
+        2 * w - 1,
+        w - 2,
+        -1 - w,
+    ]
+}
+
 /// The prior of every move of both players in the search's root position, and which cells a
 /// tree path's stones may have changed since: a cell's shape reads only its six neighbours
 /// and its six bridge cells, so only the cells within that reach of a stone placed in the tree
@@ -132,37 +154,50 @@ pub(crate) struct PriorCache {
     /// Padded offsets of the cells whose shape a stone changes (its neighbours and the cells
     /// a bridge away).
     reach: [isize; 12],
+    /// The board's side, for the learned prior's reading of the bridge cells.
+    size: usize,
+    /// The learned prior and its power ([`crate::Tuning::learned_prior`]) in place of
+    /// [`prior`] of [`shape`], when set.
+    learned: Option<(&'static Weights, f32)>,
 }
 
 impl PriorCache {
-    /// The cache for the root position `board` (stride `w`), whose empty cells are `empties`.
-    pub(crate) fn new(board: &[u8], w: usize, empties: &[u16]) -> PriorCache {
-        let mut root = [vec![0.0; board.len()], vec![0.0; board.len()]];
+    /// The cache for the root position `board` (stride `w`, an `size` x `size` board), whose
+    /// empty cells are `empties`; with `learned`, the learned prior at that power instead of
+    /// the hand-set one.
+    pub(crate) fn new(
+        board: &[u8],
+        (w, size): (usize, usize),
+        empties: &[u16],
+        learned: Option<(&'static Weights, f32)>,
+    ) -> PriorCache {
+        let mut cache = PriorCache {
+            root: [vec![0.0; board.len()], vec![0.0; board.len()]],
+            stamp: vec![0; board.len()],
+            epoch: 0,
+            reach: reach(w),
+            size,
+            learned,
+        };
         for &c in empties {
             let x = usize::from(c);
             for player in [1u8, 2] {
-                root[usize::from(player - 1)][x] = prior(shape(board, w, x, player, None));
+                cache.root[usize::from(player - 1)][x] = cache.fresh(board, w, x, player, None);
             }
         }
-        let w = w as isize;
-        PriorCache {
-            root,
-            stamp: vec![0; board.len()],
-            epoch: 0,
-            reach: [
-                -w,
-                1 - w,
-                1,
-                w,
-                w - 1,
-                -1,
-                1 - 2 * w,
-                2 - w,
-                1 + w,
-                2 * w - 1,
-                w - 2,
-                -1 - w,
-            ],
+        cache
+    }
+
+    /// The prior of `player` at the empty cell `x` of `board`, computed afresh.
+    #[inline]
+    fn fresh(&self, board: &[u8], w: usize, x: usize, player: u8, last: Option<usize>) -> f32 {
+        match self.learned {
+            Some((weights, power)) => weights.win_rate(
+                patterns::code_at(board, w, self.size, x, player),
+                patterns::relation_at(x, last, w),
+                power,
+            ),
+            None => prior(shape(board, w, x, player, last)),
         }
     }
 
@@ -194,7 +229,7 @@ impl PriorCache {
         last: Option<usize>,
     ) -> f32 {
         if self.stamp.get(x) == Some(&self.epoch) {
-            prior(shape(board, w, x, player, last))
+            self.fresh(board, w, x, player, last)
         } else {
             self.root[usize::from(player.saturating_sub(1).min(1))]
                 .get(x)
@@ -300,9 +335,19 @@ mod tests {
 
     #[test]
     fn the_cache_gives_what_the_shape_gives_after_any_path() {
+        cache_matches_fresh_values(None);
+    }
+
+    #[test]
+    fn the_cache_gives_what_the_learned_prior_gives_after_any_path() {
+        cache_matches_fresh_values(Some((patterns::learned(), 0.7)));
+    }
+
+    /// Random positions, random paths of 1 to 8 stones on top: every empty cell's cached
+    /// value equals the value computed afresh, for both players, with the hand-set prior
+    /// (`learned` `None`) or the learned one.
+    fn cache_matches_fresh_values(learned: Option<(&'static Weights, f32)>) {
         use rand_core::SeedableRng;
-        // random positions, random paths of 1 to 8 stones on top: every empty cell's cached
-        // value equals the value computed afresh, for both players
         let mut rng = rand_pcg::Pcg64::seed_from_u64(23);
         let mut checked = 0;
         for _ in 0..40 {
@@ -319,7 +364,8 @@ mod tests {
             let mut f = Filler::new(&pos);
             let w = pos.stride();
             let empties = crate::playout::empty_indices(&pos);
-            let mut cache = PriorCache::new(&f.board, w, &empties);
+            let n = usize::from(pos.size());
+            let mut cache = PriorCache::new(&f.board, (w, n), &empties, learned);
             let depth = 1 + crate::playout::below(&mut rng, 8) as usize;
             let mut path = vec![];
             let mut owner = pos.mover().number();
@@ -343,7 +389,14 @@ mod tests {
                     continue;
                 }
                 for player in [1u8, 2] {
-                    let fresh = prior(shape(&f.board, w, x, player, last));
+                    let fresh = match learned {
+                        None => prior(shape(&f.board, w, x, player, last)),
+                        Some((weights, power)) => weights.win_rate(
+                            patterns::code_at(&f.board, w, n, x, player),
+                            patterns::relation_at(x, last, w),
+                            power,
+                        ),
+                    };
                     assert_eq!(cache.value(&f.board, w, x, player, last), fresh, "cell {x}");
                     checked += 1;
                 }

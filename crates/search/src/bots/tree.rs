@@ -7,6 +7,7 @@ use rand_core::Rng;
 use super::knowledge::{NodeKnowledge, analyse_node};
 use super::pattern::{self, PriorCache};
 use super::{Limits, STOP_CHECK_EVERY};
+use crate::patterns;
 use crate::playout::{Filler, PADDED_CELLS, empty_indices};
 use crate::vc::VcLimits;
 
@@ -60,6 +61,11 @@ pub struct Tuning {
     /// instead of meeting the cap and freezing it.
     /// `false`: `expand_at` visits whatever the tree's size, until the cap stops expansions.
     pub expand_by_room: bool,
+    /// The learned move prior (issue 23, ninth piece; [`crate::patterns`]) in place of the
+    /// hand-set shapes of [`Tuning::pattern_visits`] and [`Tuning::pattern_amaf`], which then
+    /// carry it: a child's prior win rate is `g / (g + 1)` for `g` its twelve-cell pattern's
+    /// gamma raised to this power. 0: the hand-set shapes.
+    pub learned_prior: f32,
 }
 
 impl Tuning {
@@ -99,6 +105,7 @@ impl Tuning {
         knowledge_at: 0.0,
         knowledge_vc: VcLimits::TREE,
         expand_by_room: false,
+        learned_prior: 0.0,
     };
 
     /// [`Tuning::HOUSE`] with all the Hex knowledge at the root (`fill_in` and `solver`);
@@ -518,10 +525,12 @@ fn grow(
         drop_dead(&mut roots, &filler.board, stride);
     }
     let with_prior = tuning.pattern_visits > 0.0 || tuning.pattern_amaf > 0.0;
+    let learned = (tuning.learned_prior > 0.0).then(|| (patterns::learned(), tuning.learned_prior));
     let mut cache = PriorCache::new(
         &filler.board,
-        stride,
+        (stride, usize::from(pos.size())),
         if with_prior { &all_empties } else { &[] },
+        learned,
     );
     cache.begin(std::iter::empty());
     expand(
