@@ -126,13 +126,14 @@ fn read_choices(files: &[String], min_rate: f64) -> Vec<Choice> {
             };
             let played = Cell::new(r, c);
             let codes = mover_codes(&pos);
-            if let Some(chosen) = codes.iter().position(|&(cell, _)| cell == played) {
+            if let Some(chosen) = codes.iter().position(|&(cell, _, _)| cell == played) {
                 choices.push(Choice {
                     relations: codes
                         .iter()
-                        .map(|&(cell, _)| relation(cell, last))
+                        .map(|&(cell, _, _)| relation(cell, last))
                         .collect(),
-                    codes: codes.into_iter().map(|(_, k)| k).collect(),
+                    edges: codes.iter().map(|&(_, _, e)| e).collect(),
+                    codes: codes.into_iter().map(|(_, k, _)| k).collect(),
                     chosen,
                 });
             }
@@ -191,10 +192,16 @@ fn main() {
                 kept.len()
             );
             println!(
-                "# canonical code, ln(gamma) x 1000; last: next to the last move, a bridge away (examples/learn_prior.rs)"
+                "# canonical code, ln(gamma) x 1000; last: next to the last move, a bridge away; edge: 5 x own-edge distance + opponent-edge distance, 0..=4 (examples/learn_prior.rs)"
             );
             let [_, next, bridge] = learned.ln_last.map(|x| (x * 1000.0).round() as i32);
             println!("last {next} {bridge}");
+            let edges: Vec<String> = learned
+                .ln_edge
+                .iter()
+                .map(|x| ((x * 1000.0).round() as i32).to_string())
+                .collect();
+            println!("edge {}", edges.join(" "));
             for (code, ln, _, _) in kept {
                 println!("{code} {}", (ln * 1000.0).round() as i32);
             }

@@ -8,11 +8,12 @@
 //! ([`hex::Tuning::PLAIN`], the house search before issue 23's in-tree prior), `knowledge`
 //! ([`hex::Tuning::KNOWLEDGE`]), `fill-in` ([`hex::Tuning::FILL_IN`]), `tree-knowledge`
 //! ([`hex::Tuning::TREE_KNOWLEDGE`]) or `frozen` ([`hex::Tuning::FROZEN`], the house search
-//! before `expand_by_room`), each optionally followed by changes `:key=value,...`
+//! before `expand_by_room`) or `learned` ([`hex::Tuning::LEARNED`], the learned move prior
+//! mixed in), each optionally followed by changes `:key=value,...`
 //! (`pv`: `pattern_visits`, `pa`: `pattern_amaf`, `dead`: `prune_dead`, `prior`:
 //! `prior_visits`, `fill`: `fill_in`, `solver`: `solver`, `ka`: `knowledge_at`, `kroot`: 1 for
 //! the root's H-search bounds in the tree's analyses, 0 for the tree's own, `room`: 1 for
-//! `expand_by_room`, `nodes`: `max_nodes`, `lp`: `learned_prior`; e.g.
+//! `expand_by_room`, `nodes`: `max_nodes`, `lp`: `learned_prior`, `lpow`: `learned_power`; e.g.
 //! `plain:pv=10,dead=1`); or `rave_bias,expand_at,prior_visits[,max_nodes]` on top of `plain`.
 //! With `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a
 //! cap), and the two sides alternate in one process, so they share the machine's load.
@@ -38,6 +39,7 @@ fn tuning(text: &str) -> Option<Tuning> {
         "plain" => Tuning::PLAIN,
         "tree-knowledge" => Tuning::TREE_KNOWLEDGE,
         "frozen" => Tuning::FROZEN,
+        "learned" => Tuning::LEARNED,
         _ => return numeric(text),
     };
     for change in changes.split(',').filter(|c| !c.is_empty()) {
@@ -54,6 +56,7 @@ fn tuning(text: &str) -> Option<Tuning> {
             "room" => t.expand_by_room = v != 0.0,
             "nodes" => t.max_nodes = v as usize,
             "lp" => t.learned_prior = v,
+            "lpow" => t.learned_power = v,
             "kroot" => {
                 t.knowledge_vc = if v != 0.0 {
                     VcLimits::ROOT
@@ -101,8 +104,8 @@ fn main() {
     })();
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
-            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge | frozen, \
-             each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kroot=0|1,room=0|1,nodes=N,lp=X; \
+            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge | frozen | learned, \
+             each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kroot=0|1,room=0|1,nodes=N,lp=X,lpow=X; \
              or bias,expand,prior[,nodes])"
         );
         std::process::exit(2);

@@ -12,9 +12,10 @@
 //! reflection across the long diagonal that trades the two players' edges, read relative to
 //! the mover) share one strength: [`canonical`] names the smallest of the four codes.
 //!
-//! A second, smaller group of strengths says where the move lies from the opponent's last
-//! move: next to it, a bridge away, or neither (or not known). A move's gamma is the product
-//! of its pattern's and its relation's.
+//! Two smaller groups of strengths say where the move lies from the opponent's last move
+//! (next to it, a bridge away, or neither or not known) and how far it lies from the mover's
+//! own edges and from the opponent's (0 to 3 rows in, or farther: 25 classes). A move's gamma
+//! is the product of its pattern's, its relation's and its edge class's.
 //!
 //! Everything is pure: the weights are data compiled into the crate ([`learned`]).
 
@@ -111,6 +112,26 @@ pub fn relation(cell: Cell, last: Option<Cell>) -> u8 {
     }
 }
 
+/// How many edge classes there are ([`edge_class_at`]).
+pub const EDGE_CLASSES: usize = 25;
+
+/// The edge class of a move of `player` at padded cell `x` (stride `w`, an `n` x `n` board
+/// whose padding above the first row holds the top-bottom owner's edge): `5 * own + theirs`,
+/// where `own` is the move's distance in rows from the nearer of the mover's two edges
+/// (0 on the edge row) and `theirs` from the nearer of the opponent's, each capped at 4.
+#[inline]
+pub(crate) fn edge_class_at(board: &[u8], w: usize, n: usize, x: usize, player: u8) -> u8 {
+    let (r, c) = (x / w, x % w);
+    let from = |k: usize| k.saturating_sub(1).min(n.saturating_sub(k)).min(4) as u8;
+    let (rows, cols) = (from(r), from(c));
+    let top_bottom = board.get(1).map_or(1, |&v| v & 3);
+    if player == top_bottom {
+        5 * rows + cols
+    } else {
+        5 * cols + rows
+    }
+}
+
 /// The twelve states of `code`, neighbours first.
 fn digits(mut code: u32) -> [u8; 12] {
     let mut d = [0u8; 12];
@@ -159,11 +180,11 @@ pub fn canonical(code: u32) -> u32 {
         .unwrap_or(code)
 }
 
-/// The canonical code of a move of the seat on move at each empty cell of `pos`, in the
-/// order of the cells' padded indices: what the trainer and the tests read. Empty when the
-/// game is over.
+/// The canonical code and the edge class of a move of the seat on move at each empty cell of
+/// `pos`, in the order of the cells' padded indices: what the trainer and the tests read.
+/// Empty when the game is over.
 #[must_use]
-pub fn mover_codes(pos: &Position) -> Vec<(Cell, u32)> {
+pub fn mover_codes(pos: &Position) -> Vec<(Cell, u32, u8)> {
     if pos.is_over() {
         return Vec::new();
     }
@@ -176,6 +197,7 @@ pub fn mover_codes(pos: &Position) -> Vec<(Cell, u32)> {
             (
                 pos.cell_at(x),
                 canonical(code_at(&filler.board, w, n, x, player)),
+                edge_class_at(&filler.board, w, n, x, player),
             )
         })
         .collect()
@@ -187,6 +209,8 @@ pub struct Weights {
     ln_gamma: Vec<f32>,
     /// By relation to the last move ([`AWAY_FROM_LAST`] is always 0).
     ln_last: [f32; 3],
+    /// By edge class ([`edge_class_at`]).
+    ln_edge: [f32; EDGE_CLASSES],
     named: usize,
 }
 
@@ -194,17 +218,20 @@ impl Weights {
     /// Weights read from text: one `CODE LN_GAMMA_X1000` pair of integers per line (a code
     /// from [`canonical`], the logarithm of its gamma times 1,000), and at most one line
     /// `last NEXT BRIDGE` giving the relations' logarithms times 1,000 ([`NEXT_TO_LAST`],
-    /// [`BRIDGE_FROM_LAST`]; 0 without the line); blank lines and lines starting with `#` are
-    /// skipped.
+    /// [`BRIDGE_FROM_LAST`]; 0 without the line), and at most one line `edge` followed by
+    /// the 25 edge classes' logarithms times 1,000 (0 without it); blank lines and lines
+    /// starting with `#` are skipped.
     ///
     /// # Errors
     /// The line number and what was wrong with it, for a line that is not two integers (three
-    /// after `last`), a code that is not canonical, or a code or `last` named twice.
+    /// after `last`, 25 after `edge`), a code that is not canonical, or a code, `last` or
+    /// `edge` named twice.
     pub fn parse(text: &str) -> Result<Weights, String> {
         let mut ln_gamma = vec![0.0f32; CODES as usize];
         let mut ln_last = [0.0f32; 3];
+        let mut ln_edge = [0.0f32; EDGE_CLASSES];
         let mut seen = vec![false; CODES as usize];
-        let mut seen_last = false;
+        let (mut seen_last, mut seen_edge) = (false, false);
         let mut named = 0;
         for (k, line) in text.lines().enumerate() {
             let line = line.trim();
@@ -221,6 +248,23 @@ impl Weights {
                 };
                 ln_last = [0.0, next as f32 / 1000.0, bridge as f32 / 1000.0];
                 seen_last = true;
+                continue;
+            }
+            if let Some(rest) = line.strip_prefix("edge ") {
+                let values: Vec<Option<i32>> = rest
+                    .split_ascii_whitespace()
+                    .map(|v| v.parse().ok())
+                    .collect();
+                if values.len() != EDGE_CLASSES || values.contains(&None) || seen_edge {
+                    return Err(format!(
+                        "line {}: expected `edge` and {EDGE_CLASSES} integers, once",
+                        k + 1
+                    ));
+                }
+                for (e, v) in ln_edge.iter_mut().zip(values.into_iter().flatten()) {
+                    *e = v as f32 / 1000.0;
+                }
+                seen_edge = true;
                 continue;
             }
             let mut parts = line.split_ascii_whitespace();
@@ -249,6 +293,7 @@ impl Weights {
         Ok(Weights {
             ln_gamma,
             ln_last,
+            ln_edge,
             named,
         })
     }
@@ -276,13 +321,19 @@ impl Weights {
             .unwrap_or(0.0)
     }
 
-    /// The prior win rate of a move of pattern `code` at `relation` to the last move:
-    /// `g / (g + 1)` for `g` its gamma (the pattern's times the relation's) raised to
+    /// The natural logarithm of the gamma of an edge class (0 past [`EDGE_CLASSES`]).
+    #[must_use]
+    pub fn ln_edge(&self, class: u8) -> f32 {
+        self.ln_edge.get(usize::from(class)).copied().unwrap_or(0.0)
+    }
+
+    /// The prior win rate of a move of pattern `code` at `relation` to the last move and in
+    /// edge class `edge`: `g / (g + 1)` for `g` its gamma (the product of the three) raised to
     /// `scale`, so that a move of average strength (the weights are centred on the moves the
     /// trainer saw) starts at 0.5. Kept within 0.02..=0.98.
     #[must_use]
-    pub fn win_rate(&self, code: u32, relation: u8, scale: f32) -> f32 {
-        let z = (self.ln_gamma(code) + self.ln_last(relation)) * scale;
+    pub fn win_rate(&self, code: u32, relation: u8, edge: u8, scale: f32) -> f32 {
+        let z = (self.ln_gamma(code) + self.ln_last(relation) + self.ln_edge(edge)) * scale;
         (1.0 / (1.0 + (-z).exp())).clamp(0.02, 0.98)
     }
 }
@@ -296,6 +347,7 @@ pub fn learned() -> &'static Weights {
         Weights::parse(include_str!("patterns.txt")).unwrap_or_else(|_| Weights {
             ln_gamma: vec![0.0; CODES as usize],
             ln_last: [0.0; 3],
+            ln_edge: [0.0; EDGE_CLASSES],
             named: 0,
         })
     })
@@ -310,6 +362,9 @@ pub struct Choice {
     /// Each candidate's relation to the opponent's last move ([`relation`]); candidates
     /// past its end count as [`AWAY_FROM_LAST`].
     pub relations: Vec<u8>,
+    /// Each candidate's edge class ([`mover_codes`]); candidates past its end count as
+    /// class 0.
+    pub edges: Vec<u8>,
     /// The index in `codes` of the move that was played.
     pub chosen: usize,
 }
@@ -322,22 +377,26 @@ pub struct Trained {
     pub patterns: Vec<(u32, f32, u32, u32)>,
     /// The logarithms of the relations' gammas, by relation ([`AWAY_FROM_LAST`]'s is 0).
     pub ln_last: [f32; 3],
+    /// The logarithms of the edge classes' gammas, centred on the candidates.
+    pub ln_edge: [f32; EDGE_CLASSES],
 }
 
-/// The gamma of every pattern and relation seen in `choices`, by `iterations` rounds of
-/// minorization-maximization of the generalized Bradley-Terry likelihood (each choice a win
-/// of the chosen candidate over all of them, a candidate's gamma the product of its
-/// pattern's and its relation's), with one virtual win and one virtual loss of each pattern
-/// against a gamma of 1 (so a pattern seen rarely stays near 1). The patterns' logarithms
-/// are centred so that the mean of a candidate's `ln gamma` over every candidate of every
-/// choice is 0; [`AWAY_FROM_LAST`] is the relations' reference (gamma 1). Choices whose
-/// `chosen` is out of range are skipped.
+/// The gamma of every pattern, relation and edge class seen in `choices`, by `iterations`
+/// rounds of minorization-maximization of the generalized Bradley-Terry likelihood (each
+/// choice a win of the chosen candidate over all of them, a candidate's gamma the product of
+/// its pattern's, its relation's and its edge class's), with one virtual win and one virtual
+/// loss of each pattern against a gamma of 1 (so a pattern seen rarely stays near 1).
+/// [`AWAY_FROM_LAST`] is the relations' reference (gamma 1); the edge classes' logarithms
+/// are centred on the candidates, and the patterns' so that the mean of a candidate's whole
+/// `ln gamma` over every candidate of every choice is 0. Choices whose `chosen` is out of
+/// range are skipped.
 #[must_use]
 pub fn train(choices: &[Choice], iterations: usize) -> Trained {
+    /// A candidate: its pattern's id, its relation and its edge class.
+    type Candidate = (usize, usize, usize);
     let mut index: HashMap<u32, usize> = HashMap::new();
     let mut codes: Vec<u32> = Vec::new();
-    // each choice's candidates as (pattern id, relation), and the chosen index
-    let mut flat: Vec<(Vec<(usize, usize)>, usize)> = Vec::with_capacity(choices.len());
+    let mut flat: Vec<(Vec<Candidate>, usize)> = Vec::with_capacity(choices.len());
     for ch in choices {
         if ch.chosen >= ch.codes.len() {
             continue;
@@ -352,7 +411,11 @@ pub fn train(choices: &[Choice], iterations: usize) -> Trained {
                     codes.len() - 1
                 });
                 let rel = ch.relations.get(k).map_or(0, |&r| usize::from(r.min(2)));
-                (id, rel)
+                let edge = ch
+                    .edges
+                    .get(k)
+                    .map_or(0, |&e| usize::from(e).min(EDGE_CLASSES - 1));
+                (id, rel, edge)
             })
             .collect();
         flat.push((ids, ch.chosen));
@@ -360,27 +423,33 @@ pub fn train(choices: &[Choice], iterations: usize) -> Trained {
     let m = codes.len();
     let (mut seen, mut wins) = (vec![0u32; m], vec![0u32; m]);
     let mut rel_wins = [0u32; 3];
+    let mut edge_wins = [0u32; EDGE_CLASSES];
     for (ids, chosen) in &flat {
-        for &(i, _) in ids {
+        for &(i, _, _) in ids {
             seen[i] += 1;
         }
-        let (i, r) = ids[*chosen];
+        let (i, r, e) = ids[*chosen];
         wins[i] += 1;
         rel_wins[r] += 1;
+        edge_wins[e] += 1;
     }
     let mut gamma = vec![1.0f64; m];
     let mut rel = [1.0f64; 3];
+    let mut edge = [1.0f64; EDGE_CLASSES];
     let mut denom = vec![0.0f64; m];
-    let total_of = |ids: &[(usize, usize)], gamma: &[f64], rel: &[f64; 3]| -> f64 {
-        ids.iter().map(|&(i, r)| gamma[i] * rel[r]).sum()
+    let total_of = |ids: &[Candidate], gamma: &[f64], rel: &[f64; 3], edge: &[f64]| -> f64 {
+        ids.iter()
+            .map(|&(i, r, e)| gamma[i] * rel[r] * edge[e])
+            .sum()
     };
     for _ in 0..iterations {
+        // the patterns, then the relations, then the edge classes, each with the others held
         denom.fill(0.0);
         for (ids, _) in &flat {
-            let total = total_of(ids, &gamma, &rel);
+            let total = total_of(ids, &gamma, &rel, &edge);
             if total > 0.0 {
-                for &(i, r) in ids {
-                    denom[i] += rel[r] / total;
+                for &(i, r, e) in ids {
+                    denom[i] += rel[r] * edge[e] / total;
                 }
             }
         }
@@ -391,10 +460,10 @@ pub fn train(choices: &[Choice], iterations: usize) -> Trained {
         }
         let mut rel_denom = [0.0f64; 3];
         for (ids, _) in &flat {
-            let total = total_of(ids, &gamma, &rel);
+            let total = total_of(ids, &gamma, &rel, &edge);
             if total > 0.0 {
-                for &(i, r) in ids {
-                    rel_denom[r] += gamma[i] / total;
+                for &(i, r, e) in ids {
+                    rel_denom[r] += gamma[i] * edge[e] / total;
                 }
             }
         }
@@ -403,22 +472,48 @@ pub fn train(choices: &[Choice], iterations: usize) -> Trained {
                 rel[r] = f64::from(rel_wins[r]) / rel_denom[r];
             }
         }
+        let mut edge_denom = [0.0f64; EDGE_CLASSES];
+        for (ids, _) in &flat {
+            let total = total_of(ids, &gamma, &rel, &edge);
+            if total > 0.0 {
+                for &(i, r, e) in ids {
+                    edge_denom[e] += gamma[i] * rel[r] / total;
+                }
+            }
+        }
+        for e in 0..EDGE_CLASSES {
+            if edge_denom[e] > 0.0 && edge_wins[e] > 0 {
+                edge[e] = f64::from(edge_wins[e]) / edge_denom[e];
+            }
+        }
     }
-    let (mut sum, mut count) = (0.0f64, 0u64);
+    let (mut pattern_sum, mut rel_sum, mut edge_sum, mut count) = (0.0f64, 0.0f64, 0.0f64, 0u64);
     for (ids, _) in &flat {
-        for &(i, r) in ids {
-            sum += (gamma[i] * rel[r]).ln();
+        for &(i, r, e) in ids {
+            pattern_sum += gamma[i].ln();
+            rel_sum += rel[r].ln();
+            edge_sum += edge[e].ln();
             count += 1;
         }
     }
-    let centre = if count > 0 { sum / count as f64 } else { 0.0 };
+    let mean = |sum: f64| if count > 0 { sum / count as f64 } else { 0.0 };
+    let edge_centre = mean(edge_sum);
+    let pattern_centre = mean(pattern_sum) + mean(rel_sum);
     let mut patterns: Vec<(u32, f32, u32, u32)> = (0..m)
-        .map(|i| (codes[i], (gamma[i].ln() - centre) as f32, seen[i], wins[i]))
+        .map(|i| {
+            (
+                codes[i],
+                (gamma[i].ln() - pattern_centre) as f32,
+                seen[i],
+                wins[i],
+            )
+        })
         .collect();
     patterns.sort_unstable_by_key(|e| e.0);
     Trained {
         patterns,
         ln_last: [0.0, rel[1].ln() as f32, rel[2].ln() as f32],
+        ln_edge: edge.map(|g| (g.ln() - edge_centre) as f32),
     }
 }
 
@@ -581,6 +676,7 @@ mod tests {
             choices.push(Choice {
                 codes,
                 relations,
+                edges: Vec::new(),
                 chosen,
             });
         }
@@ -616,6 +712,36 @@ mod tests {
         assert_eq!(seen, 180_000);
         let chosen: u32 = out.patterns.iter().map(|e| e.3).sum();
         assert_eq!(chosen, 30_000);
+    }
+
+    #[test]
+    fn edge_classes_count_rows_from_each_player_s_nearer_edge() {
+        // seat 1 joins top and bottom on this 7x7 board
+        let pos = position(&[
+            ".......", ".......", ".......", "...1...", ".......", ".......", "..2....",
+        ]);
+        let filler = Filler::new(&pos);
+        let w = pos.stride();
+        let at = |r: usize, c: usize| (r + 1) * w + c + 1;
+        let class = |r, c, player| edge_class_at(&filler.board, w, 7, at(r, c), player);
+        // (0, 5): on seat 1's top edge, one column from seat 2's right edge
+        assert_eq!(class(0, 5, 1), 5 * 0 + 1);
+        assert_eq!(class(0, 5, 2), 5 * 1 + 0);
+        // the centre (3, 3) is three rows from every edge
+        assert_eq!(class(3, 2, 1), 5 * 3 + 2);
+        assert_eq!(class(3, 2, 2), 5 * 2 + 3);
+        // a 13x13 board's centre is 6 from every edge: capped at 4
+        let big = Position::new(13).expect("size");
+        let f = Filler::new(&big);
+        let wb = big.stride();
+        assert_eq!(edge_class_at(&f.board, wb, 13, 7 * wb + 7, 1), 24);
+        let codes = mover_codes(&pos);
+        let (_, _, e) = codes
+            .iter()
+            .find(|&&(c, _, _)| c == Cell::new(6, 6))
+            .copied()
+            .expect("(6, 6) is empty");
+        assert_eq!(e, 0, "a corner is on both players' edges");
     }
 
     #[test]
@@ -658,10 +784,16 @@ mod tests {
         assert!((w.ln_gamma(image) - 1.5).abs() < 1e-6);
         assert_eq!(w.ln_gamma(0), 0.0);
         let sigmoid = |z: f32| 1.0 / (1.0 + (-z).exp());
-        assert!((w.win_rate(k, AWAY_FROM_LAST, 1.0) - sigmoid(1.5)).abs() < 1e-6);
-        assert!((w.win_rate(k, NEXT_TO_LAST, 1.0) - sigmoid(2.2)).abs() < 1e-6);
-        assert!((w.win_rate(k, BRIDGE_FROM_LAST, 0.5) - sigmoid(0.65)).abs() < 1e-6);
-        assert_eq!(w.win_rate(0, AWAY_FROM_LAST, 1.0), 0.5);
+        assert!((w.win_rate(k, AWAY_FROM_LAST, 0, 1.0) - sigmoid(1.5)).abs() < 1e-6);
+        assert!((w.win_rate(k, NEXT_TO_LAST, 0, 1.0) - sigmoid(2.2)).abs() < 1e-6);
+        assert!((w.win_rate(k, BRIDGE_FROM_LAST, 0, 0.5) - sigmoid(0.65)).abs() < 1e-6);
+        assert_eq!(w.win_rate(0, AWAY_FROM_LAST, 0, 1.0), 0.5);
+        let edges: Vec<String> = (0..25).map(|e| (e * 10).to_string()).collect();
+        let w = Weights::parse(&format!("edge {}", edges.join(" "))).expect("parses");
+        assert!((w.ln_edge(7) - 0.07).abs() < 1e-6);
+        assert!((w.win_rate(0, AWAY_FROM_LAST, 24, 1.0) - sigmoid(0.24)).abs() < 1e-6);
+        assert!(Weights::parse("edge 1 2 3").is_err());
+        assert!(Weights::parse(&format!("edge {0}\nedge {0}", edges.join(" "))).is_err());
         assert!(Weights::parse("last 1").is_err());
         assert!(Weights::parse("last 1 2\nlast 1 2").is_err());
         assert!(Weights::parse("12").is_err());

@@ -140,6 +140,43 @@ fn reach(w: usize) -> [isize; 12] {
     ]
 }
 
+/// The learned move prior as the tree mixes it in ([`crate::Tuning::learned_prior`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Learned {
+    /// The compiled weights.
+    pub weights: &'static Weights,
+    /// The learned win rate's weight, 0..=1, against the hand-set shapes'.
+    pub weight: f32,
+    /// The power of the gammas.
+    pub power: f32,
+}
+
+impl Learned {
+    /// `(1 - weight) * prior(shape) + weight * learned` for a move of `player` at the empty
+    /// cell `x` of `board` (stride `w`, an `n` x `n` board), `last` the opponent's last move.
+    #[inline]
+    pub(crate) fn mixed(
+        &self,
+        board: &[u8],
+        (w, n): (usize, usize),
+        x: usize,
+        player: u8,
+        last: Option<usize>,
+    ) -> f32 {
+        let learned = self.weights.win_rate(
+            patterns::code_at(board, w, n, x, player),
+            patterns::relation_at(x, last, w),
+            patterns::edge_class_at(board, w, n, x, player),
+            self.power,
+        );
+        if self.weight >= 1.0 {
+            return learned;
+        }
+        let hand = prior(shape(board, w, x, player, last));
+        (1.0 - self.weight) * hand + self.weight * learned
+    }
+}
+
 /// The prior of every move of both players in the search's root position, and which cells a
 /// tree path's stones may have changed since: a cell's shape reads only its six neighbours
 /// and its six bridge cells, so only the cells within that reach of a stone placed in the tree
@@ -156,20 +193,18 @@ pub(crate) struct PriorCache {
     reach: [isize; 12],
     /// The board's side, for the learned prior's reading of the bridge cells.
     size: usize,
-    /// The learned prior and its power ([`crate::Tuning::learned_prior`]) in place of
-    /// [`prior`] of [`shape`], when set.
-    learned: Option<(&'static Weights, f32)>,
+    /// The learned prior to mix with [`prior`] of [`shape`], when set.
+    learned: Option<Learned>,
 }
 
 impl PriorCache {
     /// The cache for the root position `board` (stride `w`, an `size` x `size` board), whose
-    /// empty cells are `empties`; with `learned`, the learned prior at that power instead of
-    /// the hand-set one.
+    /// empty cells are `empties`; with `learned`, the learned prior mixed in.
     pub(crate) fn new(
         board: &[u8],
         (w, size): (usize, usize),
         empties: &[u16],
-        learned: Option<(&'static Weights, f32)>,
+        learned: Option<Learned>,
     ) -> PriorCache {
         let mut cache = PriorCache {
             root: [vec![0.0; board.len()], vec![0.0; board.len()]],
@@ -192,15 +227,10 @@ impl PriorCache {
     #[inline]
     fn fresh(&self, board: &[u8], w: usize, x: usize, player: u8, last: Option<usize>) -> f32 {
         match self.learned {
-            Some((weights, power)) => weights.win_rate(
-                patterns::code_at(board, w, self.size, x, player),
-                patterns::relation_at(x, last, w),
-                power,
-            ),
+            Some(l) => l.mixed(board, (w, self.size), x, player, last),
             None => prior(shape(board, w, x, player, last)),
         }
     }
-
     /// Marks the cells within reach of the stones placed in the tree (`path_cells`, padded)
     /// for the next [`PriorCache::value`] calls.
     pub(crate) fn begin(&mut self, path_cells: impl Iterator<Item = usize>) {
@@ -340,13 +370,19 @@ mod tests {
 
     #[test]
     fn the_cache_gives_what_the_learned_prior_gives_after_any_path() {
-        cache_matches_fresh_values(Some((patterns::learned(), 0.7)));
+        for weight in [0.5, 1.0] {
+            cache_matches_fresh_values(Some(Learned {
+                weights: patterns::learned(),
+                weight,
+                power: 0.7,
+            }));
+        }
     }
 
     /// Random positions, random paths of 1 to 8 stones on top: every empty cell's cached
     /// value equals the value computed afresh, for both players, with the hand-set prior
     /// (`learned` `None`) or the learned one.
-    fn cache_matches_fresh_values(learned: Option<(&'static Weights, f32)>) {
+    fn cache_matches_fresh_values(learned: Option<Learned>) {
         use rand_core::SeedableRng;
         let mut rng = rand_pcg::Pcg64::seed_from_u64(23);
         let mut checked = 0;
@@ -389,13 +425,24 @@ mod tests {
                     continue;
                 }
                 for player in [1u8, 2] {
+                    let hand = prior(shape(&f.board, w, x, player, last));
                     let fresh = match learned {
-                        None => prior(shape(&f.board, w, x, player, last)),
-                        Some((weights, power)) => weights.win_rate(
-                            patterns::code_at(&f.board, w, n, x, player),
-                            patterns::relation_at(x, last, w),
-                            power,
-                        ),
+                        None => hand,
+                        Some(l) => {
+                            let z = (l
+                                .weights
+                                .ln_gamma(patterns::code_at(&f.board, w, n, x, player))
+                                + l.weights.ln_last(patterns::relation_at(x, last, w))
+                                + l.weights
+                                    .ln_edge(patterns::edge_class_at(&f.board, w, n, x, player)))
+                                * l.power;
+                            let rate = (1.0 / (1.0 + (-z).exp())).clamp(0.02, 0.98);
+                            if l.weight >= 1.0 {
+                                rate
+                            } else {
+                                (1.0 - l.weight) * hand + l.weight * rate
+                            }
+                        }
                     };
                     assert_eq!(cache.value(&f.board, w, x, player, last), fresh, "cell {x}");
                     checked += 1;

@@ -5,7 +5,7 @@ use hex::{BORDER, EMPTY, Position};
 use rand_core::Rng;
 
 use super::knowledge::{NodeKnowledge, analyse_node};
-use super::pattern::{self, PriorCache};
+use super::pattern::{self, Learned, PriorCache};
 use super::{Limits, STOP_CHECK_EVERY};
 use crate::patterns;
 use crate::playout::{Filler, PADDED_CELLS, empty_indices};
@@ -61,11 +61,14 @@ pub struct Tuning {
     /// instead of meeting the cap and freezing it.
     /// `false`: `expand_at` visits whatever the tree's size, until the cap stops expansions.
     pub expand_by_room: bool,
-    /// The learned move prior (issue 23, ninth piece; [`crate::patterns`]) in place of the
-    /// hand-set shapes of [`Tuning::pattern_visits`] and [`Tuning::pattern_amaf`], which then
-    /// carry it: a child's prior win rate is `g / (g + 1)` for `g` its twelve-cell pattern's
-    /// gamma raised to this power. 0: the hand-set shapes.
+    /// The weight, 0..=1, of the learned move prior (issue 23, ninth piece;
+    /// [`crate::patterns`]) in the win rate that [`Tuning::pattern_visits`] and
+    /// [`Tuning::pattern_amaf`] carry: a child's prior is `(1 - w) * shape + w * learned`,
+    /// `shape` the hand-set shapes' value and `learned` `g / (g + 1)` for `g` the move's
+    /// learned gamma raised to [`Tuning::learned_power`]. 0: the hand-set shapes only.
     pub learned_prior: f32,
+    /// The power of the learned gammas in [`Tuning::learned_prior`] (below 1 flattens them).
+    pub learned_power: f32,
 }
 
 impl Tuning {
@@ -106,6 +109,7 @@ impl Tuning {
         knowledge_vc: VcLimits::TREE,
         expand_by_room: false,
         learned_prior: 0.0,
+        learned_power: 0.5,
     };
 
     /// [`Tuning::HOUSE`] with all the Hex knowledge at the root (`fill_in` and `solver`);
@@ -121,6 +125,14 @@ impl Tuning {
     /// measured against it in `BENCHMARKS.md` ("Hex knowledge at the tree's busy nodes").
     pub const TREE_KNOWLEDGE: Tuning = Tuning {
         knowledge_at: 3000.0,
+        ..Tuning::HOUSE
+    };
+
+    /// [`Tuning::HOUSE`] with the learned move prior averaged with the hand-set shapes (weight
+    /// 0.5, power 0.5); measured against it in `BENCHMARKS.md` ("A learned move prior").
+    pub const LEARNED: Tuning = Tuning {
+        learned_prior: 0.5,
+        learned_power: 0.5,
         ..Tuning::HOUSE
     };
 
@@ -525,7 +537,11 @@ fn grow(
         drop_dead(&mut roots, &filler.board, stride);
     }
     let with_prior = tuning.pattern_visits > 0.0 || tuning.pattern_amaf > 0.0;
-    let learned = (tuning.learned_prior > 0.0).then(|| (patterns::learned(), tuning.learned_prior));
+    let learned = (tuning.learned_prior > 0.0).then(|| Learned {
+        weights: patterns::learned(),
+        weight: tuning.learned_prior.min(1.0),
+        power: tuning.learned_power,
+    });
     let mut cache = PriorCache::new(
         &filler.board,
         (stride, usize::from(pos.size())),
