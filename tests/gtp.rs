@@ -233,3 +233,41 @@ quit
     }
     assert_eq!(answers[13], "= 30");
 }
+
+#[test]
+fn the_search_tuning_is_chosen_by_flag_or_param_and_an_unknown_one_is_refused() {
+    // the default is the house bots' own search; `--search` and `param search` pick another
+    let answers = run(
+        &[
+            "--strategy",
+            "house-master",
+            "--move-time-ms",
+            "30",
+            "--seed",
+            "4",
+        ],
+        "param search\nparam search knowledge\nparam search\nparam search best\nparam search\nboardsize 5\nplay b c3\ngenmove w\n",
+    );
+    assert_eq!(answers[0], "= house");
+    assert_eq!(answers[1], "=");
+    assert_eq!(answers[2], "= knowledge");
+    assert!(
+        answers[3].starts_with("? search must be one of house/plain/"),
+        "{}",
+        answers[3]
+    );
+    assert_eq!(answers[4], "= knowledge", "a refused value changes nothing");
+    let moved = answers[7].strip_prefix("= ").expect("a move");
+    assert!(moved == "swap-pieces" || moved.len() == 2, "{moved}");
+    let answers = run(&["--search", "learned"], "param search\n");
+    assert_eq!(answers, ["= learned"]);
+    // an unknown tuning on the command line: a clear message and a failing exit status
+    let out = Command::new(env!("CARGO_BIN_EXE_hexarena"))
+        .args(["gtp", "--search", "best"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run hexarena gtp");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("search must be one of"), "{err}");
+}

@@ -32,15 +32,8 @@ use rand_pcg::Pcg64;
 fn tuning(text: &str) -> Option<Tuning> {
     // a named tuning, optionally followed by `:key=value,...` changes
     let (base, changes) = text.split_once(':').unwrap_or((text, ""));
-    let mut t = match base {
-        "house" => Tuning::HOUSE,
-        "knowledge" => Tuning::KNOWLEDGE,
-        "fill-in" => Tuning::FILL_IN,
-        "plain" => Tuning::PLAIN,
-        "tree-knowledge" => Tuning::TREE_KNOWLEDGE,
-        "frozen" => Tuning::FROZEN,
-        "learned" => Tuning::LEARNED,
-        _ => return numeric(text),
+    let Some(mut t) = Tuning::named(base) else {
+        return numeric(text);
     };
     for change in changes.split(',').filter(|c| !c.is_empty()) {
         let (key, value) = change.split_once('=')?;

@@ -176,7 +176,9 @@ pub fn strong_move_reported(
     strong_move_tuned_reported(pos, rng, limits, &Tuning::HOUSE)
 }
 
-fn strong_move_tuned_reported(
+/// [`strong_move_reported`] with other knobs than the house bots' ([`Tuning`]): what
+/// `hexarena gtp --search NAME` plays, for measuring a tuning against an outside engine.
+pub fn strong_move_tuned_reported(
     pos: &Position,
     rng: &mut impl Rng,
     limits: Limits<'_>,

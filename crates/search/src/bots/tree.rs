@@ -136,6 +136,27 @@ impl Tuning {
         ..Tuning::HOUSE
     };
 
+    /// The named tunings, for tools that measure one against another or against an outside
+    /// engine: `house`, `plain`, `frozen`, `knowledge`, `fill-in`, `tree-knowledge`, `learned`.
+    pub const NAMED: [(&'static str, Tuning); 7] = [
+        ("house", Tuning::HOUSE),
+        ("plain", Tuning::PLAIN),
+        ("frozen", Tuning::FROZEN),
+        ("knowledge", Tuning::KNOWLEDGE),
+        ("fill-in", Tuning::FILL_IN),
+        ("tree-knowledge", Tuning::TREE_KNOWLEDGE),
+        ("learned", Tuning::LEARNED),
+    ];
+
+    /// The tuning of [`Tuning::NAMED`] called `name` (ASCII case ignored).
+    #[must_use]
+    pub fn named(name: &str) -> Option<Tuning> {
+        Tuning::NAMED
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|&(_, t)| t)
+    }
+
     /// [`Tuning::HOUSE`] with the fill-in only (no H-search: cheap).
     pub const FILL_IN: Tuning = Tuning {
         fill_in: true,
@@ -945,6 +966,28 @@ mod tests {
         nodes[2].flags |= LOST;
         prove_up(&mut nodes, &[0, 2]);
         assert_eq!(nodes[0].proven_winner(), Some(2));
+    }
+
+    #[test]
+    fn every_named_tuning_is_found_by_its_name_and_the_names_differ() {
+        for (name, tuning) in Tuning::NAMED {
+            assert_eq!(Tuning::named(name), Some(tuning), "{name}");
+            assert_eq!(Tuning::named(&name.to_uppercase()), Some(tuning), "{name}");
+        }
+        let mut names: Vec<&str> = Tuning::NAMED.iter().map(|(n, _)| *n).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Tuning::NAMED.len());
+        assert_eq!(Tuning::named("house"), Some(Tuning::HOUSE));
+        assert_eq!(Tuning::named("best"), None);
+        // the learned mix is the house search with the learned prior at half weight
+        assert_eq!(
+            Tuning::LEARNED,
+            Tuning {
+                learned_prior: 0.5,
+                ..Tuning::HOUSE
+            }
+        );
     }
 
     #[test]

@@ -24,12 +24,20 @@ pub struct GtpArgs {
     /// Seed of the move generator (default: random).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// The tree search's tuning: `house` (what the house bots play) or another named one of
+    /// `hex_search::Tuning::NAMED`, for measuring it against an outside engine
+    /// (BENCHMARKS.md); also `param search`.
+    #[arg(long, default_value = "house")]
+    pub search: String,
 }
 
 /// `hexarena gtp`: serves GTP on stdin/stdout until `quit` or the end of the input.
 pub fn serve(args: &GtpArgs) -> anyhow::Result<()> {
     let seed = args.seed.unwrap_or_else(rand::random);
-    let engine = Engine::new(args.strategy, args.budget, seed).with_move_time_ms(args.move_time_ms);
+    let engine = Engine::new(args.strategy, args.budget, seed)
+        .with_move_time_ms(args.move_time_ms)
+        .with_search(&args.search)
+        .map_err(anyhow::Error::msg)?;
     engine::run(engine, std::io::stdin().lock(), std::io::stdout().lock())?;
     Ok(())
 }

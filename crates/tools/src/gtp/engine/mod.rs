@@ -13,6 +13,7 @@
 use std::io::{BufRead, Read, Write};
 
 use hex::{Cell, Color, Move, Position, Seat};
+use hex_search::Tuning;
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64;
 
@@ -62,10 +63,31 @@ pub struct Engine {
     /// A fixed thinking time per move in ms (`param move_time_ms`), for equal-time matches;
     /// `None` = from `time_left`.
     move_time_ms: Option<u64>,
+    /// The tree search's tuning and its name (`param search`): the house bots' unless a
+    /// measurement asks for another of [`hex_search::Tuning::NAMED`].
+    search: (&'static str, Tuning),
 }
 
 /// The longest fixed time per move `param move_time_ms` accepts, in ms (one minute).
 pub const MAX_MOVE_TIME_MS: u64 = 60_000;
+
+/// The names of [`hex_search::Tuning::NAMED`], `/`-separated.
+fn search_names() -> String {
+    Tuning::NAMED
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The tuning called `name`, with its name as written in [`hex_search::Tuning::NAMED`].
+fn named_search(name: &str) -> Result<(&'static str, Tuning), String> {
+    Tuning::NAMED
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .copied()
+        .ok_or_else(|| format!("search must be one of {}", search_names()))
+}
 
 /// One answer: the text after `=`/`?`, whether it is a success, and whether to stop.
 struct Reply {
@@ -110,7 +132,18 @@ impl Engine {
             rng: Pcg64::seed_from_u64(seed),
             time_left_s: [None, None],
             move_time_ms: None,
+            search: ("house", Tuning::HOUSE),
         }
+    }
+
+    /// The same engine searching with the tuning of [`hex_search::Tuning::NAMED`] called
+    /// `name`; see `param search`.
+    ///
+    /// # Errors
+    /// The names there are, for a name that is not one of them.
+    pub fn with_search(mut self, name: &str) -> Result<Engine, String> {
+        self.search = named_search(name)?;
+        Ok(self)
     }
 
     /// The same engine with a fixed thinking time per move of `ms` milliseconds (`None`:
@@ -331,11 +364,20 @@ impl Engine {
             .move_time_ms
             .map_or("off".to_string(), |t| t.to_string());
         match args {
+            // the listing stays as it was before `search` (a measurement's knob, not listed)
             [] => ok(format!(
                 "[list/{}] strategy {}\n[string] budget {show_budget}\n[string] move_time_ms {show_time}",
                 Strategy::names(),
                 self.strategy.name(),
             )),
+            ["search"] => ok(self.search.0),
+            ["search", value] => match named_search(value) {
+                Ok(s) => {
+                    self.search = s;
+                    ok("")
+                }
+                Err(e) => err(e),
+            },
             ["strategy"] => ok(self.strategy.name()),
             ["budget"] => ok(show_budget),
             ["move_time_ms"] => ok(show_time),
@@ -620,6 +662,33 @@ mod tests {
         );
         // A colour not on move is refused, as by genmove.
         assert!(answer(&mut e, "kata-genmove_analyze b").starts_with("? w is on move"));
+    }
+
+    #[test]
+    fn param_search_names_the_tuning_and_refuses_an_unknown_one() {
+        let mut e = Engine::new(Strategy::Strong, Some(50), 7);
+        assert_eq!(e.param(&["search"]).text, "house");
+        let r = e.param(&["search", "Knowledge"]);
+        assert!(r.ok, "{}", r.text);
+        assert_eq!(e.param(&["search"]).text, "knowledge");
+        assert_eq!(e.search.1, Tuning::KNOWLEDGE);
+        let r = e.param(&["search", "best"]);
+        assert!(!r.ok);
+        assert!(r.text.contains("house/plain"), "{}", r.text);
+        assert_eq!(
+            e.search.1,
+            Tuning::KNOWLEDGE,
+            "a refused value changes nothing"
+        );
+        assert!(
+            Engine::new(Strategy::Strong, None, 1)
+                .with_search("nope")
+                .is_err()
+        );
+        let e = Engine::new(Strategy::Strong, None, 1)
+            .with_search("learned")
+            .expect("a named tuning");
+        assert_eq!(e.search, ("learned", Tuning::LEARNED));
     }
 
     #[test]

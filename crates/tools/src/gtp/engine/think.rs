@@ -59,13 +59,14 @@ impl Engine {
         let start = Instant::now();
         let budget = Duration::from_millis(think_ms);
         let mut stop = |_done: u32| start.elapsed() >= budget;
-        hex_search::strong_move_reported(
+        hex_search::strong_move_tuned_reported(
             &self.pos,
             &mut self.rng,
             Limits {
                 max_playouts,
                 stop: &mut stop,
             },
+            &self.search.1,
         )
     }
 
@@ -128,13 +129,14 @@ impl Engine {
             Strategy::Strong => {
                 let budget = self.budget_for(color);
                 match self.move_time_ms {
-                    None => hex_search::strong_move_reported(
+                    None => hex_search::strong_move_tuned_reported(
                         &self.pos,
                         &mut self.rng,
                         Limits {
                             max_playouts: budget,
                             stop: &mut |_| false,
                         },
+                        &self.search.1,
                     ),
                     Some(ms) => self.think(budget, ms),
                 }
