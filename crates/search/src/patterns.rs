@@ -2,7 +2,8 @@
 //! empty cell (its six neighbours and the six cells a bridge away) as one pattern, and a
 //! strength (a Bradley-Terry "gamma") for each pattern, learned by minorization-maximization
 //! from the moves a stronger search chose (Coulom, "Computing Elo Ratings of Move Patterns in
-//! the Game of Go", 2007; MoHex 2.0 learned its prior the same way from human games).
+//! the Game of Go", 2007; MoHex 2.0 learned its prior the same way, from records of strong
+//! players' games).
 //!
 //! A pattern is read relative to the mover: each neighbour is empty (0), the mover's stone or
 //! edge (1), or the opponent's (2); each bridge cell the same, with a cell off the board and its
