@@ -576,9 +576,9 @@ mod tests {
         let filler = Filler::new(&pos);
         let (w, n) = (pos.stride(), rows.len());
         let mut out = HashMap::new();
-        for r in 0..n {
-            for c in 0..n {
-                if rows[r].as_bytes()[c] == b'.' {
+        for (r, row) in rows.iter().enumerate() {
+            for (c, &cell) in row.as_bytes().iter().enumerate() {
+                if cell == b'.' {
                     let x = (r + 1) * w + c + 1;
                     out.insert((r, c), canonical(code_at(&filler.board, w, n, x, player)));
                 }
@@ -726,8 +726,9 @@ mod tests {
         let at = |r: usize, c: usize| (r + 1) * w + c + 1;
         let class = |r, c, player| edge_class_at(&filler.board, w, 7, at(r, c), player);
         // (0, 5): on seat 1's top edge, one column from seat 2's right edge
-        assert_eq!(class(0, 5, 1), 5 * 0 + 1);
-        assert_eq!(class(0, 5, 2), 5 * 1 + 0);
+        // (own rows, opponent's rows) packed as 5 * own + opponent's
+        assert_eq!(class(0, 5, 1), 1, "own edge 0 rows away, the opponent's 1");
+        assert_eq!(class(0, 5, 2), 5, "own edge 1 row away, the opponent's 0");
         // the centre (3, 3) is three rows from every edge
         assert_eq!(class(3, 2, 1), 5 * 3 + 2);
         assert_eq!(class(3, 2, 2), 5 * 2 + 3);
