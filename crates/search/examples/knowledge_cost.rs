@@ -60,6 +60,8 @@ fn main() {
             or_depth: o,
             passes: p,
             templates: true,
+            cell_carrier: 2,
+            closure: false,
         };
         for (name, limits) in [
             ("root", VcLimits::ROOT),

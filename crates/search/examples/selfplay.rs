@@ -9,10 +9,11 @@
 //! ([`hex::Tuning::KNOWLEDGE`]), `fill-in` ([`hex::Tuning::FILL_IN`]), `tree-knowledge`
 //! ([`hex::Tuning::TREE_KNOWLEDGE`]) or `frozen` ([`hex::Tuning::FROZEN`], the house search
 //! before `expand_by_room`) or `learned` ([`hex::Tuning::LEARNED`], the learned move prior
-//! mixed in), each optionally followed by changes `:key=value,...`
+//! mixed in) or `closure` ([`hex::Tuning::CLOSURE`], `knowledge` with H-search to closure), each optionally followed by changes `:key=value,...`
 //! (`pv`: `pattern_visits`, `pa`: `pattern_amaf`, `dead`: `prune_dead`, `prior`:
 //! `prior_visits`, `fill`: `fill_in`, `solver`: `solver`, `ka`: `knowledge_at`, `kroot`: 1 for
-//! the root's H-search bounds in the tree's analyses, 0 for the tree's own, `room`: 1 for
+//! the root's H-search bounds in the tree's analyses, 0 for the tree's own, 2 for H-search to
+//! closure, `closure`: 1 for H-search to closure in the root's analysis, `room`: 1 for
 //! `expand_by_room`, `nodes`: `max_nodes`, `lp`: `learned_prior`, `lpow`: `learned_power`; e.g.
 //! `plain:pv=10,dead=1`); or `rave_bias,expand_at,prior_visits[,max_nodes]` on top of `plain`.
 //! With `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a
@@ -51,10 +52,17 @@ fn tuning(text: &str) -> Option<Tuning> {
             "lp" => t.learned_prior = v,
             "lpow" => t.learned_power = v,
             "kroot" => {
-                t.knowledge_vc = if v != 0.0 {
-                    VcLimits::ROOT
+                t.knowledge_vc = match v as u8 {
+                    0 => VcLimits::TREE,
+                    1 => VcLimits::ROOT,
+                    _ => VcLimits::CLOSURE,
+                }
+            }
+            "closure" => {
+                t.root_vc = if v != 0.0 {
+                    VcLimits::CLOSURE
                 } else {
-                    VcLimits::TREE
+                    VcLimits::ROOT
                 }
             }
             _ => return None,
@@ -98,7 +106,7 @@ fn main() {
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
             "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge | frozen | learned, \
-             each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kroot=0|1,room=0|1,nodes=N,lp=X,lpow=X; \
+             each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kroot=0|1|2,closure=0|1,room=0|1,nodes=N,lp=X,lpow=X; \
              or bias,expand,prior[,nodes])"
         );
         std::process::exit(2);

@@ -47,6 +47,8 @@ impl Hasher for IdHasher {
 
 use hex::EMPTY;
 
+mod closure;
+
 use crate::board::{Board, CellSet, PADDED, Side};
 
 /// A node of the connection graph: a group (by its smallest stone index), an empty cell (its
@@ -74,6 +76,12 @@ pub struct VcLimits {
     /// Whether the listed bridges and edge templates seed the search (else H-search derives
     /// what it can from adjacency alone).
     pub templates: bool,
+    /// Largest carrier kept between two empty cells, in cells (2: bridges only).
+    pub cell_carrier: usize,
+    /// Run H-search to closure ([`closure`]) instead of in bounded passes: the bounds per
+    /// pair, the OR depth and the cells' carrier are then unused, `max_carrier` still holds
+    /// and `passes` bounds the work (4,000 work-list items each).
+    pub closure: bool,
 }
 
 impl VcLimits {
@@ -86,6 +94,22 @@ impl VcLimits {
         or_depth: 3,
         passes: 6,
         templates: true,
+        cell_carrier: 2,
+        closure: false,
+    };
+
+    /// H-search to closure ([`VcLimits::closure`], issue 23, tenth piece): no bound on the
+    /// connections kept or the carriers' size, up to 200,000 work-list items (2 to 6 ms on
+    /// 11x11 positions of real games, a release build).
+    pub const CLOSURE: VcLimits = VcLimits {
+        fulls_per_pair: 0,
+        semis_per_pair: 0,
+        max_carrier: usize::MAX,
+        or_depth: 0,
+        passes: 50,
+        templates: true,
+        cell_carrier: 0,
+        closure: true,
     };
 
     /// Tighter bounds for the analyses inside the tree (`Tuning::knowledge_at`), which run
@@ -101,6 +125,8 @@ impl VcLimits {
         or_depth: 2,
         passes: 4,
         templates: true,
+        cell_carrier: 2,
+        closure: false,
     };
 }
 
@@ -269,6 +295,23 @@ impl<const W: usize> Bits<W> {
 
     fn len(&self) -> usize {
         self.0.iter().map(|a| a.count_ones() as usize).sum()
+    }
+
+    fn difference(&self, o: &Self) -> Self {
+        let mut s = *self;
+        for (a, b) in s.0.iter_mut().zip(o.0) {
+            *a &= !b;
+        }
+        s
+    }
+
+    /// The smallest index in the set.
+    fn first(&self) -> Option<usize> {
+        self.0
+            .iter()
+            .enumerate()
+            .find(|(_, w)| **w != 0)
+            .map(|(k, w)| 64 * k + w.trailing_zeros() as usize)
     }
 }
 
@@ -668,13 +711,24 @@ pub fn h_search(board: &Board, player: u8, limits: &VcLimits) -> Vcs {
             node[i] = Some(if side == side_a { EDGE_A } else { EDGE_B });
         }
     }
-    let store: Box<dyn Connections> = match board.cells.len().div_ceil(64) {
-        0 | 1 => Box::new(search::<1>(board, player, &node, limits)),
-        2 => Box::new(search::<2>(board, player, &node, limits)),
-        3 => Box::new(search::<3>(board, player, &node, limits)),
-        4 => Box::new(search::<4>(board, player, &node, limits)),
-        5..=7 => Box::new(search::<7>(board, player, &node, limits)),
-        _ => Box::new(search::<13>(board, player, &node, limits)),
+    let store: Box<dyn Connections> = if limits.closure {
+        match board.cells.len().div_ceil(64) {
+            0 | 1 => Box::new(closure::search::<1>(board, player, &node, limits)),
+            2 => Box::new(closure::search::<2>(board, player, &node, limits)),
+            3 => Box::new(closure::search::<3>(board, player, &node, limits)),
+            4 => Box::new(closure::search::<4>(board, player, &node, limits)),
+            5..=7 => Box::new(closure::search::<7>(board, player, &node, limits)),
+            _ => Box::new(closure::search::<13>(board, player, &node, limits)),
+        }
+    } else {
+        match board.cells.len().div_ceil(64) {
+            0 | 1 => Box::new(search::<1>(board, player, &node, limits)),
+            2 => Box::new(search::<2>(board, player, &node, limits)),
+            3 => Box::new(search::<3>(board, player, &node, limits)),
+            4 => Box::new(search::<4>(board, player, &node, limits)),
+            5..=7 => Box::new(search::<7>(board, player, &node, limits)),
+            _ => Box::new(search::<13>(board, player, &node, limits)),
+        }
     };
     Vcs {
         player,
@@ -851,7 +905,11 @@ fn search<const W: usize>(
                     // between two empty cells only bridges (carriers of 2 cells at most) are
                     // kept: enough for templates from empty cells, and few
                     let len = ex.len + ey.len + u16::from(z_cell);
-                    if x == y || (ex.other_cell && ey.other_cell && len > 2) {
+                    if x == y
+                        || (ex.other_cell
+                            && ey.other_cell
+                            && usize::from(len) > limits.cell_carrier)
+                    {
                         return;
                     }
                     // a carrier too large would be refused before its pair is looked up

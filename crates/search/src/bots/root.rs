@@ -7,7 +7,6 @@ use super::Tuning;
 use crate::board::{Board, CellSet};
 use crate::inferior::fill_in;
 use crate::solver::{self, Verdict};
-use crate::vc::VcLimits;
 
 /// What the Hex knowledge decides at the root.
 pub(super) enum Root {
@@ -25,7 +24,7 @@ pub(super) fn knowledge_root(pos: &Position, empties: &[u16], tuning: &Tuning) -
     let board = Board::of(pos);
     let me = pos.mover().number();
     let (keep, fill) = if tuning.solver {
-        let a = solver::analyse(&board, me, &VcLimits::ROOT);
+        let a = solver::analyse(&board, me, &tuning.root_vc);
         match a.verdict {
             Verdict::Won { win } => return Root::Play(win as u16),
             Verdict::Lost { prolong } => (Some(prolong), a.fill),

@@ -69,6 +69,9 @@ pub struct Tuning {
     pub learned_prior: f32,
     /// The power of the learned gammas in [`Tuning::learned_prior`] (below 1 flattens them).
     pub learned_power: f32,
+    /// The H-search of the root's analysis ([`Tuning::solver`]): [`VcLimits::ROOT`], or
+    /// [`VcLimits::CLOSURE`] (issue 23, tenth piece).
+    pub root_vc: VcLimits,
 }
 
 impl Tuning {
@@ -110,6 +113,7 @@ impl Tuning {
         expand_by_room: false,
         learned_prior: 0.0,
         learned_power: 0.5,
+        root_vc: VcLimits::ROOT,
     };
 
     /// [`Tuning::HOUSE`] with all the Hex knowledge at the root (`fill_in` and `solver`);
@@ -118,6 +122,14 @@ impl Tuning {
         fill_in: true,
         solver: true,
         ..Tuning::HOUSE
+    };
+
+    /// [`Tuning::KNOWLEDGE`] with H-search run to closure at the root ([`VcLimits::CLOSURE`]),
+    /// which sees the opponent's threats to connect many moves earlier (issue 23, tenth
+    /// piece; `BENCHMARKS.md`, "H-search to closure").
+    pub const CLOSURE: Tuning = Tuning {
+        root_vc: VcLimits::CLOSURE,
+        ..Tuning::KNOWLEDGE
     };
 
     /// [`Tuning::HOUSE`] with the analysis of well-visited tree nodes
@@ -137,8 +149,9 @@ impl Tuning {
     };
 
     /// The named tunings, for tools that measure one against another or against an outside
-    /// engine: `house`, `plain`, `frozen`, `knowledge`, `fill-in`, `tree-knowledge`, `learned`.
-    pub const NAMED: [(&'static str, Tuning); 7] = [
+    /// engine: `house`, `plain`, `frozen`, `knowledge`, `fill-in`, `tree-knowledge`, `learned`,
+    /// `closure`.
+    pub const NAMED: [(&'static str, Tuning); 8] = [
         ("house", Tuning::HOUSE),
         ("plain", Tuning::PLAIN),
         ("frozen", Tuning::FROZEN),
@@ -146,6 +159,7 @@ impl Tuning {
         ("fill-in", Tuning::FILL_IN),
         ("tree-knowledge", Tuning::TREE_KNOWLEDGE),
         ("learned", Tuning::LEARNED),
+        ("closure", Tuning::CLOSURE),
     ];
 
     /// The tuning of [`Tuning::NAMED`] called `name` (ASCII case ignored).
