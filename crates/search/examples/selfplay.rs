@@ -9,7 +9,8 @@
 //! ([`hex::Tuning::KNOWLEDGE`]), `fill-in` ([`hex::Tuning::FILL_IN`]), `tree-knowledge`
 //! ([`hex::Tuning::TREE_KNOWLEDGE`]) or `frozen` ([`hex::Tuning::FROZEN`], the house search
 //! before `expand_by_room`) or `learned` ([`hex::Tuning::LEARNED`], the learned move prior
-//! mixed in) or `closure` ([`hex::Tuning::CLOSURE`], `knowledge` with H-search to closure), each optionally followed by changes `:key=value,...`
+//! mixed in) or `closure` ([`hex::Tuning::CLOSURE`], `knowledge` with H-search to closure) or
+//! `closure-tree` ([`hex::Tuning::CLOSURE_TREE`], and in the tree's busy nodes), each optionally followed by changes `:key=value,...`
 //! (`pv`: `pattern_visits`, `pa`: `pattern_amaf`, `dead`: `prune_dead`, `prior`:
 //! `prior_visits`, `fill`: `fill_in`, `solver`: `solver`, `ka`: `knowledge_at`, `kroot`: 1 for
 //! the root's H-search bounds in the tree's analyses, 0 for the tree's own, 2 for H-search to

@@ -132,6 +132,14 @@ impl Tuning {
         ..Tuning::KNOWLEDGE
     };
 
+    /// [`Tuning::CLOSURE`] with the analysis of well-visited tree nodes by H-search to closure
+    /// too ([`Tuning::knowledge_at`] 1,000, [`Tuning::knowledge_vc`] [`VcLimits::CLOSURE`]).
+    pub const CLOSURE_TREE: Tuning = Tuning {
+        knowledge_at: 1000.0,
+        knowledge_vc: VcLimits::CLOSURE,
+        ..Tuning::CLOSURE
+    };
+
     /// [`Tuning::HOUSE`] with the analysis of well-visited tree nodes
     /// ([`Tuning::knowledge_at`] 3,000: a search of fewer playouts never analyses a node);
     /// measured against it in `BENCHMARKS.md` ("Hex knowledge at the tree's busy nodes").
@@ -150,8 +158,8 @@ impl Tuning {
 
     /// The named tunings, for tools that measure one against another or against an outside
     /// engine: `house`, `plain`, `frozen`, `knowledge`, `fill-in`, `tree-knowledge`, `learned`,
-    /// `closure`.
-    pub const NAMED: [(&'static str, Tuning); 8] = [
+    /// `closure`, `closure-tree`.
+    pub const NAMED: [(&'static str, Tuning); 9] = [
         ("house", Tuning::HOUSE),
         ("plain", Tuning::PLAIN),
         ("frozen", Tuning::FROZEN),
@@ -160,6 +168,7 @@ impl Tuning {
         ("tree-knowledge", Tuning::TREE_KNOWLEDGE),
         ("learned", Tuning::LEARNED),
         ("closure", Tuning::CLOSURE),
+        ("closure-tree", Tuning::CLOSURE_TREE),
     ];
 
     /// The tuning of [`Tuning::NAMED`] called `name` (ASCII case ignored).

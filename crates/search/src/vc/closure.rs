@@ -442,7 +442,7 @@ mod tests {
 
     use super::super::h_search;
     use crate::board::{Board, CellSet, Side};
-    use crate::solver::{Verdict, analyse};
+    use crate::solver::{Verdict, analyse, analyse_quick};
     use crate::vc::VcLimits;
 
     /// Whether `player`'s stones join its two edges on `board`.
@@ -539,37 +539,41 @@ mod tests {
                     semi.key
                 );
             }
-            // `player` on move: the solver's verdict
-            let a = analyse(board, player, &VcLimits::CLOSURE);
-            match a.verdict {
-                Verdict::Won { win } => {
-                    claims += 1;
-                    let mut after = board.clone();
-                    after.cells[win] = player;
-                    assert!(
-                        !wins(&mut after, opp, memo),
-                        "a false win at {win}: {board:?}"
-                    );
-                }
-                Verdict::Lost { .. } => {
-                    claims += 1;
-                    assert!(
-                        !wins(&mut board.clone(), player, memo),
-                        "a false loss: {board:?}"
-                    );
-                }
-                Verdict::Open { mustplay: Some(m) } => {
-                    for c in board.empties().into_iter().filter(|&c| !m.contains(c)) {
+            // `player` on move: the solver's verdicts, checked and quick
+            for a in [
+                analyse(board, player, &VcLimits::CLOSURE),
+                analyse_quick(board, player, &VcLimits::CLOSURE),
+            ] {
+                match a.verdict {
+                    Verdict::Won { win } => {
                         claims += 1;
                         let mut after = board.clone();
-                        after.cells[c] = player;
+                        after.cells[win] = player;
                         assert!(
-                            wins(&mut after, opp, memo),
-                            "{c} outside the mustplay {m:?} does not lose: {board:?}"
+                            !wins(&mut after, opp, memo),
+                            "a false win at {win}: {board:?}"
                         );
                     }
+                    Verdict::Lost { .. } => {
+                        claims += 1;
+                        assert!(
+                            !wins(&mut board.clone(), player, memo),
+                            "a false loss: {board:?}"
+                        );
+                    }
+                    Verdict::Open { mustplay: Some(m) } => {
+                        for c in board.empties().into_iter().filter(|&c| !m.contains(c)) {
+                            claims += 1;
+                            let mut after = board.clone();
+                            after.cells[c] = player;
+                            assert!(
+                                wins(&mut after, opp, memo),
+                                "{c} outside the mustplay {m:?} does not lose: {board:?}"
+                            );
+                        }
+                    }
+                    Verdict::Open { mustplay: None } => {}
                 }
-                Verdict::Open { mustplay: None } => {}
             }
         }
         claims
