@@ -6,13 +6,15 @@
 //! connections our bounded H-search misses.
 //!
 //! ```text
-//! cargo run --release -p hex-search --example analyse_positions -- [FULLS SEMIS CARRIER OR PASSES [CELL_CARRIER [CLOSURE]]]
+//! cargo run --release -p hex-search --example analyse_positions -- [closure | FULLS SEMIS CARRIER OR PASSES [CELL_CARRIER]] < positions
 //! ```
-//! Without numbers the root's bounds ([`VcLimits::ROOT`]). One output line per input line:
-//! `N mover=1|2 verdict=won:CELL|lost|open|open:MUSTPLAY_LEN mine=F/S theirs=F/S us=MICROS`
-//! where `F` is 1 when a full edge-to-edge connection was found and `S` the number of semis
-//! (`mine` for the player on move), after the fill-in of dead and captured cells; a line that
-//! does not read as a legal game prints `N error ...`.
+//! Without arguments the root's bounds ([`VcLimits::ROOT`]); `closure` for H-search to
+//! closure ([`VcLimits::CLOSURE`]). One output line per input line:
+//! `N mover=1|2 verdict=V mine=F/S theirs=F/S us=MICROS`, where `V` is `won:CELL`, `lost`,
+//! `open` or `open:LEN:CELLS` (a mustplay of `LEN` padded cells, the cells named), `F` is 1
+//! when a full edge-to-edge connection was found and `S` the number of semi ones (`mine` for
+//! the player on move), after the fill-in of dead and captured cells, and `us` the analysis'
+//! time; a line that does not read as a legal game prints `N error ...`.
 
 use std::io::BufRead;
 use std::time::Instant;
@@ -41,25 +43,24 @@ fn name(board: &Board, i: usize) -> String {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let limits = match args.as_slice() {
-        [] => VcLimits::ROOT,
-        [f, s, c, o, p, cc @ ..] if cc.len() <= 2 => VcLimits {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let numbers: Option<Vec<usize>> = args.iter().map(|a| a.parse().ok()).collect();
+    let limits = match (args.as_slice(), numbers.as_deref()) {
+        ([], _) => VcLimits::ROOT,
+        ([one], _) if one == "closure" => VcLimits::CLOSURE,
+        (_, Some([f, s, c, o, p, cell @ ..])) if cell.len() <= 1 => VcLimits {
             fulls_per_pair: *f,
             semis_per_pair: *s,
             max_carrier: *c,
             or_depth: *o,
             passes: *p,
             templates: true,
-            cell_carrier: cc.first().copied().unwrap_or(2),
-            closure: cc.get(1) == Some(&1),
+            cell_carrier: cell.first().copied().unwrap_or(2),
+            closure: false,
         },
         _ => {
             eprintln!(
-                "usage: analyse_positions [FULLS SEMIS CARRIER OR PASSES [CELL_CARRIER [CLOSURE]]] < positions"
+                "usage: analyse_positions [closure | FULLS SEMIS CARRIER OR PASSES [CELL_CARRIER]] < positions"
             );
             std::process::exit(2);
         }
@@ -101,7 +102,14 @@ fn main() {
             Verdict::Open { mustplay: None } => "open".to_string(),
             Verdict::Open {
                 mustplay: Some(m), ..
-            } => format!("open:{}", m.len()),
+            } => {
+                let cells: Vec<String> = m
+                    .iter()
+                    .filter(|&i| board.on_board(i))
+                    .map(|i| name(&board, i))
+                    .collect();
+                format!("open:{}:{}", m.len(), cells.join(","))
+            }
         };
         println!("{n} mover={me} verdict={verdict} mine={mf}/{ms} theirs={tf}/{ts} us={us}");
     }

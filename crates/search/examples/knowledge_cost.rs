@@ -1,6 +1,6 @@
 //! Measures what one analysis of the solver ([`hex_search::solver::analyse`]: fill-in, two
-//! H-searches, the win check) costs on random 11x11 positions, with the root's bounds and the
-//! tree's ([`VcLimits::ROOT`], [`VcLimits::TREE`]) and a few others (fulls and semis kept per
+//! H-searches, the win check) costs on random 11x11 positions, with the root's bounds, the
+//! tree's and none ([`VcLimits::ROOT`], [`VcLimits::TREE`], [`VcLimits::CLOSURE`]) and a few others (fulls and semis kept per
 //! pair, largest carrier, OR depth, passes), to choose the tree's (issue 23).
 //!
 //! ```text
@@ -66,6 +66,7 @@ fn main() {
         for (name, limits) in [
             ("root", VcLimits::ROOT),
             ("tree", VcLimits::TREE),
+            ("closure", VcLimits::CLOSURE),
             ("2/4/16/2/3", variant(2, 4, 16, 2, 3)),
             ("3/6/24/2/4", variant(3, 6, 24, 2, 4)),
             ("2/4/24/3/6", variant(2, 4, 24, 3, 6)),

@@ -12,7 +12,8 @@
 //! mixed in) or `closure` ([`hex::Tuning::CLOSURE`], `knowledge` with H-search to closure) or
 //! `closure-tree` ([`hex::Tuning::CLOSURE_TREE`], and in the tree's busy nodes), each optionally followed by changes `:key=value,...`
 //! (`pv`: `pattern_visits`, `pa`: `pattern_amaf`, `dead`: `prune_dead`, `prior`:
-//! `prior_visits`, `fill`: `fill_in`, `solver`: `solver`, `ka`: `knowledge_at`, `kroot`: 1 for
+//! `prior_visits`, `fill`: `fill_in`, `solver`: `solver`, `ka`: `knowledge_at`, `kd`:
+//! `knowledge_depth`, `kroot`: 1 for
 //! the root's H-search bounds in the tree's analyses, 0 for the tree's own, 2 for H-search to
 //! closure, `closure`: 1 for H-search to closure in the root's analysis, `room`: 1 for
 //! `expand_by_room`, `nodes`: `max_nodes`, `lp`: `learned_prior`, `lpow`: `learned_power`; e.g.
@@ -48,6 +49,7 @@ fn tuning(text: &str) -> Option<Tuning> {
             "fill" => t.fill_in = v != 0.0,
             "solver" => t.solver = v != 0.0,
             "ka" => t.knowledge_at = v,
+            "kd" => t.knowledge_depth = v as u8,
             "room" => t.expand_by_room = v != 0.0,
             "nodes" => t.max_nodes = v as usize,
             "lp" => t.learned_prior = v,
@@ -107,7 +109,7 @@ fn main() {
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
             "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge | frozen | learned, \
-             each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kroot=0|1|2,closure=0|1,room=0|1,nodes=N,lp=X,lpow=X; \
+             each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kd=N,kroot=0|1|2,closure=0|1,room=0|1,nodes=N,lp=X,lpow=X; \
              or bias,expand,prior[,nodes])"
         );
         std::process::exit(2);

@@ -55,6 +55,9 @@ pub struct Tuning {
     pub knowledge_at: f32,
     /// The H-search bounds of the analyses of [`Tuning::knowledge_at`].
     pub knowledge_vc: VcLimits,
+    /// The deepest nodes [`Tuning::knowledge_at`] analyses, in plies below the root (0: any
+    /// depth; 1: the root and its children).
+    pub knowledge_depth: u8,
     /// Past half of [`Tuning::max_nodes`], a leaf waits for more visits before it is expanded,
     /// the more the less room is left (twice `expand_at` at three quarters full, five times at
     /// 90%, fifty at 99%), so that a long search keeps growing its tree where it looks most
@@ -110,6 +113,7 @@ impl Tuning {
         prune_dead: false,
         knowledge_at: 0.0,
         knowledge_vc: VcLimits::TREE,
+        knowledge_depth: 0,
         expand_by_room: false,
         learned_prior: 0.0,
         learned_power: 0.5,
@@ -132,11 +136,14 @@ impl Tuning {
         ..Tuning::KNOWLEDGE
     };
 
-    /// [`Tuning::CLOSURE`] with the analysis of well-visited tree nodes by H-search to closure
-    /// too ([`Tuning::knowledge_at`] 1,000, [`Tuning::knowledge_vc`] [`VcLimits::CLOSURE`]).
+    /// [`Tuning::CLOSURE`] with the analysis by H-search to closure of the well-visited nodes
+    /// near the root too ([`Tuning::knowledge_at`] 1,000, [`Tuning::knowledge_vc`]
+    /// [`VcLimits::CLOSURE`], [`Tuning::knowledge_depth`] 2: a threat MoHex sees after the
+    /// search's own move and its answer).
     pub const CLOSURE_TREE: Tuning = Tuning {
         knowledge_at: 1000.0,
         knowledge_vc: VcLimits::CLOSURE,
+        knowledge_depth: 2,
         ..Tuning::CLOSURE
     };
 
@@ -660,6 +667,8 @@ fn grow(
                 && nodes[node].n_children > 0
                 && nodes[node].flags & KNOWN == 0
                 && real_visits(&nodes[node], node) >= tuning.knowledge_at
+                && (tuning.knowledge_depth == 0
+                    || path.len() <= usize::from(tuning.knowledge_depth) + 1)
             {
                 nodes[node].flags |= KNOWN;
                 let k = match analyse_node(&filler.board, geometry, turn, &tuning.knowledge_vc) {
