@@ -881,6 +881,44 @@ mod tests {
         ".......", "...1...", "...2...", "..1....", "..1....", ".......", "......2",
     ];
 
+    /// The depths (plies below the root) of the nodes the tree's knowledge analysed.
+    fn analysed_depths(nodes: &[Node]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut stack = vec![(0usize, 0usize)];
+        while let Some((n, depth)) = stack.pop() {
+            if nodes[n].flags & KNOWN != 0 {
+                out.push(depth);
+            }
+            let first = nodes[n].first_child as usize;
+            for c in first..first + usize::from(nodes[n].n_children) {
+                stack.push((c, depth + 1));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_tree_analyses_no_node_deeper_than_its_knowledge_depth() {
+        let pos = super::super::position_of_rows(&[
+            ".......", ".......", "...1...", "..2....", ".......", ".......", ".......",
+        ]);
+        let deep = Tuning {
+            knowledge_at: 20.0,
+            ..Tuning::HOUSE
+        };
+        let (nodes, _) = grown(&pos, &deep, 3_000, 5);
+        let any_depth = analysed_depths(&nodes);
+        assert!(any_depth.iter().any(|&d| d >= 2), "{any_depth:?}");
+        let shallow = Tuning {
+            knowledge_depth: 1,
+            ..deep
+        };
+        let (nodes, _) = grown(&pos, &shallow, 3_000, 5);
+        let depths = analysed_depths(&nodes);
+        assert!(depths.contains(&1), "{depths:?}");
+        assert!(depths.iter().all(|&d| d <= 1), "{depths:?}");
+    }
+
     #[test]
     fn a_busy_node_facing_an_edge_to_edge_threat_keeps_only_the_mustplay() {
         let (pos, at) = position(&THREAT);
