@@ -48,14 +48,56 @@ struct SemiList<const W: usize> {
     queued: bool,
 }
 
+/// One kind of list by pair slot: a table of indices into the lists (`u32::MAX`: none), so
+/// that a search allocates one small table instead of a list header per pair.
+#[derive(Clone)]
+struct Table<T> {
+    at: Vec<u32>,
+    lists: Vec<T>,
+}
+
+impl<T> Table<T> {
+    fn new(slots: usize) -> Self {
+        Table {
+            at: vec![u32::MAX; slots],
+            lists: Vec::new(),
+        }
+    }
+
+    fn get(&self, slot: usize) -> Option<&T> {
+        match self.at.get(slot) {
+            Some(&i) if i != u32::MAX => self.lists.get(i as usize),
+            _ => None,
+        }
+    }
+
+    fn get_mut(&mut self, slot: usize) -> Option<&mut T> {
+        match self.at.get(slot) {
+            Some(&i) if i != u32::MAX => self.lists.get_mut(i as usize),
+            _ => None,
+        }
+    }
+
+    /// The list at `slot`, made by `make` when there is none; and whether it is new.
+    fn get_or_make(&mut self, slot: usize, make: impl FnOnce() -> T) -> (&mut T, bool) {
+        let made = self.get(slot).is_none();
+        if made {
+            self.at[slot] = self.lists.len() as u32;
+            self.lists.push(make());
+        }
+        let i = self.at[slot] as usize;
+        (&mut self.lists[i], made)
+    }
+}
+
 /// The connections of one closure search, by pair number.
 #[derive(Clone)]
 pub(super) struct ClosureStore<const W: usize> {
     /// Node id -> number (dense), `usize::MAX` for none.
     of: Vec<usize>,
     count: usize,
-    fulls: Vec<Option<FullList<W>>>,
-    semis: Vec<Option<SemiList<W>>>,
+    fulls: Table<FullList<W>>,
+    semis: Table<SemiList<W>>,
 }
 
 fn universe<const W: usize>() -> Bits<W> {
@@ -72,14 +114,14 @@ impl<const W: usize> ClosureStore<W> {
 impl<const W: usize> Connections for ClosureStore<W> {
     fn fulls(&self, (a, b): (NodeId, NodeId)) -> Vec<CellSet> {
         self.slot(a, b)
-            .and_then(|s| self.fulls[s].as_ref())
+            .and_then(|s| self.fulls.get(s))
             .map(|l| l.items.iter().map(|(c, _)| c.to_cell_set()).collect())
             .unwrap_or_default()
     }
 
     fn semis(&self, (a, b): (NodeId, NodeId)) -> Vec<Semi> {
         self.slot(a, b)
-            .and_then(|s| self.semis[s].as_ref())
+            .and_then(|s| self.semis.get(s))
             .map(|l| {
                 l.items
                     .iter()
@@ -93,7 +135,7 @@ impl<const W: usize> Connections for ClosureStore<W> {
     }
 
     fn pairs(&self) -> usize {
-        self.fulls.iter().flatten().count() + self.semis.iter().flatten().count()
+        self.fulls.lists.len() + self.semis.lists.len()
     }
 
     fn clone_box(&self) -> Box<dyn Connections> {
@@ -102,12 +144,12 @@ impl<const W: usize> Connections for ClosureStore<W> {
 
     #[cfg(test)]
     fn full_lists(&self) -> Vec<((NodeId, NodeId), Vec<CellSet>)> {
-        self.pairs_of(|s, k| self.fulls[s].as_ref().map(|_| self.fulls(k)))
+        self.pairs_of(|s, k| self.fulls.get(s).map(|_| self.fulls(k)))
     }
 
     #[cfg(test)]
     fn semi_lists(&self) -> Vec<((NodeId, NodeId), Vec<Semi>)> {
-        self.pairs_of(|s, k| self.semis[s].as_ref().map(|_| self.semis(k)))
+        self.pairs_of(|s, k| self.semis.get(s).map(|_| self.semis(k)))
     }
 }
 
@@ -144,6 +186,9 @@ struct Closure<'a, const W: usize> {
     is_cell: Vec<bool>,
     and_queue: VecDeque<(usize, usize, Bits<W>)>,
     or_queue: VecDeque<(usize, usize)>,
+    /// The AND rule's findings, kept from call to call.
+    found_full: Vec<(usize, usize, Bits<W>)>,
+    found_semi: Vec<(usize, usize, Bits<W>, NodeId)>,
     limits: &'a VcLimits,
 }
 
@@ -159,18 +204,15 @@ impl<const W: usize> Closure<'_, W> {
             return;
         }
         let slot = self.slot(x, y);
-        let list = match &mut self.store.fulls[slot] {
-            Some(l) => l,
-            none => {
-                self.nbrs[x].push(y);
-                self.nbrs[y].push(x);
-                none.insert(FullList {
-                    items: Vec::new(),
-                    all: universe(),
-                    done: universe(),
-                })
-            }
-        };
+        let (list, made) = self.store.fulls.get_or_make(slot, || FullList {
+            items: Vec::new(),
+            all: universe(),
+            done: universe(),
+        });
+        if made {
+            self.nbrs[x].push(y);
+            self.nbrs[y].push(x);
+        }
         if list.items.iter().any(|(o, _)| o.is_subset(&c)) {
             return;
         }
@@ -189,7 +231,7 @@ impl<const W: usize> Closure<'_, W> {
             }
         }
         self.and_queue.push_back((x, y, c));
-        if let Some(s) = &mut self.store.semis[slot] {
+        if let Some(s) = self.store.semis.get_mut(slot) {
             s.items.retain(|(o, _, _)| !c.is_subset(o));
         }
     }
@@ -201,12 +243,12 @@ impl<const W: usize> Closure<'_, W> {
             return;
         }
         let slot = self.slot(x, y);
-        if let Some(f) = &self.store.fulls[slot]
+        if let Some(f) = self.store.fulls.get(slot)
             && f.items.iter().any(|(o, _)| o.is_subset(&c))
         {
             return;
         }
-        let list = self.store.semis[slot].get_or_insert_with(|| SemiList {
+        let (list, _) = self.store.semis.get_or_make(slot, || SemiList {
             items: Vec::new(),
             queued: false,
         });
@@ -225,7 +267,7 @@ impl<const W: usize> Closure<'_, W> {
     /// every processed full carrier around each end that is not an edge.
     fn and(&mut self, x: usize, y: usize, c: Bits<W>) {
         let slot = self.slot(x, y);
-        let Some(list) = &mut self.store.fulls[slot] else {
+        let Some(list) = self.store.fulls.get_mut(slot) else {
             return;
         };
         let Some(item) = list.items.iter_mut().find(|(o, _)| *o == c) else {
@@ -236,8 +278,8 @@ impl<const W: usize> Closure<'_, W> {
         }
         item.1 = true;
         list.done = list.done.intersection(&c);
-        let mut found_full = Vec::new();
-        let mut found_semi = Vec::new();
+        let mut found_full = std::mem::take(&mut self.found_full);
+        let mut found_semi = std::mem::take(&mut self.found_semi);
         for (a, z) in [(x, y), (y, x)] {
             let zid = self.ids[z];
             if zid == EDGE_A || zid == EDGE_B {
@@ -249,7 +291,7 @@ impl<const W: usize> Closure<'_, W> {
                 if w == a || (self.is_cell[w] && c.contains(usize::from(self.ids[w]))) {
                     continue;
                 }
-                let Some(zw) = &self.store.fulls[self.slot(z, w)] else {
+                let Some(zw) = self.store.fulls.get(self.slot(z, w)) else {
                     continue;
                 };
                 if zw.done.meets(&c) {
@@ -272,27 +314,29 @@ impl<const W: usize> Closure<'_, W> {
                 }
             }
         }
-        for (a, w, u) in found_full {
+        for &(a, w, u) in &found_full {
             self.add_full(a, w, u);
         }
-        for (a, w, u, key) in found_semi {
+        for &(a, w, u, key) in &found_semi {
             self.add_semi(a, w, u, key);
         }
+        found_full.clear();
+        found_semi.clear();
+        self.found_full = found_full;
+        self.found_semi = found_semi;
     }
 
     /// The greedy OR rule for pair `x`-`y` (see the module doc).
     fn or(&mut self, x: usize, y: usize) {
         let slot = self.slot(x, y);
-        let Some(list) = &mut self.store.semis[slot] else {
+        let Some(list) = self.store.semis.get_mut(slot) else {
             return;
         };
         list.queued = false;
         if !list.items.iter().any(|s| s.2) {
             return;
         }
-        let mut cands = self.store.fulls[slot]
-            .as_ref()
-            .map_or_else(universe, |f| f.all);
+        let mut cands = self.store.fulls.get(slot).map_or_else(universe, |f| f.all);
         let semis: Vec<(Bits<W>, bool)> = list.items.iter().map(|s| (s.0, s.2)).collect();
         for s in &mut list.items {
             s.2 = false;
@@ -375,14 +419,16 @@ pub(super) fn search<const W: usize>(
         store: ClosureStore {
             of,
             count,
-            fulls: vec![None; count * count],
-            semis: vec![None; count * count],
+            fulls: Table::new(count * count),
+            semis: Table::new(count * count),
         },
         nbrs: vec![Vec::new(); count],
         ids,
         is_cell,
         and_queue: VecDeque::new(),
         or_queue: VecDeque::new(),
+        found_full: Vec::new(),
+        found_semi: Vec::new(),
         limits,
     };
     let num = |i: usize| {
