@@ -9,6 +9,8 @@
 //! - Hex knowledge (issue 23), each pure and tested on hand-made positions: [`vc`] (bridges,
 //!   edge templates, H-search), [`inferior`] (dead and captured cells, fill-in), [`solver`]
 //!   (won and lost positions from the connections, the mustplay), on the analysis [`board`].
+//!   H-search comes bounded ([`vc::VcLimits::ROOT`], [`vc::VcLimits::TREE`]) or run to closure
+//!   ([`vc::VcLimits::CLOSURE`], [`Tuning::CLOSURE`], [`Tuning::CLOSURE_TREE`]).
 //!   The search uses them at the root when its [`Tuning`] says so ([`Tuning::FILL_IN`],
 //!   [`Tuning::KNOWLEDGE`]); the house bots' [`Tuning::HOUSE`] does not yet (see
 //!   `BENCHMARKS.md`, issue 23, for the measurements that decide it). Inside the tree, a cheap

@@ -13,6 +13,10 @@
 //!
 //! The 4th-row template IVa is left to H-search (it finds it from the ziggurat and bridges:
 //! see the tests) rather than listed as a carrier of its own.
+//!
+//! With [`VcLimits::closure`], [`h_search`] runs instead to closure (`closure.rs`, issue 23's
+//! tenth piece): unbounded lists pruned by what shrinks a pair's intersection, and a greedy
+//! OR rule of any depth, which finds the long threats the bounded rules miss.
 
 use std::hash::{BuildHasherDefault, Hasher};
 
