@@ -8,7 +8,7 @@
 //! A pattern is read relative to the mover: each neighbour is empty (0), the mover's stone or
 //! edge (1), or the opponent's (2); each bridge cell the same, with a cell off the board and its
 //! padding read as empty. Its code is `sum ring[t] * 3^t + far[t] * 3^(6 + t)`, `t` in the
-//! circular order of [`crate::bots`]' shape reader. A pattern and its images under the board's
+//! circular order of `crate::bots`' shape reader. A pattern and its images under the board's
 //! two symmetries that keep a position's meaning for the mover (the half turn, and the
 //! reflection across the long diagonal that trades the two players' edges, read relative to
 //! the mover) share one strength: [`canonical`] names the smallest of the four codes.
@@ -94,7 +94,7 @@ pub const NEXT_TO_LAST: u8 = 1;
 /// A move a bridge away from the opponent's last move.
 pub const BRIDGE_FROM_LAST: u8 = 2;
 
-/// [`relation_at`] for cells: where `cell` lies from `last`.
+/// `relation_at` for cells: where `cell` lies from `last`.
 #[must_use]
 pub fn relation(cell: Cell, last: Option<Cell>) -> u8 {
     let Some(last) = last else {
@@ -113,7 +113,7 @@ pub fn relation(cell: Cell, last: Option<Cell>) -> u8 {
     }
 }
 
-/// How many edge classes there are ([`edge_class_at`]).
+/// How many edge classes there are (`edge_class_at`).
 pub const EDGE_CLASSES: usize = 25;
 
 /// The edge class of a move of `player` at padded cell `x` (stride `w`, an `n` x `n` board
@@ -210,7 +210,7 @@ pub struct Weights {
     ln_gamma: Vec<f32>,
     /// By relation to the last move ([`AWAY_FROM_LAST`] is always 0).
     ln_last: [f32; 3],
-    /// By edge class ([`edge_class_at`]).
+    /// By edge class (`edge_class_at`).
     ln_edge: [f32; EDGE_CLASSES],
     named: usize,
 }

@@ -82,7 +82,7 @@ pub struct VcLimits {
     pub templates: bool,
     /// Largest carrier kept between two empty cells, in cells (2: bridges only).
     pub cell_carrier: usize,
-    /// Run H-search to closure ([`closure`]) instead of in bounded passes: the bounds per
+    /// Run H-search to closure (`vc/closure.rs`) instead of in bounded passes: the bounds per
     /// pair, the OR depth and the cells' carrier are then unused, `max_carrier` still holds
     /// and `passes` bounds the work (4,000 work-list items each).
     pub closure: bool,
