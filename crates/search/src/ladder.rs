@@ -1,6 +1,8 @@
 //! The house bots' ladder of graded strengths (SPEC section 9) and the thinking time a seat can
 //! afford on its Fischer clock. Pure: the caller reads the clock and passes the numbers in.
 
+use crate::Tuning;
+
 /// How a rung chooses its moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Play {
@@ -12,8 +14,20 @@ pub enum Play {
     Search {
         /// Playouts per move on 11x11.
         playouts_11: u32,
+        /// Whether it also uses Hex knowledge near the root ([`Rung::tuning`]): H-search to
+        /// closure and the solver (issue 23), on boards up to [`KNOWLEDGE_MAX_SIZE`].
+        knowledge: bool,
     },
 }
+
+/// The largest board on which a knowing rung uses its Hex knowledge: an H-search to closure
+/// costs tens of ms on 11x11 and grows quickly with the board (BENCHMARKS.md, issue 23).
+pub const KNOWLEDGE_MAX_SIZE: u8 = 13;
+
+/// The shortest thinking time, ms, worth a knowing rung's Hex knowledge: one analysis is not
+/// interruptible and can take a tenth of a second or more on 11x11, so a shorter think (a fast
+/// clock, a loaded pool) searches as the other rungs do.
+pub const KNOWLEDGE_MIN_THINK_MS: u64 = 500;
 
 /// One rung of the ladder: a house bot's name, what it is, and how it plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,11 +46,27 @@ impl Rung {
     pub fn max_playouts(&self, size: u8) -> Option<u32> {
         match self.play {
             Play::Random => None,
-            Play::Search { playouts_11 } => {
+            Play::Search { playouts_11, .. } => {
                 let cells = u64::from(size.max(1)) * u64::from(size.max(1));
                 let scaled = u64::from(playouts_11) * 121 / cells;
                 Some(scaled.clamp(16, u64::from(u32::MAX)) as u32)
             }
+        }
+    }
+
+    /// The search's tuning for a move on a `size` x `size` board with `think_ms` to think:
+    /// [`Tuning::CLOSURE_TREE`] for a knowing rung on boards up to [`KNOWLEDGE_MAX_SIZE`] with
+    /// at least [`KNOWLEDGE_MIN_THINK_MS`], else [`Tuning::HOUSE`] (also for random play,
+    /// which searches nothing).
+    #[must_use]
+    pub fn tuning(&self, size: u8, think_ms: u64) -> Tuning {
+        match self.play {
+            Play::Search {
+                knowledge: true, ..
+            } if size <= KNOWLEDGE_MAX_SIZE && think_ms >= KNOWLEDGE_MIN_THINK_MS => {
+                Tuning::CLOSURE_TREE
+            }
+            _ => Tuning::HOUSE,
         }
     }
 }
@@ -53,23 +83,33 @@ pub const LADDER: [Rung; 5] = [
     Rung {
         name: "house-novice",
         summary: "tree search with 60 playouts a move; about +420 Elo over house-random (won 20 of 20)",
-        play: Play::Search { playouts_11: 60 },
+        play: Play::Search {
+            playouts_11: 60,
+            knowledge: false,
+        },
     },
     Rung {
         name: "house-club",
         summary: "tree search with 600 playouts a move; about +370 Elo over house-novice (won 20 of 20)",
-        play: Play::Search { playouts_11: 600 },
+        play: Play::Search {
+            playouts_11: 600,
+            knowledge: false,
+        },
     },
     Rung {
         name: "house-bridge",
         summary: "tree search with 5,000 playouts a move; about +350 Elo over house-club (won 19 of 20)",
-        play: Play::Search { playouts_11: 5_000 },
+        play: Play::Search {
+            playouts_11: 5_000,
+            knowledge: false,
+        },
     },
     Rung {
         name: "house-master",
-        summary: "tree search for as long as its clock allows (at most 2 s a move); about +170 Elo over house-bridge (won 15 of 20 at 40,000 playouts a move)",
+        summary: "tree search for as long as its clock allows (at most 2 s a move), with virtual connections (H-search to closure) and a solver near the root on boards up to 13x13; about +170 Elo over house-bridge (won 15 of 20 at 40,000 playouts a move, before the knowledge); 26% against MoHex 2.0 at 1 s a move (11% without the knowledge)",
         play: Play::Search {
             playouts_11: 2_000_000,
+            knowledge: true,
         },
     },
 ];
@@ -137,5 +177,21 @@ mod tests {
         let caps: Vec<u32> = LADDER.iter().filter_map(|r| r.max_playouts(11)).collect();
         assert!(caps.windows(2).all(|w| w[0] < w[1]), "{caps:?}");
         assert_eq!(rung("house-nobody"), None);
+    }
+
+    #[test]
+    fn only_house_master_uses_knowledge_and_only_where_it_has_time_for_it() {
+        let master = rung("house-master").expect("on the ladder");
+        assert_eq!(master.tuning(11, 1_000), Tuning::CLOSURE_TREE);
+        assert_eq!(
+            master.tuning(KNOWLEDGE_MAX_SIZE, KNOWLEDGE_MIN_THINK_MS),
+            Tuning::CLOSURE_TREE
+        );
+        // A larger board, or too short a think: the search without the closure.
+        assert_eq!(master.tuning(KNOWLEDGE_MAX_SIZE + 1, 2_000), Tuning::HOUSE);
+        assert_eq!(master.tuning(11, KNOWLEDGE_MIN_THINK_MS - 1), Tuning::HOUSE);
+        for r in LADDER.iter().filter(|r| r.name != "house-master") {
+            assert_eq!(r.tuning(11, 2_000), Tuning::HOUSE, "{}", r.name);
+        }
     }
 }

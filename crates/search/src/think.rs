@@ -129,7 +129,8 @@ pub fn budget(
 }
 
 /// Chooses `rung`'s move in `pos` within `budget`: random play for a random rung, otherwise
-/// the tree search ([`crate::strong_move_within`]) that stops at its playout cap, when
+/// the tree search with the rung's tuning ([`Rung::tuning`]; [`crate::Tuning::HOUSE`] for a
+/// cheap move) that stops at its playout cap, when
 /// `budget.think_ms` have passed since `started`, or when `interrupt()` says so (the pool
 /// asks a search to end early when a more urgent move waits). Returns the move (None when the
 /// game is over) and the playouts run. Blocks for up to `budget.think_ms`.
@@ -164,13 +165,21 @@ pub fn choose_reported(
                 playouts = done;
                 Instant::now() >= stop_at || interrupt()
             };
-            let (mv, info) = crate::strong_move_reported(
+            // A cheap move has no time for knowledge; otherwise the rung's tuning for the board
+            // and the time (Hex knowledge for house-master when there is time for it).
+            let tuning = if budget.cheap {
+                crate::Tuning::HOUSE
+            } else {
+                rung.tuning(pos.size(), budget.think_ms)
+            };
+            let (mv, info) = crate::strong_move_tuned_reported(
                 pos,
                 rng,
                 Limits {
                     max_playouts: budget.max_playouts,
                     stop: &mut stop,
                 },
+                &tuning,
             );
             (mv, playouts, info)
         }

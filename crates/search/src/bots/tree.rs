@@ -11,8 +11,9 @@ use crate::patterns;
 use crate::playout::{Filler, PADDED_CELLS, empty_indices};
 use crate::vc::VcLimits;
 
-/// The knobs of the tree search. [`Tuning::HOUSE`] is what every house bot uses; other values
-/// are for measuring changes ([`strong_move_tuned`](crate::strong_move_tuned)).
+/// The knobs of the tree search. [`Tuning::HOUSE`] is what the house bots use, but for
+/// house-master's [`Tuning::CLOSURE_TREE`] when it has time ([`crate::ladder::Rung::tuning`]);
+/// other values are for measuring changes ([`strong_move_tuned`](crate::strong_move_tuned)).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tuning {
     /// RAVE weight decay: `beta = amaf / (amaf + n + amaf * n * rave_bias)`.
@@ -139,7 +140,8 @@ impl Tuning {
     /// [`Tuning::CLOSURE`] with the analysis by H-search to closure of the well-visited nodes
     /// near the root too ([`Tuning::knowledge_at`] 1,000, [`Tuning::knowledge_vc`]
     /// [`VcLimits::CLOSURE`], [`Tuning::knowledge_depth`] 2: a threat MoHex sees after the
-    /// search's own move and its answer).
+    /// search's own move and its answer). House-master's when it has time for it
+    /// ([`crate::ladder::Rung::tuning`]).
     pub const CLOSURE_TREE: Tuning = Tuning {
         knowledge_at: 1000.0,
         knowledge_vc: VcLimits::CLOSURE,

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use hex::{Color, Move};
 use hex_search::ladder::{Play, Rung};
-use hex_search::{Limits, SearchInfo};
+use hex_search::{Limits, SearchInfo, Tuning};
 
 use super::{Engine, Reply, Strategy, color_index, err, ok};
 
@@ -49,12 +49,14 @@ impl Engine {
         }
     }
 
-    /// The tree search with at most `max_playouts` playouts, stopped after `think_ms` ms of
-    /// this process's clock (checked every [`hex_search::STOP_CHECK_EVERY`] playouts).
+    /// The tree search with `tuning` and at most `max_playouts` playouts, stopped after
+    /// `think_ms` ms of this process's clock (checked every [`hex_search::STOP_CHECK_EVERY`]
+    /// playouts).
     pub(super) fn think(
         &mut self,
         max_playouts: u32,
         think_ms: u64,
+        tuning: &Tuning,
     ) -> (Option<Move>, Option<SearchInfo>) {
         let start = Instant::now();
         let budget = Duration::from_millis(think_ms);
@@ -66,7 +68,7 @@ impl Engine {
                 max_playouts,
                 stop: &mut stop,
             },
-            &self.search.1,
+            tuning,
         )
     }
 
@@ -138,7 +140,10 @@ impl Engine {
                         },
                         &self.search.1,
                     ),
-                    Some(ms) => self.think(budget, ms),
+                    Some(ms) => {
+                        let tuning = self.search.1;
+                        self.think(budget, ms, &tuning)
+                    }
                 }
             }
             Strategy::Rung(rung) => match rung.max_playouts(self.size) {
@@ -146,7 +151,13 @@ impl Engine {
                 Some(cap) => {
                     let cap = self.budget_playouts.unwrap_or(cap);
                     let ms = self.think_time_for(color, rung);
-                    self.think(cap, ms)
+                    // A rung plays as in the arena unless `--search` names another tuning.
+                    let tuning = if self.search.0 == "house" {
+                        rung.tuning(self.size, ms)
+                    } else {
+                        self.search.1
+                    };
+                    self.think(cap, ms, &tuning)
                 }
             },
         };
