@@ -10,7 +10,8 @@
 //! ([`hex::Tuning::TREE_KNOWLEDGE`]) or `frozen` ([`hex::Tuning::FROZEN`], the house search
 //! before `expand_by_room`) or `learned` ([`hex::Tuning::LEARNED`], the learned move prior
 //! mixed in) or `closure` ([`hex::Tuning::CLOSURE`], `knowledge` with H-search to closure) or
-//! `closure-tree` ([`hex::Tuning::CLOSURE_TREE`], and in the busy nodes near the root), each
+//! `closure-tree` ([`hex::Tuning::CLOSURE_TREE`], and in the busy nodes near the root) or
+//! `closure-deep` ([`hex::Tuning::CLOSURE_DEEP`], deeper and sooner in the tree), each
 //! optionally followed by changes `:key=value,...`
 //! (`pv`: `pattern_visits`, `pa`: `pattern_amaf`, `dead`: `prune_dead`, `prior`:
 //! `prior_visits`, `fill`: `fill_in`, `solver`: `solver`, `ka`: `knowledge_at`, `kd`:
@@ -109,7 +110,7 @@ fn main() {
     })();
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
-            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge | frozen | learned | closure | closure-tree, \
+            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge | frozen | learned | closure | closure-tree | closure-deep, \
              each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kd=N,kroot=0|1|2,closure=0|1,room=0|1,nodes=N,lp=X,lpow=X; \
              or bias,expand,prior[,nodes])"
         );

@@ -149,6 +149,15 @@ impl Tuning {
         ..Tuning::CLOSURE
     };
 
+    /// [`Tuning::CLOSURE_TREE`] deeper and sooner: nodes within four plies of the root
+    /// analysed at 500 visits ([`Tuning::knowledge_depth`] 4, [`Tuning::knowledge_at`] 500);
+    /// measured against it in `BENCHMARKS.md` ("H-search to closure").
+    pub const CLOSURE_DEEP: Tuning = Tuning {
+        knowledge_at: 500.0,
+        knowledge_depth: 4,
+        ..Tuning::CLOSURE_TREE
+    };
+
     /// [`Tuning::HOUSE`] with the analysis of well-visited tree nodes
     /// ([`Tuning::knowledge_at`] 3,000: a search of fewer playouts never analyses a node);
     /// measured against it in `BENCHMARKS.md` ("Hex knowledge at the tree's busy nodes").
@@ -168,7 +177,7 @@ impl Tuning {
     /// The named tunings, for tools that measure one against another or against an outside
     /// engine: `house`, `plain`, `frozen`, `knowledge`, `fill-in`, `tree-knowledge`, `learned`,
     /// `closure`, `closure-tree`.
-    pub const NAMED: [(&'static str, Tuning); 9] = [
+    pub const NAMED: [(&'static str, Tuning); 10] = [
         ("house", Tuning::HOUSE),
         ("plain", Tuning::PLAIN),
         ("frozen", Tuning::FROZEN),
@@ -178,6 +187,7 @@ impl Tuning {
         ("learned", Tuning::LEARNED),
         ("closure", Tuning::CLOSURE),
         ("closure-tree", Tuning::CLOSURE_TREE),
+        ("closure-deep", Tuning::CLOSURE_DEEP),
     ];
 
     /// The tuning of [`Tuning::NAMED`] called `name` (ASCII case ignored).
