@@ -206,7 +206,7 @@ pub fn empty_cells(pos: &Position) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ladder::rung;
+    use crate::ladder::{KNOWLEDGE_MIN_THINK_MS, rung};
 
     fn master() -> &'static Rung {
         rung("house-master").expect("on the ladder")
@@ -303,5 +303,64 @@ mod tests {
         let (mv, playouts) = choose(&pos, master(), b, Instant::now(), &mut rng, &|| true);
         assert!(mv.is_some());
         assert_eq!(playouts, crate::STOP_CHECK_EVERY);
+    }
+
+    #[test]
+    fn house_master_defends_inside_the_closure_s_mustplay_when_it_has_time_for_it() {
+        use crate::board::Board;
+        use crate::solver::{Verdict, analyse};
+        use crate::vc::VcLimits;
+        // Black on move on 11x11 after 18 moves of a game against MoHex 2.0: White (left-right)
+        // threatens to connect in ways only H-search to closure sees.
+        let mut pos = Position::new(11).expect("a legal size");
+        for m in "b11 f2 c9 g5 d7 d6 f5 g3 i3 h4 f3 f4 j4 i6 h3 g4 c7 e4".split_whitespace() {
+            let cell = hex::parse_cell_name(m).expect("a cell name");
+            pos.play(Move::Place(cell)).expect("a legal move");
+        }
+        let board = Board::of(&pos);
+        let Verdict::Open {
+            mustplay: Some(mustplay),
+        } = analyse(&board, 1, &VcLimits::CLOSURE).verdict
+        else {
+            panic!("the closure sees White's threat");
+        };
+        let inside = |mv: Option<Move>| match mv {
+            Some(Move::Place(c)) => board
+                .at(isize::from(c.row), isize::from(c.col))
+                .is_some_and(|i| mustplay.contains(i)),
+            _ => false,
+        };
+        let budget = |think_ms| Budget {
+            think_ms,
+            max_playouts: 10_000,
+            cheap: false,
+        };
+        // With the time, every move is inside the mustplay (the root is cut to it).
+        let mut outside_without = 0;
+        for seed in 0..8 {
+            let mut rng = <rand_pcg::Pcg64 as rand_core::SeedableRng>::seed_from_u64(seed);
+            let (mv, _) = choose(
+                &pos,
+                master(),
+                budget(600),
+                Instant::now(),
+                &mut rng,
+                &|| false,
+            );
+            assert!(inside(mv), "seed {seed}: {mv:?} outside {mustplay:?}");
+            let mut rng = <rand_pcg::Pcg64 as rand_core::SeedableRng>::seed_from_u64(seed);
+            let (mv, _) = choose(
+                &pos,
+                master(),
+                budget(KNOWLEDGE_MIN_THINK_MS - 1),
+                Instant::now(),
+                &mut rng,
+                &|| false,
+            );
+            outside_without += usize::from(!inside(mv));
+        }
+        // Without the time for the closure the search does not see the threat: with these
+        // seeds it plays outside the mustplay at least once (once in 8 when written).
+        assert!(outside_without > 0);
     }
 }
