@@ -75,6 +75,7 @@ struct HouseGauges {
     limit: Gauge<f64, std::sync::atomic::AtomicU64>,
     moves: Gauge,
     cheap: Gauge,
+    knowledge: Gauge,
     max_wait_ms: Gauge,
     max_wait_clock_ms: Gauge,
     max_think_ms: Gauge,
@@ -114,6 +115,11 @@ impl HouseGauges {
                 "hexarena_house_cheap_moves",
                 "House moves played cheap (near the flag or under heavy load) since start",
                 &g.cheap,
+            ),
+            (
+                "hexarena_house_knowledge_moves",
+                "House moves thought with Hex knowledge (house-master's H-search to closure near the root) since start",
+                &g.knowledge,
             ),
             (
                 "hexarena_house_max_wait_ms",
@@ -187,6 +193,8 @@ pub struct PoolStats {
     pub jobs: u64,
     /// Jobs answered with a cheap move.
     pub cheap: u64,
+    /// Jobs answered by a search with Hex knowledge (house-master's H-search to closure).
+    pub knowledge: u64,
     /// Longest wait in the queue, ms.
     pub max_wait_ms: u64,
     /// Longest wait in the queue of a move on the clock (not a free first move), ms.
@@ -426,6 +434,7 @@ impl Metrics {
         g.limit.set(limit);
         g.moves.set(int(stats.jobs));
         g.cheap.set(int(stats.cheap));
+        g.knowledge.set(int(stats.knowledge));
         g.max_wait_ms.set(int(stats.max_wait_ms));
         g.max_think_ms.set(int(stats.max_think_ms));
         g.max_wait_clock_ms.set(int(stats.max_wait_clock_ms));

@@ -1,8 +1,9 @@
 //! The house under load (issue 11): 40 concurrent sets (24 on PostgreSQL) at 10+0 on 11x11
 //! against the strongest house bot (half practice, half staked private challenges), every
 //! opponent moving at once; and a few sets at 10+0 on the largest board the house accepts at
-//! that clock (15x15: each game may take it 113 moves). No house game may be lost on time,
-//! and the server keeps answering while the pool is saturated. The two tests run one after
+//! that clock (15x15: each game may take it 113 moves); and two sets at 30+0 on 11x11, where
+//! house-master has the time for its Hex knowledge (issue 23). No house game may be lost on
+//! time, and the server keeps answering while the pool is saturated. The tests run one after
 //! the other. Run with `--nocapture` to see the figures.
 
 mod common;
@@ -80,7 +81,7 @@ static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(())
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forty_sets_at_ten_seconds_against_the_strongest_house_bot_lose_nothing_on_time() {
     let _one = ONE_AT_A_TIME.lock().await;
-    play_sets_at_ten_seconds(sets_wanted(), 11).await;
+    play_sets(sets_wanted(), 11, 10).await;
 }
 
 /// Sets on the largest board at 10+0; `HOUSE_BIG_SETS=N` plays more.
@@ -95,13 +96,28 @@ async fn sets_at_ten_seconds_on_the_largest_board_the_house_accepts_lose_nothing
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(BIG_SETS);
-    play_sets_at_ten_seconds(n, largest).await;
+    play_sets(n, largest, 10).await;
 }
 
-/// Plays `sets_n` sets at 10+0 on `size` x `size` against [`HOUSE`], half practice, half
-/// staked private challenges, every opponent moving at once, and checks that the house lost
-/// none on time.
-async fn play_sets_at_ten_seconds(sets_n: usize, size: i64) {
+/// House-master thinks with Hex knowledge (H-search to closure near the root, issue 23) when a
+/// move has half a second or more: two sets at 30+0 on 11x11 give it that on most moves. The
+/// knowledge's analyses cannot be interrupted; the house must still lose nothing on time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sets_with_time_for_hex_knowledge_lose_nothing_on_time() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let metrics = play_sets(2, 11, 30).await;
+    let knowledge = metrics.lines().find_map(|l| {
+        l.strip_prefix("hexarena_house_knowledge_moves ")?
+            .parse::<f64>()
+            .ok()
+    });
+    assert!(knowledge.is_some_and(|k| k > 0.0), "{metrics}");
+}
+
+/// Plays `sets_n` sets at `initial_s`+0 on `size` x `size` against [`HOUSE`], half practice,
+/// half staked private challenges, every opponent moving at once, and checks that the house
+/// lost none on time. Returns the arena's metrics at the end (Prometheus text).
+async fn play_sets(sets_n: usize, size: i64, initial_s: i64) -> String {
     let t_start = Instant::now();
     let app = Arc::new(
         spawn_with(Spawn {
@@ -112,7 +128,7 @@ async fn play_sets_at_ten_seconds(sets_n: usize, size: i64) {
         })
         .await,
     );
-    let clock = json!({"initial_s": 10, "increment_s": 0});
+    let clock = json!({"initial_s": initial_s, "increment_s": 0});
     let mut sets = vec![];
     for i in 0..sets_n {
         let name = format!("Load{i:02}");
@@ -247,7 +263,7 @@ async fn play_sets_at_ten_seconds(sets_n: usize, size: i64) {
         figure("hexarena_house_time_losses_total"),
     );
     eprintln!(
-        "house load: {sets_n} sets on {size}x{size}, {house_games} house games, {house_wins} won by {HOUSE}, \
+        "house load: {sets_n} sets at {initial_s}+0 on {size}x{size}, {house_games} house games, {house_wins} won by {HOUSE}, \
          {} lost on time; least left on a house clock at a game's end {least_left_ms} ms; \
          house moves on the clock {}: median {} ms, p90 {} ms, max {} ms; pool: {stats}; \
          probe worst {probe_worst} ms over {probes} reads; slowest opponent move {slowest_move} ms; \
@@ -277,4 +293,5 @@ async fn play_sets_at_ten_seconds(sets_n: usize, size: i64) {
     // The server kept answering: loose bounds for a debug build on a shared machine.
     assert!(probe_worst < 3_000, "a state read took {probe_worst} ms");
     assert!(slowest_move < 3_000, "a move took {slowest_move} ms");
+    text
 }

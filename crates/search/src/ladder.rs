@@ -60,14 +60,25 @@ impl Rung {
     /// which searches nothing).
     #[must_use]
     pub fn tuning(&self, size: u8, think_ms: u64) -> Tuning {
-        match self.play {
-            Play::Search {
-                knowledge: true, ..
-            } if size <= KNOWLEDGE_MAX_SIZE && think_ms >= KNOWLEDGE_MIN_THINK_MS => {
-                Tuning::CLOSURE_TREE
-            }
-            _ => Tuning::HOUSE,
+        if self.knows(size, think_ms) {
+            Tuning::CLOSURE_TREE
+        } else {
+            Tuning::HOUSE
         }
+    }
+
+    /// Whether a move on a `size` x `size` board with `think_ms` to think uses Hex knowledge
+    /// ([`Rung::tuning`] is then [`Tuning::CLOSURE_TREE`]).
+    #[must_use]
+    pub fn knows(&self, size: u8, think_ms: u64) -> bool {
+        matches!(
+            self.play,
+            Play::Search {
+                knowledge: true,
+                ..
+            }
+        ) && size <= KNOWLEDGE_MAX_SIZE
+            && think_ms >= KNOWLEDGE_MIN_THINK_MS
     }
 }
 

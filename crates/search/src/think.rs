@@ -129,8 +129,8 @@ pub fn budget(
 }
 
 /// Chooses `rung`'s move in `pos` within `budget`: random play for a random rung, otherwise
-/// the tree search with the rung's tuning ([`Rung::tuning`]; [`crate::Tuning::HOUSE`] for a
-/// cheap move) that stops at its playout cap, when
+/// the tree search ([`crate::Tuning::CLOSURE_TREE`] when [`knows`] says so, else
+/// [`crate::Tuning::HOUSE`]) that stops at its playout cap, when
 /// `budget.think_ms` have passed since `started`, or when `interrupt()` says so (the pool
 /// asks a search to end early when a more urgent move waits). Returns the move (None when the
 /// game is over) and the playouts run. Blocks for up to `budget.think_ms`.
@@ -165,12 +165,10 @@ pub fn choose_reported(
                 playouts = done;
                 Instant::now() >= stop_at || interrupt()
             };
-            // A cheap move has no time for knowledge; otherwise the rung's tuning for the board
-            // and the time (Hex knowledge for house-master when there is time for it).
-            let tuning = if budget.cheap {
-                crate::Tuning::HOUSE
+            let tuning = if knows(rung, pos.size(), budget) {
+                crate::Tuning::CLOSURE_TREE
             } else {
-                rung.tuning(pos.size(), budget.think_ms)
+                crate::Tuning::HOUSE
             };
             let (mv, info) = crate::strong_move_tuned_reported(
                 pos,
@@ -184,6 +182,14 @@ pub fn choose_reported(
             (mv, playouts, info)
         }
     }
+}
+
+/// Whether [`choose`] thinks with Hex knowledge (H-search to closure near the root, issue 23)
+/// for `rung` on a `size` x `size` board within `budget`: never for a cheap move (no time for
+/// it), else as [`Rung::knows`] says.
+#[must_use]
+pub fn knows(rung: &Rung, size: u8, budget: Budget) -> bool {
+    !budget.cheap && rung.knows(size, budget.think_ms)
 }
 
 /// Whether a seat should play cheap because each of its moves costs its clock about

@@ -87,12 +87,15 @@ pub struct Thought {
     pub load: usize,
     /// Time left before the flag when the answer was ready, ms (negative: past it).
     pub margin_ms: i64,
+    /// Whether the search used Hex knowledge ([`think::knows`]).
+    pub knowledge: bool,
 }
 
 #[derive(Default)]
 struct Counters {
     jobs: AtomicU64,
     cheap: AtomicU64,
+    knowledge: AtomicU64,
     max_wait_ms: AtomicU64,
     max_wait_clock_ms: AtomicU64,
     total_wait_ms: AtomicU64,
@@ -327,6 +330,7 @@ impl Pool {
             threads: self.shared.threads,
             jobs: c.jobs.load(Ordering::Relaxed),
             cheap: c.cheap.load(Ordering::Relaxed),
+            knowledge: c.knowledge.load(Ordering::Relaxed),
             max_wait_ms: c.max_wait_ms.load(Ordering::Relaxed),
             max_wait_clock_ms: c.max_wait_clock_ms.load(Ordering::Relaxed),
             total_wait_ms: c.total_wait_ms.load(Ordering::Relaxed),
@@ -466,6 +470,7 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
         playouts,
         load,
         margin_ms,
+        knowledge: think::knows(job.rung, job.position.size(), b),
     }
 }
 
@@ -486,6 +491,9 @@ fn record(c: &Counters, t: &Thought, on_the_clock: bool) {
     c.jobs.fetch_add(1, Ordering::Relaxed);
     if t.budget.cheap {
         c.cheap.fetch_add(1, Ordering::Relaxed);
+    }
+    if t.knowledge {
+        c.knowledge.fetch_add(1, Ordering::Relaxed);
     }
     c.max_wait_ms.fetch_max(t.waited_ms, Ordering::Relaxed);
     c.total_wait_ms.fetch_add(t.waited_ms, Ordering::Relaxed);
