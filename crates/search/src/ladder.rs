@@ -20,9 +20,11 @@ pub enum Play {
     },
 }
 
-/// The largest board on which a knowing rung uses its Hex knowledge: an H-search to closure
-/// costs tens of ms on 11x11 and grows quickly with the board (BENCHMARKS.md, issue 23).
-pub const KNOWLEDGE_MAX_SIZE: u8 = 13;
+/// The largest board on which a knowing rung uses its Hex knowledge: where it was measured
+/// (issue 23). One H-search to closure cannot be interrupted, and it grows quickly with the
+/// board: on random positions, loaded machine, median 15 ms and slowest 163 ms on 11x11, but
+/// median 28 ms and slowest 670 ms on 13x13, more than the house pool's urgent margin.
+pub const KNOWLEDGE_MAX_SIZE: u8 = 11;
 
 /// The shortest thinking time, ms, worth a knowing rung's Hex knowledge: one analysis is not
 /// interruptible and can take a tenth of a second or more on 11x11, so a shorter think (a fast
@@ -117,7 +119,7 @@ pub const LADDER: [Rung; 5] = [
     },
     Rung {
         name: "house-master",
-        summary: "tree search for as long as its clock allows (at most 2 s a move), with virtual connections (H-search to closure) and a solver near the root on boards up to 13x13; about +170 Elo over house-bridge (won 15 of 20 at 40,000 playouts a move, before the knowledge); 26% against MoHex 2.0 at 1 s a move (11% without the knowledge)",
+        summary: "tree search for as long as its clock allows (at most 2 s a move), with virtual connections (H-search to closure) and a solver near the root on boards up to 11x11; about +170 Elo over house-bridge (won 15 of 20 at 40,000 playouts a move, before the knowledge); 26% against MoHex 2.0 at 1 s a move (11% without the knowledge)",
         play: Play::Search {
             playouts_11: 2_000_000,
             knowledge: true,

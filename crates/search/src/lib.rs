@@ -13,7 +13,7 @@
 //!   ([`vc::VcLimits::CLOSURE`], [`Tuning::CLOSURE`], [`Tuning::CLOSURE_TREE`]).
 //!   The search uses them at the root when its [`Tuning`] says so ([`Tuning::FILL_IN`],
 //!   [`Tuning::KNOWLEDGE`]); the house bots' [`Tuning::HOUSE`] does not, but house-master
-//!   plays [`Tuning::CLOSURE_TREE`] on boards up to 13x13 when it has half a second or more
+//!   plays [`Tuning::CLOSURE_TREE`] on boards up to 11x11 when it has half a second or more
 //!   ([`ladder::Rung::tuning`]; `BENCHMARKS.md`, issue 23, has the measurements). Inside the
 //!   tree, a cheap local-shape prior at every expansion (save a bridge, dead cells, own carriers, new
 //!   bridges, the last move: [`Tuning::pattern_visits`]), which [`Tuning::HOUSE`] uses, and
