@@ -8,9 +8,9 @@ use crate::Tuning;
 pub enum Play {
     /// A uniformly random empty cell ([`crate::random_move`]).
     Random,
-    /// The tree search ([`crate::strong_move_within`]) with at most this many playouts per move
-    /// on 11x11 (scaled to other sizes by [`Rung::max_playouts`]); it also stops when its
-    /// clock's thinking time ([`think_time_ms`]) runs out.
+    /// The tree search ([`crate::think::choose`], with [`Rung::tuning`]) with at most this many
+    /// playouts per move on 11x11 (scaled to other sizes by [`Rung::max_playouts`]); it also
+    /// stops when its clock's thinking time ([`think_time_ms`]) runs out.
     Search {
         /// Playouts per move on 11x11.
         playouts_11: u32,

@@ -28,7 +28,7 @@
 //!   the tree can use in place of the hand-set shapes ([`Tuning::learned_prior`]).
 //!
 //! - [`analysis`]: the arena's analysis of a game (issue 21): seat 1's win probability per
-//!   position and the mistakes, from the same search.
+//!   position and the mistakes, from the same search with [`Tuning::HOUSE`].
 //!
 //! Everything is pure: a position and an injected RNG in, a move out; no clock, no I/O.
 //! All of `hex`'s items are re-exported here, so a user of the strategies needs one crate.

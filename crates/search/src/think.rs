@@ -129,11 +129,13 @@ pub fn budget(
 }
 
 /// Chooses `rung`'s move in `pos` within `budget`: random play for a random rung, otherwise
-/// the tree search ([`crate::Tuning::CLOSURE_TREE`] when [`knows`] says so, else
-/// [`crate::Tuning::HOUSE`]) that stops at its playout cap, when
-/// `budget.think_ms` have passed since `started`, or when `interrupt()` says so (the pool
-/// asks a search to end early when a more urgent move waits). Returns the move (None when the
-/// game is over) and the playouts run. Blocks for up to `budget.think_ms`.
+/// the tree search (the rung's [`Rung::tuning`], but [`crate::Tuning::HOUSE`] for a cheap
+/// move: see [`knows`]) that stops at its playout cap, when `budget.think_ms` have passed
+/// since `started`, or when `interrupt()` says so (the pool asks a search to end early when a
+/// more urgent move waits). Returns the move (None when the game is over) and the playouts run
+/// (0 when the move needed no search). Blocks for up to `budget.think_ms`, and with Hex
+/// knowledge up to one analysis more (an analysis is not interrupted; see
+/// [`crate::ladder::KNOWLEDGE_MAX_SIZE`]).
 pub fn choose(
     pos: &Position,
     rung: &Rung,
@@ -165,10 +167,11 @@ pub fn choose_reported(
                 playouts = done;
                 Instant::now() >= stop_at || interrupt()
             };
-            let tuning = if knows(rung, pos.size(), budget) {
-                crate::Tuning::CLOSURE_TREE
-            } else {
+            // A cheap move has no time for knowledge (see [`knows`]).
+            let tuning = if budget.cheap {
                 crate::Tuning::HOUSE
+            } else {
+                rung.tuning(pos.size(), budget.think_ms)
             };
             let (mv, info) = crate::strong_move_tuned_reported(
                 pos,
@@ -336,24 +339,42 @@ mod tests {
                 .is_some_and(|i| mustplay.contains(i)),
             _ => false,
         };
+        // The playout cap, not the clock, ends every search here (10,000 playouts take tens of
+        // ms): the same moves on any machine as the tuned search with no clock at all.
+        const CAP: u32 = 10_000;
         let budget = |think_ms| Budget {
             think_ms,
-            max_playouts: 10_000,
+            max_playouts: CAP,
             cheap: false,
         };
-        // With the time, every move is inside the mustplay (the root is cut to it).
+        let unclocked = |seed: u64, tuning: &crate::Tuning| {
+            let mut rng = <rand_pcg::Pcg64 as rand_core::SeedableRng>::seed_from_u64(seed);
+            let limits = crate::Limits {
+                max_playouts: CAP,
+                stop: &mut |_| false,
+            };
+            crate::strong_move_tuned(&pos, &mut rng, limits, tuning)
+        };
         let mut outside_without = 0;
         for seed in 0..8 {
+            // With the time: the closure's tuning, every move inside the mustplay (the root is
+            // cut to it).
             let mut rng = <rand_pcg::Pcg64 as rand_core::SeedableRng>::seed_from_u64(seed);
             let (mv, _) = choose(
                 &pos,
                 master(),
-                budget(600),
+                budget(10_000),
                 Instant::now(),
                 &mut rng,
                 &|| false,
             );
+            assert_eq!(
+                mv,
+                unclocked(seed, &crate::Tuning::CLOSURE_TREE),
+                "seed {seed}"
+            );
             assert!(inside(mv), "seed {seed}: {mv:?} outside {mustplay:?}");
+            // Without it: the house bots' search, which does not see the threat.
             let mut rng = <rand_pcg::Pcg64 as rand_core::SeedableRng>::seed_from_u64(seed);
             let (mv, _) = choose(
                 &pos,
@@ -363,10 +384,11 @@ mod tests {
                 &mut rng,
                 &|| false,
             );
+            assert_eq!(mv, unclocked(seed, &crate::Tuning::HOUSE), "seed {seed}");
             outside_without += usize::from(!inside(mv));
         }
-        // Without the time for the closure the search does not see the threat: with these
-        // seeds it plays outside the mustplay at least once (once in 8 when written).
+        // The knowledge changes the play: without it, these seeds go outside the mustplay at
+        // least once (once in 8 when written).
         assert!(outside_without > 0);
     }
 }

@@ -5,9 +5,13 @@
 //!
 //! The clock-bound top rung (`house-master`) has no playout cap worth scaling; here it gets
 //! [`MASTER_OVER_BRIDGE`] times the rung below it, about what it affords at its thinking time.
+//! Each rung searches with its own tuning at its longest think ([`Rung::tuning`]: house-master
+//! with its Hex knowledge).
 
-use hex_search::ladder::{LADDER, Rung};
-use hex_search::{Cell, Move, Outcome, Position, Seat, random_move, strong_move};
+use hex_search::ladder::{LADDER, MAX_THINK_MS, Rung};
+use hex_search::{
+    Cell, Limits, Move, Outcome, Position, Seat, Tuning, random_move, strong_move_tuned,
+};
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -30,15 +34,27 @@ fn ci_budget(index: usize) -> Option<u32> {
     Some((cap / SCALE_DOWN).max(1))
 }
 
-fn choose(pos: &Position, rng: &mut Pcg64, budget: Option<u32>) -> Option<Move> {
-    match budget {
+/// A rung in the CI match: its playouts per move ([`ci_budget`]) and its tuning; `None`
+/// plays at random.
+fn ci_player(index: usize) -> Option<(u32, Tuning)> {
+    Some((ci_budget(index)?, LADDER[index].tuning(SIZE, MAX_THINK_MS)))
+}
+
+fn choose(pos: &Position, rng: &mut Pcg64, player: Option<(u32, Tuning)>) -> Option<Move> {
+    match player {
         None => random_move(pos, rng),
-        Some(b) => strong_move(pos, rng, b),
+        Some((b, tuning)) => {
+            let limits = Limits {
+                max_playouts: b,
+                stop: &mut |_| false,
+            };
+            strong_move_tuned(pos, rng, limits, &tuning)
+        }
     }
 }
 
 /// Plays one game from `opening`; `players[0]` is Black (seat 1). Returns the winner's index.
-fn play(opening: [Cell; 2], players: [Option<u32>; 2], rng: &mut Pcg64) -> usize {
+fn play(opening: [Cell; 2], players: [Option<(u32, Tuning)>; 2], rng: &mut Pcg64) -> usize {
     let mut pos = Position::new(SIZE).expect("size");
     pos.play(Move::Place(opening[0])).expect("empty");
     pos.play(Move::Place(opening[1])).expect("empty");
@@ -62,7 +78,7 @@ fn upper_wins(lower: usize, upper: usize) -> u32 {
         let first = rng.next_u32() % cells;
         let second = (first + 1 + rng.next_u32() % (cells - 1)) % cells;
         let opening = [cell(first), cell(second)];
-        let (lo, hi) = (ci_budget(lower), ci_budget(upper));
+        let (lo, hi) = (ci_player(lower), ci_player(upper));
         wins += u32::from(play(opening, [hi, lo], &mut rng) == 0);
         wins += u32::from(play(opening, [lo, hi], &mut rng) == 1);
     }

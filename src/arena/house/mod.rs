@@ -51,7 +51,9 @@ const OWNERS: [(&str, &str); 5] = [
 /// The Elo a house bot starts from, by rung: the ladder's measured steps (the round robin in
 /// `BENCHMARKS.md`: about +420, +370, +350 and +170 Elo from one rung to the next), placed so
 /// that a new bot (1200) meets house-novice first in the lobby. Set once, while a house bot
-/// has played no rated set; results move it from there like anyone's.
+/// has played no rated set; results move it from there like anyone's. House-master's step was
+/// measured before its Hex knowledge (issue 23), which makes it stronger: its seed is low if
+/// anything, and its rated sets raise it.
 pub const SEED_RATINGS: [(&str, f64); 5] = [
     ("house-random", 800.0),
     ("house-novice", 1220.0),
@@ -62,7 +64,7 @@ pub const SEED_RATINGS: [(&str, f64); 5] = [
 
 /// The Glicko-2 deviation a house bot's seed carries (issue 20), rating points: small, since
 /// the ladder is measured (200 games of the round robin, every rung above the one below) and
-/// its programs do not change; below the provisional mark (110), so a house bot counts as
+/// its programs change only by a measured gain; below the provisional mark (110), so a house bot counts as
 /// established from the start, and small enough that a result against one moves a new bot
 /// nearly as much as one against a certain opponent would (g(60) = 0.98). Its Glicko-2
 /// rating starts at its seed in [`SEED_RATINGS`].

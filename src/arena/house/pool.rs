@@ -20,7 +20,9 @@
 //!   rounds shorten ([`super::think::behind_the_clock`]).
 //! - A running search also ends early when the queue's head must start now (its flag is
 //!   within [`URGENT_MARGIN_MS`]) and every worker is busy, or when the load has grown so that
-//!   its proportional share is used up: it answers with what it has.
+//!   its proportional share is used up: it answers with what it has, once the Hex knowledge's
+//!   analysis it may be in has finished (house-master's, tens of ms on 11x11, see
+//!   [`hex_search::ladder::KNOWLEDGE_MAX_SIZE`]).
 //!
 //! The pool only thinks; the caller plays the move through the normal move path.
 
@@ -39,7 +41,8 @@ use super::think::{self, Budget};
 use crate::metrics::PoolStats;
 
 /// A queued move must start this long (ms) before its flag: when the head of the queue gets
-/// this close and all workers are busy, the running searches stop and answer.
+/// this close and all workers are busy, the running searches stop and answer (after the
+/// analysis they may be in).
 pub const URGENT_MARGIN_MS: u64 = 400;
 /// A move this close to its flag (ms) is due at once: it goes ahead of every move with more
 /// time, earliest flag first (what is left must pay for the wait, the search and the store).
@@ -87,7 +90,7 @@ pub struct Thought {
     pub load: usize,
     /// Time left before the flag when the answer was ready, ms (negative: past it).
     pub margin_ms: i64,
-    /// Whether the search used Hex knowledge ([`think::knows`]).
+    /// Whether a search ran with Hex knowledge ([`think::knows`]).
     pub knowledge: bool,
 }
 
@@ -470,7 +473,8 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
         playouts,
         load,
         margin_ms,
-        knowledge: think::knows(job.rung, job.position.size(), b),
+        // Moves made without a search (a win at once, a forced block) used no knowledge.
+        knowledge: playouts > 0 && think::knows(job.rung, job.position.size(), b),
     }
 }
 

@@ -135,15 +135,16 @@ pub struct Limits<'a> {
     pub stop: &'a mut dyn FnMut(u32) -> bool,
 }
 
-/// [`strong_move`] with a stop check as well as a playout cap (see [`Limits`]): the house bots
-/// and `hexarena play` think against their clock with it. Deterministic for a given RNG state
-/// and a given sequence of `stop` answers.
+/// [`strong_move`] with a stop check as well as a playout cap (see [`Limits`]), with the house
+/// bots' [`Tuning::HOUSE`] (house-master with time to think searches with
+/// [`Tuning::CLOSURE_TREE`] instead: [`crate::think::choose`]). Deterministic for a given RNG
+/// state and a given sequence of `stop` answers.
 pub fn strong_move_within(pos: &Position, rng: &mut impl Rng, limits: Limits<'_>) -> Option<Move> {
     strong_move_tuned(pos, rng, limits, &Tuning::HOUSE)
 }
 
-/// [`strong_move_within`] with other knobs than the house bots' ([`Tuning`]): for measuring a
-/// change of the search against the current one.
+/// [`strong_move_within`] with other knobs than [`Tuning::HOUSE`]: house-master's
+/// ([`crate::ladder::Rung::tuning`]), or a change of the search measured against the current one.
 pub fn strong_move_tuned(
     pos: &Position,
     rng: &mut impl Rng,
@@ -176,8 +177,9 @@ pub fn strong_move_reported(
     strong_move_tuned_reported(pos, rng, limits, &Tuning::HOUSE)
 }
 
-/// [`strong_move_reported`] with other knobs than the house bots' ([`Tuning`]): what
-/// `hexarena gtp --search NAME` plays, for measuring a tuning against an outside engine.
+/// [`strong_move_reported`] with other knobs than [`Tuning::HOUSE`]: what every house bot plays
+/// through [`crate::think::choose`] (each with its rung's [`crate::ladder::Rung::tuning`]), and
+/// what `hexarena gtp --search NAME` plays, for measuring a tuning against an outside engine.
 pub fn strong_move_tuned_reported(
     pos: &Position,
     rng: &mut impl Rng,

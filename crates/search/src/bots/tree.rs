@@ -176,7 +176,7 @@ impl Tuning {
 
     /// The named tunings, for tools that measure one against another or against an outside
     /// engine: `house`, `plain`, `frozen`, `knowledge`, `fill-in`, `tree-knowledge`, `learned`,
-    /// `closure`, `closure-tree`.
+    /// `closure`, `closure-tree`, `closure-deep`.
     pub const NAMED: [(&'static str, Tuning); 10] = [
         ("house", Tuning::HOUSE),
         ("plain", Tuning::PLAIN),

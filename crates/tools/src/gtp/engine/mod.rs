@@ -692,6 +692,52 @@ mod tests {
     }
 
     #[test]
+    fn a_rung_searches_with_its_own_tuning_unless_search_names_another() {
+        // House-master with a playout cap (so the cap, not the clock, ends each search) and
+        // time for its Hex knowledge; the position of a game against MoHex 2.0 where only
+        // H-search to closure sees White's threat.
+        let moves = "b11 f2 c9 g5 d7 d6 f5 g3 i3 h4 f3 f4 j4 i6 h3 g4 c7 e4";
+        let mut pos = hex::Position::new(11).expect("a legal size");
+        for m in moves.split_whitespace() {
+            let cell = hex::parse_cell_name(m).expect("a cell name");
+            pos.play(Move::Place(cell)).expect("a legal move");
+        }
+        let master = hex_search::ladder::rung("house-master").expect("on the ladder");
+        let genmove = |search: Option<&str>, seed: u64| {
+            let mut e = Engine::new(Strategy::Rung(master), Some(5_000), seed);
+            if let Some(name) = search {
+                e = e.with_search(name).expect("a named tuning");
+            }
+            answer(&mut e, "param move_time_ms 10000");
+            let mut colour = "b";
+            for m in moves.split_whitespace() {
+                assert_eq!(answer(&mut e, &format!("play {colour} {m}")), "=\n\n");
+                colour = if colour == "b" { "w" } else { "b" };
+            }
+            answer(&mut e, "genmove b")
+        };
+        let tuned = |tuning: &Tuning, seed: u64| {
+            let mut rng = Pcg64::seed_from_u64(seed);
+            let limits = hex_search::Limits {
+                max_playouts: 5_000,
+                stop: &mut |_| false,
+            };
+            let mv = hex_search::strong_move_tuned(&pos, &mut rng, limits, tuning);
+            format!("= {}\n\n", Engine::move_name(mv.expect("a move")))
+        };
+        let mut differ = 0;
+        for seed in 0..4 {
+            let default = genmove(None, seed);
+            assert_eq!(default, tuned(&Tuning::CLOSURE_TREE, seed), "seed {seed}");
+            let plain = genmove(Some("plain"), seed);
+            assert_eq!(plain, tuned(&Tuning::PLAIN, seed), "seed {seed}");
+            differ += usize::from(default != tuned(&Tuning::HOUSE, seed));
+        }
+        // The knowledge changes the play here (so the first check above is not Tuning::HOUSE's).
+        assert!(differ > 0);
+    }
+
+    #[test]
     fn genmove_plays_for_the_colour_on_move_and_resigns_when_over() {
         let mut e = Engine::new(Strategy::Strong, Some(50), 7);
         answer(&mut e, "boardsize 2");
