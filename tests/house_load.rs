@@ -100,8 +100,8 @@ async fn sets_at_ten_seconds_on_the_largest_board_the_house_accepts_lose_nothing
 }
 
 /// House-master thinks with Hex knowledge (H-search to closure near the root, issue 23) when a
-/// move has half a second or more: two sets at 30+0 on 11x11 give it that on most moves. The
-/// knowledge's analyses cannot be interrupted; the house must still lose nothing on time.
+/// move has half a second or more: two sets at 30+0 on 11x11 give it that on most moves. Its
+/// analyses take tens of ms each; the house must still lose nothing on time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sets_with_time_for_hex_knowledge_lose_nothing_on_time() {
     let _one = ONE_AT_A_TIME.lock().await;

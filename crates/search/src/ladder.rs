@@ -20,15 +20,16 @@ pub enum Play {
     },
 }
 
-/// The largest board on which a knowing rung uses its Hex knowledge: where it was measured
-/// (issue 23). One H-search to closure cannot be interrupted, and it grows quickly with the
-/// board: on random positions, loaded machine, median 15 ms and slowest 163 ms on 11x11, but
-/// median 28 ms and slowest 670 ms on 13x13, more than the house pool's urgent margin.
+/// The largest board on which a knowing rung uses its Hex knowledge: where its gain was
+/// measured (issue 23, 11x11). An analysis costs more on larger boards (on random positions,
+/// loaded machine, median 15 ms on 11x11, 28 ms on 13x13; the slowest 163 and 670 ms), so a
+/// larger board needs its own measurement first.
 pub const KNOWLEDGE_MAX_SIZE: u8 = 11;
 
-/// The shortest thinking time, ms, worth a knowing rung's Hex knowledge: one analysis is not
-/// interruptible and can take a tenth of a second or more on 11x11, so a shorter think (a fast
-/// clock, a loaded pool) searches as the other rungs do.
+/// The shortest thinking time, ms, for a knowing rung's Hex knowledge: its gain was measured at
+/// about a second a move, and in a much shorter think the analyses (each up to a tenth of a
+/// second on 11x11, though the search's stop ends one within a few ms) would take most of it;
+/// a shorter think (a fast clock, a loaded pool) searches as the other rungs do.
 pub const KNOWLEDGE_MIN_THINK_MS: u64 = 500;
 
 /// One rung of the ladder: a house bot's name, what it is, and how it plays.

@@ -11,7 +11,7 @@
 
 use crate::board::{Board, CellSet};
 use crate::inferior::{FillIn, fill_in};
-use crate::vc::{VcLimits, h_search};
+use crate::vc::{VcLimits, h_search_until};
 
 /// What the solver knows about a position, for the player on move.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,7 +49,20 @@ pub struct Analysis {
 /// Solves what it can for `player` (1 or 2) on move on `board` (see the module doc). Pure;
 /// costs a few H-searches (more only in a won position, to check the winning move).
 pub fn analyse(board: &Board, player: u8, limits: &VcLimits) -> Analysis {
-    analyse_with(board, player, limits, true)
+    analyse_with(board, player, limits, true, &mut || false)
+}
+
+/// [`analyse`] that a caller with a clock can end early ([`crate::vc::h_search_until`]): a
+/// win or loss then rests on the connections found so far, each of which holds; an ended
+/// analysis claims no mustplay (that needs the player's own connections in full: with the
+/// fill-in, a move outside the mustplay can intrude into a captured pair with a threat).
+pub fn analyse_until(
+    board: &Board,
+    player: u8,
+    limits: &VcLimits,
+    stop: &mut dyn FnMut() -> bool,
+) -> Analysis {
+    analyse_with(board, player, limits, true, stop)
 }
 
 /// [`analyse`] at the cost of two H-searches, for the tree's many analyses: the winning move is
@@ -58,13 +71,37 @@ pub fn analyse(board: &Board, player: u8, limits: &VcLimits) -> Analysis {
 /// full connection wins with any move (the first empty cell of its carrier, or of the board),
 /// and the player's captured cells are not tried as winning moves.
 pub fn analyse_quick(board: &Board, player: u8, limits: &VcLimits) -> Analysis {
-    analyse_with(board, player, limits, false)
+    analyse_with(board, player, limits, false, &mut || false)
 }
 
-fn analyse_with(board: &Board, player: u8, limits: &VcLimits, check: bool) -> Analysis {
+/// [`analyse_quick`] that a caller with a clock can end early, as [`analyse_until`].
+pub fn analyse_quick_until(
+    board: &Board,
+    player: u8,
+    limits: &VcLimits,
+    stop: &mut dyn FnMut() -> bool,
+) -> Analysis {
+    analyse_with(board, player, limits, false, stop)
+}
+
+fn analyse_with(
+    board: &Board,
+    player: u8,
+    limits: &VcLimits,
+    check: bool,
+    stop: &mut dyn FnMut() -> bool,
+) -> Analysis {
+    // whether `stop` ended an H-search: its connections hold, but not finding the player's
+    // own win does not mean it has none, and the mustplay needs that (below)
+    let stopped = std::cell::Cell::new(false);
+    let stop = &mut || {
+        let s = stop();
+        stopped.set(stopped.get() || s);
+        s
+    };
     let fill = fill_in(board);
     let opp = player ^ 3;
-    let theirs = h_search(&fill.board, opp, limits);
+    let theirs = h_search_until(&fill.board, opp, limits, stop);
     if let Some(c) = theirs.edge_to_edge_full() {
         let prolong = theirs
             .fulls(theirs.edge_node(0), theirs.edge_node(1))
@@ -75,7 +112,7 @@ fn analyse_with(board: &Board, player: u8, limits: &VcLimits, check: bool) -> An
             fill,
         };
     }
-    let mine = h_search(&fill.board, player, limits);
+    let mine = h_search_until(&fill.board, player, limits, stop);
     if !check {
         let empty = |i: &usize| board.cells.get(*i) == Some(&hex::EMPTY);
         let win = match mine.edge_to_edge_full() {
@@ -107,7 +144,7 @@ fn analyse_with(board: &Board, player: u8, limits: &VcLimits, check: bool) -> An
         }
         let mut after = fill.board.clone();
         after.cells[win] = player;
-        if h_search(&after, player, limits)
+        if h_search_until(&after, player, limits, stop)
             .edge_to_edge_full()
             .is_some()
         {
@@ -116,6 +153,14 @@ fn analyse_with(board: &Board, player: u8, limits: &VcLimits, check: bool) -> An
                 fill,
             };
         }
+    }
+    if stopped.get() {
+        // A mustplay is only sound when the player has no win of its own: with the fill-in,
+        // a move outside it may intrude into a captured pair with a threat of its own.
+        return Analysis {
+            verdict: Verdict::Open { mustplay: None },
+            fill,
+        };
     }
     let threats = theirs.edge_to_edge_semis();
     let mustplay = threats.first().map(|first| {

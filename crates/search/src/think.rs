@@ -133,9 +133,8 @@ pub fn budget(
 /// move: see [`knows`]) that stops at its playout cap, when `budget.think_ms` have passed
 /// since `started`, or when `interrupt()` says so (the pool asks a search to end early when a
 /// more urgent move waits). Returns the move (None when the game is over) and the playouts run
-/// (0 when the move needed no search). Blocks for up to `budget.think_ms`, and with Hex
-/// knowledge up to one analysis more (an analysis is not interrupted; see
-/// [`crate::ladder::KNOWLEDGE_MAX_SIZE`]).
+/// (0 when the move needed no search). Blocks for up to `budget.think_ms` (and a few ms more
+/// when the clock runs out inside an analysis of the Hex knowledge, which then ends).
 pub fn choose(
     pos: &Position,
     rung: &Rung,
@@ -312,6 +311,21 @@ mod tests {
         let (mv, playouts) = choose(&pos, master(), b, Instant::now(), &mut rng, &|| true);
         assert!(mv.is_some());
         assert_eq!(playouts, crate::STOP_CHECK_EVERY);
+        // With time for the Hex knowledge, its analysis at the root asks too, and ends.
+        let long = Budget {
+            think_ms: 10_000,
+            ..b
+        };
+        assert!(knows(master(), 11, long));
+        let asked = std::cell::Cell::new(0);
+        let interrupt = || {
+            asked.set(asked.get() + 1);
+            true
+        };
+        let (mv, playouts) = choose(&pos, master(), long, Instant::now(), &mut rng, &interrupt);
+        assert!(mv.is_some());
+        assert_eq!(playouts, crate::STOP_CHECK_EVERY);
+        assert!(asked.get() >= 2, "asked {} times", asked.get());
     }
 
     #[test]

@@ -693,6 +693,19 @@ pub fn edge_templates(board: &Board, player: u8) -> Vec<(usize, Side, CellSet)> 
 /// fixed hash and the order of the rules are as before, so the bounded lists keep the same
 /// connections in the same order.
 pub fn h_search(board: &Board, player: u8, limits: &VcLimits) -> Vcs {
+    h_search_until(board, player, limits, &mut || false)
+}
+
+/// [`h_search`] that a caller with a clock can end early: with [`VcLimits::closure`], `stop()`
+/// is asked every few dozen work-list items (at most a few ms apart), and `true` ends the
+/// search with the connections found so far, each of which holds (the bounded search, about
+/// a millisecond, never asks). Deterministic for a given sequence of `stop` answers.
+pub fn h_search_until(
+    board: &Board,
+    player: u8,
+    limits: &VcLimits,
+    stop: &mut dyn FnMut() -> bool,
+) -> Vcs {
     let [side_a, _] = board.sides_of(player);
     let mut node = vec![None; board.cells.len()];
     // groups by flood fill; a group is named by its smallest index (the first one met)
@@ -718,12 +731,12 @@ pub fn h_search(board: &Board, player: u8, limits: &VcLimits) -> Vcs {
     }
     let store: Box<dyn Connections> = if limits.closure {
         match board.cells.len().div_ceil(64) {
-            0 | 1 => Box::new(closure::search::<1>(board, player, &node, limits)),
-            2 => Box::new(closure::search::<2>(board, player, &node, limits)),
-            3 => Box::new(closure::search::<3>(board, player, &node, limits)),
-            4 => Box::new(closure::search::<4>(board, player, &node, limits)),
-            5..=7 => Box::new(closure::search::<7>(board, player, &node, limits)),
-            _ => Box::new(closure::search::<13>(board, player, &node, limits)),
+            0 | 1 => Box::new(closure::search::<1>(board, player, &node, limits, stop)),
+            2 => Box::new(closure::search::<2>(board, player, &node, limits, stop)),
+            3 => Box::new(closure::search::<3>(board, player, &node, limits, stop)),
+            4 => Box::new(closure::search::<4>(board, player, &node, limits, stop)),
+            5..=7 => Box::new(closure::search::<7>(board, player, &node, limits, stop)),
+            _ => Box::new(closure::search::<13>(board, player, &node, limits, stop)),
         }
     } else {
         match board.cells.len().div_ceil(64) {

@@ -20,9 +20,8 @@
 //!   rounds shorten ([`super::think::behind_the_clock`]).
 //! - A running search also ends early when the queue's head must start now (its flag is
 //!   within [`URGENT_MARGIN_MS`]) and every worker is busy, or when the load has grown so that
-//!   its proportional share is used up: it answers with what it has, once the Hex knowledge's
-//!   analysis it may be in has finished (house-master's, tens of ms on 11x11, see
-//!   [`hex_search::ladder::KNOWLEDGE_MAX_SIZE`]).
+//!   its proportional share is used up: it answers with what it has (an analysis of
+//!   house-master's Hex knowledge it may be in ends within a few ms too).
 //!
 //! The pool only thinks; the caller plays the move through the normal move path.
 
@@ -41,8 +40,7 @@ use super::think::{self, Budget};
 use crate::metrics::PoolStats;
 
 /// A queued move must start this long (ms) before its flag: when the head of the queue gets
-/// this close and all workers are busy, the running searches stop and answer (after the
-/// analysis they may be in).
+/// this close and all workers are busy, the running searches stop and answer.
 pub const URGENT_MARGIN_MS: u64 = 400;
 /// A move this close to its flag (ms) is due at once: it goes ahead of every move with more
 /// time, earliest flag first (what is left must pay for the wait, the search and the store).

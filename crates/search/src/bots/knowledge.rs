@@ -25,12 +25,14 @@ pub(super) enum NodeKnowledge {
 /// `size`, `tb_owner` connecting top and bottom; edge padding in any encoding above 2) for
 /// `mover` on move, within `limits`. `keep` (when found) is the mustplay when the opponent
 /// threatens to connect, minus the dead cells and the cells captured by either player (the
-/// mustplay itself when that leaves nothing); never empty.
+/// mustplay itself when that leaves nothing); never empty. `stop` may end the analysis early
+/// ([`solver::analyse_quick_until`]: what it finds still holds).
 pub(super) fn analyse_node(
     cells: &[u8],
     (size, stride, tb_owner): (usize, usize, u8),
     mover: u8,
     limits: &VcLimits,
+    stop: &mut dyn FnMut() -> bool,
 ) -> NodeKnowledge {
     let len = stride * stride;
     let board = Board {
@@ -43,7 +45,7 @@ pub(super) fn analyse_node(
             .collect(),
         tb_owner,
     };
-    let a = solver::analyse_quick(&board, mover, limits);
+    let a = solver::analyse_quick_until(&board, mover, limits, stop);
     match a.verdict {
         Verdict::Won { win } => match u16::try_from(win) {
             Ok(w) if board.cells.get(win) == Some(&EMPTY) => NodeKnowledge::Wins(w),

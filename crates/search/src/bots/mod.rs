@@ -122,7 +122,8 @@ pub fn strong_move(pos: &Position, rng: &mut impl Rng, budget: u32) -> Option<Mo
     )
 }
 
-/// How often (in playouts) a search asks [`Limits::stop`] whether to end.
+/// How often (in playouts) a search asks [`Limits::stop`] whether to end (it also asks during
+/// a long analysis of its Hex knowledge, see [`Limits::stop`]).
 pub const STOP_CHECK_EVERY: u32 = 32;
 
 /// The limits of one search. The engine reads no clock: a caller that thinks against a clock
@@ -130,8 +131,10 @@ pub const STOP_CHECK_EVERY: u32 = 32;
 pub struct Limits<'a> {
     /// Playouts never exceeded; at least one is always run.
     pub max_playouts: u32,
-    /// Asked every [`STOP_CHECK_EVERY`] playouts with the number run so far; `true` ends the
-    /// search, which then answers with what it has.
+    /// Asked every [`STOP_CHECK_EVERY`] playouts with the number run so far, and every few
+    /// dozen steps of an H-search to closure (the Hex knowledge's analyses, tens of ms:
+    /// [`crate::vc::h_search_until`]); `true` ends the search, which then answers with what it
+    /// has.
     pub stop: &'a mut dyn FnMut(u32) -> bool,
 }
 
@@ -244,10 +247,14 @@ pub fn strong_move_tuned_reported(
         .collect();
     match threats.len() {
         1 => place(threats[0]),
-        0 if tuning.fill_in || tuning.solver => match knowledge_root(pos, &empties, tuning) {
-            Root::Play(i) => place(i),
-            Root::Search(cands) => searched(search(pos, rng, limits, tuning, &cands)),
-        },
+        0 if tuning.fill_in || tuning.solver => {
+            // the root's analysis may be ended by the search's own stop (no playouts yet)
+            let root = knowledge_root(pos, &empties, tuning, &mut || (limits.stop)(0));
+            match root {
+                Root::Play(i) => place(i),
+                Root::Search(cands) => searched(search(pos, rng, limits, tuning, &cands)),
+            }
+        }
         0 => searched(search(pos, rng, limits, tuning, &empties)),
         _ => searched(search(pos, rng, limits, tuning, &threats)),
     }

@@ -19,12 +19,18 @@ pub(super) enum Root {
 /// The root after fill-in and the solver (issue 23): the winning move of a proven win; else the
 /// empty cells that are neither dead nor captured, within the mustplay when the opponent
 /// threatens to connect (within the cells that prolong a proven loss). Falls back to the
-/// smaller unpruned set whenever pruning would leave nothing.
-pub(super) fn knowledge_root(pos: &Position, empties: &[u16], tuning: &Tuning) -> Root {
+/// smaller unpruned set whenever pruning would leave nothing. `stop` may end the solver's
+/// analysis early ([`solver::analyse_until`]).
+pub(super) fn knowledge_root(
+    pos: &Position,
+    empties: &[u16],
+    tuning: &Tuning,
+    stop: &mut dyn FnMut() -> bool,
+) -> Root {
     let board = Board::of(pos);
     let me = pos.mover().number();
     let (keep, fill) = if tuning.solver {
-        let a = solver::analyse(&board, me, &tuning.root_vc);
+        let a = solver::analyse_until(&board, me, &tuning.root_vc, stop);
         match a.verdict {
             Verdict::Won { win } => return Root::Play(win as u16),
             Verdict::Lost { prolong } => (Some(prolong), a.fill),

@@ -642,8 +642,10 @@ fn grow(
     let mut proofs = know;
     let geometry = (usize::from(pos.size()), stride, pos.top_bottom_owner());
     let mut playouts = 0;
+    // set when an analysis was ended by `stop`: the search ends too
+    let mut halted = false;
     for done in 0..max_playouts.max(1) {
-        if done > 0 && done % STOP_CHECK_EVERY == 0 && stop(done) {
+        if halted || (done > 0 && done % STOP_CHECK_EVERY == 0 && stop(done)) {
             break;
         }
         if nodes[0].flags & LOST != 0 {
@@ -683,7 +685,18 @@ fn grow(
                     || path.len() <= usize::from(tuning.knowledge_depth) + 1)
             {
                 nodes[node].flags |= KNOWN;
-                let k = match analyse_node(&filler.board, geometry, turn, &tuning.knowledge_vc) {
+                let mut ask = || {
+                    halted = halted || stop(done);
+                    halted
+                };
+                let analysed = analyse_node(
+                    &filler.board,
+                    geometry,
+                    turn,
+                    &tuning.knowledge_vc,
+                    &mut ask,
+                );
+                let k = match analysed {
                     NodeKnowledge::Wins(_) | NodeKnowledge::Lost if !proofs => {
                         NodeKnowledge::Open(None)
                     }
@@ -942,7 +955,7 @@ mod tests {
             pos.top_bottom_owner(),
         );
         let NodeKnowledge::Open(Some(keep)) =
-            analyse_node(&filler.board, geometry, 2, &VcLimits::TREE)
+            analyse_node(&filler.board, geometry, 2, &VcLimits::TREE, &mut || false)
         else {
             panic!("the tree's bounds should see the threat")
         };
