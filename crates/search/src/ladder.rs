@@ -120,7 +120,7 @@ pub const LADDER: [Rung; 5] = [
     },
     Rung {
         name: "house-master",
-        summary: "tree search for as long as its clock allows (at most 2 s a move), with virtual connections (H-search to closure) and a solver near the root on boards up to 11x11; about +170 Elo over house-bridge (won 15 of 20 at 40,000 playouts a move, before the knowledge); 26% against MoHex 2.0 at 1 s a move (11% without the knowledge)",
+        summary: "tree search for as long as its clock allows (at most 2 s a move), with virtual connections (H-search to closure) and a solver near the root on boards up to 11x11; about +170 Elo over house-bridge (won 15 of 20 at 40,000 playouts a move, before the knowledge); 24% against MoHex 2.0 at 1 s a move over 208 games (11% over 97 without the knowledge)",
         play: Play::Search {
             playouts_11: 2_000_000,
             knowledge: true,

@@ -151,7 +151,7 @@ impl Tuning {
 
     /// [`Tuning::CLOSURE_TREE`] deeper and sooner: nodes within four plies of the root
     /// analysed at 500 visits ([`Tuning::knowledge_depth`] 4, [`Tuning::knowledge_at`] 500);
-    /// measured against it in `BENCHMARKS.md` ("H-search to closure").
+    /// measured against it in `BENCHMARKS.md` ("H-search to closure", stop 41: not adopted).
     pub const CLOSURE_DEEP: Tuning = Tuning {
         knowledge_at: 500.0,
         knowledge_depth: 4,
