@@ -14,13 +14,13 @@
 //!   The search uses them at the root when its [`Tuning`] says so ([`Tuning::FILL_IN`],
 //!   [`Tuning::KNOWLEDGE`]); the house bots' [`Tuning::HOUSE`] does not, but house-master
 //!   plays [`Tuning::CLOSURE_TREE`] on boards up to 11x11 when it has half a second or more
-//!   ([`ladder::Rung::tuning`]; `BENCHMARKS.md`, issue 23, has the measurements). Inside the
-//!   tree, a cheap local-shape prior at every expansion (save a bridge, dead cells, own carriers, new
-//!   bridges, the last move: [`Tuning::pattern_visits`]), which [`Tuning::HOUSE`] uses, and
-//!   the pruning of dead cells ([`Tuning::prune_dead`]), which it does not; and the solver at
-//!   the tree's busy nodes ([`Tuning::knowledge_at`], [`Tuning::TREE_KNOWLEDGE`]: proofs made
-//!   terminal and backed up, children cut to the mustplay), which it does not either. A long
-//!   search keeps growing its tree past half its node cap, more slowly the fuller it is
+//!   ([`ladder::Rung::tuning`]; `BENCHMARKS.md`, issue 23, has the measurements). Inside the tree,
+//!   a cheap local-shape prior at every expansion (save a bridge, dead cells, own carriers, new
+//!   bridges, the last move: [`Tuning::pattern_visits`]), which [`Tuning::HOUSE`] uses, and the
+//!   pruning of dead cells ([`Tuning::prune_dead`]), which it does not; and the solver at the
+//!   tree's busy nodes ([`Tuning::knowledge_at`], [`Tuning::TREE_KNOWLEDGE`]: proofs made terminal
+//!   and backed up, children cut to the mustplay), which it does not either. A long search keeps
+//!   growing its tree past half its node cap, more slowly the fuller it is
 //!   ([`Tuning::expand_by_room`], in [`Tuning::HOUSE`]; [`Tuning::FROZEN`] without it).
 //!
 //! - [`patterns`]: a learned move prior (issue 23, ninth piece): a Bradley-Terry strength for

@@ -64,10 +64,10 @@ pub const SEED_RATINGS: [(&str, f64); 5] = [
 
 /// The Glicko-2 deviation a house bot's seed carries (issue 20), rating points: small, since
 /// the ladder is measured (200 games of the round robin, every rung above the one below) and
-/// its programs change only by a measured gain; below the provisional mark (110), so a house bot counts as
-/// established from the start, and small enough that a result against one moves a new bot
-/// nearly as much as one against a certain opponent would (g(60) = 0.98). Its Glicko-2
-/// rating starts at its seed in [`SEED_RATINGS`].
+/// its programs change only by a measured gain; below the provisional mark (110), so a house
+/// bot counts as established from the start, and small enough that a result against one
+/// moves a new bot nearly as much as one against a certain opponent would (g(60) = 0.98). Its
+/// Glicko-2 rating starts at its seed in [`SEED_RATINGS`].
 pub const HOUSE_SEED_DEVIATION: f64 = 60.0;
 
 /// Default house load per worker thread, in games at 10+0 on 11x11, above which new house

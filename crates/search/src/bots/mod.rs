@@ -147,7 +147,8 @@ pub fn strong_move_within(pos: &Position, rng: &mut impl Rng, limits: Limits<'_>
 }
 
 /// [`strong_move_within`] with other knobs than [`Tuning::HOUSE`]: house-master's
-/// ([`crate::ladder::Rung::tuning`]), or a change of the search measured against the current one.
+/// ([`crate::ladder::Rung::tuning`]), or a change of the search measured against the current
+/// one.
 pub fn strong_move_tuned(
     pos: &Position,
     rng: &mut impl Rng,
