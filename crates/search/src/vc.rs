@@ -730,7 +730,7 @@ pub fn h_search_until(
         }
     }
     let store: Box<dyn Connections> = if limits.closure {
-        match board.cells.len().div_ceil(64) {
+        match closure::words(board) {
             0 | 1 => Box::new(closure::search::<1>(board, player, &node, limits, stop)),
             2 => Box::new(closure::search::<2>(board, player, &node, limits, stop)),
             3 => Box::new(closure::search::<3>(board, player, &node, limits, stop)),

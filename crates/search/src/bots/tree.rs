@@ -158,6 +158,17 @@ impl Tuning {
         ..Tuning::CLOSURE_TREE
     };
 
+    /// [`Tuning::CLOSURE_TREE`] at every depth: any node of 500 real visits is analysed
+    /// ([`Tuning::knowledge_depth`] 0, [`Tuning::knowledge_at`] 500), as MoHex analyses every
+    /// node past a visit threshold. At about a second a move on 11x11 the analyses take some
+    /// 20 to 55% of the search, against 1 to 10% for [`Tuning::CLOSURE_TREE`]; measured
+    /// against it in `BENCHMARKS.md` ("H-search to closure", stop 42).
+    pub const CLOSURE_ALL: Tuning = Tuning {
+        knowledge_at: 500.0,
+        knowledge_depth: 0,
+        ..Tuning::CLOSURE_TREE
+    };
+
     /// [`Tuning::HOUSE`] with the analysis of well-visited tree nodes
     /// ([`Tuning::knowledge_at`] 3,000: a search of fewer playouts never analyses a node);
     /// measured against it in `BENCHMARKS.md` ("Hex knowledge at the tree's busy nodes").
@@ -176,8 +187,8 @@ impl Tuning {
 
     /// The named tunings, for tools that measure one against another or against an outside
     /// engine: `house`, `plain`, `frozen`, `knowledge`, `fill-in`, `tree-knowledge`, `learned`,
-    /// `closure`, `closure-tree`, `closure-deep`.
-    pub const NAMED: [(&'static str, Tuning); 10] = [
+    /// `closure`, `closure-tree`, `closure-deep`, `closure-all`.
+    pub const NAMED: [(&'static str, Tuning); 11] = [
         ("house", Tuning::HOUSE),
         ("plain", Tuning::PLAIN),
         ("frozen", Tuning::FROZEN),
@@ -188,6 +199,7 @@ impl Tuning {
         ("closure", Tuning::CLOSURE),
         ("closure-tree", Tuning::CLOSURE_TREE),
         ("closure-deep", Tuning::CLOSURE_DEEP),
+        ("closure-all", Tuning::CLOSURE_ALL),
     ];
 
     /// The tuning of [`Tuning::NAMED`] called `name` (ASCII case ignored).
