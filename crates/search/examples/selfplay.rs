@@ -11,14 +11,17 @@
 //! before `expand_by_room`) or `learned` ([`hex::Tuning::LEARNED`], the learned move prior
 //! mixed in) or `closure` ([`hex::Tuning::CLOSURE`], `knowledge` with H-search to closure) or
 //! `closure-tree` ([`hex::Tuning::CLOSURE_TREE`], and in the busy nodes near the root) or
-//! `closure-deep` ([`hex::Tuning::CLOSURE_DEEP`], deeper and sooner in the tree), each
+//! `closure-deep` ([`hex::Tuning::CLOSURE_DEEP`], deeper and sooner in the tree) or
+//! `closure-all` ([`hex::Tuning::CLOSURE_ALL`], at every depth) or `closure-kept`
+//! ([`hex::Tuning::CLOSURE_KEPT`], going on from its last search's subtree), each
 //! optionally followed by changes `:key=value,...`
 //! (`pv`: `pattern_visits`, `pa`: `pattern_amaf`, `dead`: `prune_dead`, `prior`:
 //! `prior_visits`, `fill`: `fill_in`, `solver`: `solver`, `ka`: `knowledge_at`, `kd`:
 //! `knowledge_depth`, `kroot`: 1 for
 //! the root's H-search bounds in the tree's analyses, 0 for the tree's own, 2 for H-search to
 //! closure, `closure`: 1 for H-search to closure in the root's analysis, `room`: 1 for
-//! `expand_by_room`, `nodes`: `max_nodes`, `lp`: `learned_prior`, `lpow`: `learned_power`; e.g.
+//! `expand_by_room`, `nodes`: `max_nodes`, `lp`: `learned_prior`, `lpow`: `learned_power`,
+//! `keep`: 1 for `keep_tree` (each side keeps its own tree from move to move); e.g.
 //! `plain:pv=10,dead=1`); or `rave_bias,expand_at,prior_visits[,max_nodes]` on top of `plain`.
 //! With `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a
 //! cap), and the two sides alternate in one process, so they share the machine's load.
@@ -30,7 +33,7 @@
 use std::time::{Duration, Instant};
 
 use hex_search::vc::VcLimits;
-use hex_search::{Cell, Limits, Move, Outcome, Position, Seat, Tuning, strong_move_tuned};
+use hex_search::{Cell, KeptTree, Limits, Move, Outcome, Position, Seat, Tuning, strong_move_kept};
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -53,6 +56,7 @@ fn tuning(text: &str) -> Option<Tuning> {
             "ka" => t.knowledge_at = v,
             "kd" => t.knowledge_depth = v as u8,
             "room" => t.expand_by_room = v != 0.0,
+            "keep" => t.keep_tree = v != 0.0,
             "nodes" => t.max_nodes = v as usize,
             "lp" => t.learned_prior = v,
             "lpow" => t.learned_power = v,
@@ -110,8 +114,8 @@ fn main() {
     })();
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
-            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge | frozen | learned | closure | closure-tree | closure-deep, \
-             each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kd=N,kroot=0|1|2,closure=0|1,room=0|1,nodes=N,lp=X,lpow=X; \
+            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge | frozen | learned | closure | closure-tree | closure-deep | closure-all | closure-kept, \
+             each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kd=N,kroot=0|1|2,closure=0|1,room=0|1,nodes=N,lp=X,lpow=X,keep=0|1; \
              or bias,expand,prior[,nodes])"
         );
         std::process::exit(2);
@@ -131,6 +135,7 @@ fn main() {
             let mut pos = Position::new(size).expect("size");
             pos.play(Move::Place(cell(first))).expect("empty");
             pos.play(Move::Place(cell(second))).expect("empty");
+            let mut kept = [KeptTree::default(), KeptTree::default()];
             let winner = loop {
                 let Some(seat) = pos.to_move() else {
                     break None;
@@ -138,7 +143,7 @@ fn main() {
                 let side = usize::from((seat == Seat::One) != a_black);
                 let t = Instant::now();
                 let mut ran = 0u32;
-                let mv = strong_move_tuned(
+                let (mv, _) = strong_move_kept(
                     &pos,
                     &mut rng,
                     Limits {
@@ -150,8 +155,9 @@ fn main() {
                         },
                     },
                     &tunings[side],
-                )
-                .expect("a move");
+                    &mut kept[side],
+                );
+                let mv = mv.expect("a move");
                 spent[side] += t.elapsed();
                 // the playouts of a searched move, as far as its last stop check saw
                 if ran > 0 {

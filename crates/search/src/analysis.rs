@@ -66,7 +66,7 @@ pub fn evaluate(pos: &Position, rng: &mut impl Rng, limits: Limits<'_>) -> Optio
     } else {
         &threats
     };
-    let r = search(pos, rng, limits, &Tuning::HOUSE, candidates)?;
+    let r = search(pos, rng, limits, &Tuning::HOUSE, candidates, None)?;
     Some(Eval {
         best: Some(place(r.cell)),
         win_rate: r.win_rate.clamp(0.0, 1.0),

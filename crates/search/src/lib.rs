@@ -47,8 +47,8 @@ pub mod think;
 pub mod vc;
 
 pub use bots::{
-    Limits, STOP_CHECK_EVERY, STRONG_BUDGET, SearchInfo, Tuning, playout_winner, random_move,
-    random_playout, strong_budget_for, strong_move, strong_move_reported, strong_move_tuned,
-    strong_move_tuned_reported, strong_move_within,
+    KeptTree, Limits, STOP_CHECK_EVERY, STRONG_BUDGET, SearchInfo, Tuning, playout_winner,
+    random_move, random_playout, strong_budget_for, strong_move, strong_move_kept,
+    strong_move_reported, strong_move_tuned, strong_move_tuned_reported, strong_move_within,
 };
 pub use hex::*;

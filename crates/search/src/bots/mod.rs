@@ -17,7 +17,7 @@ mod root;
 mod tree;
 
 use root::{Root, knowledge_root, on_outer_ring, swap_is_worth_it};
-pub use tree::Tuning;
+pub use tree::{KeptTree, Tuning};
 pub(crate) use tree::{Report, search};
 
 /// A test position from rows of `.`, `1`, `2` (seat 1 joins top and bottom; the seat on move
@@ -190,6 +190,31 @@ pub fn strong_move_tuned_reported(
     limits: Limits<'_>,
     tuning: &Tuning,
 ) -> (Option<Move>, Option<SearchInfo>) {
+    reported(pos, rng, limits, tuning, None)
+}
+
+/// [`strong_move_tuned_reported`] for a player that keeps its search tree from move to move
+/// (`hexarena gtp`, one game at a time): with [`Tuning::keep_tree`] the search starts from
+/// the subtree `kept` holds for `pos` (see [`KeptTree`]) and leaves its own tree there. A
+/// kept tree serves only the position it leads to, so one left by an older move is never
+/// misused. Without [`Tuning::keep_tree`], exactly [`strong_move_tuned_reported`].
+pub fn strong_move_kept(
+    pos: &Position,
+    rng: &mut impl Rng,
+    limits: Limits<'_>,
+    tuning: &Tuning,
+    kept: &mut KeptTree,
+) -> (Option<Move>, Option<SearchInfo>) {
+    reported(pos, rng, limits, tuning, Some(kept))
+}
+
+fn reported(
+    pos: &Position,
+    rng: &mut impl Rng,
+    limits: Limits<'_>,
+    tuning: &Tuning,
+    kept: Option<&mut KeptTree>,
+) -> (Option<Move>, Option<SearchInfo>) {
     let searched = |r: Option<Report>| match r {
         Some(r) => {
             let place = |i: u16| Move::Place(pos.cell_at(usize::from(i)));
@@ -253,10 +278,10 @@ pub fn strong_move_tuned_reported(
             let root = knowledge_root(pos, &empties, tuning, &mut || (limits.stop)(0));
             match root {
                 Root::Play(i) => place(i),
-                Root::Search(cands) => searched(search(pos, rng, limits, tuning, &cands)),
+                Root::Search(cands) => searched(search(pos, rng, limits, tuning, &cands, kept)),
             }
         }
-        0 => searched(search(pos, rng, limits, tuning, &empties)),
-        _ => searched(search(pos, rng, limits, tuning, &threats)),
+        0 => searched(search(pos, rng, limits, tuning, &empties, kept)),
+        _ => searched(search(pos, rng, limits, tuning, &threats, kept)),
     }
 }

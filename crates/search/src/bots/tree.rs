@@ -76,6 +76,11 @@ pub struct Tuning {
     /// The H-search of the root's analysis ([`Tuning::solver`]): [`VcLimits::ROOT`], or
     /// [`VcLimits::CLOSURE`] (issue 23, tenth piece).
     pub root_vc: VcLimits,
+    /// Issue 23: a search given a [`KeptTree`] (`hexarena gtp`, `examples/selfplay.rs`)
+    /// starts from the subtree its last search grew below the move it played and the
+    /// opponent's answer, when the position is that one (MoHex reuses its subtree so).
+    /// `false`, or no [`KeptTree`] given: every search starts from an empty tree.
+    pub keep_tree: bool,
 }
 
 impl Tuning {
@@ -119,6 +124,7 @@ impl Tuning {
         learned_prior: 0.0,
         learned_power: 0.5,
         root_vc: VcLimits::ROOT,
+        keep_tree: false,
     };
 
     /// [`Tuning::HOUSE`] with all the Hex knowledge at the root (`fill_in` and `solver`);
@@ -169,6 +175,13 @@ impl Tuning {
         ..Tuning::CLOSURE_TREE
     };
 
+    /// [`Tuning::CLOSURE_TREE`] that goes on from its last search's subtree
+    /// ([`Tuning::keep_tree`]); not yet measured against MoHex 2.0 (`BENCHMARKS.md`, stop 42).
+    pub const CLOSURE_KEPT: Tuning = Tuning {
+        keep_tree: true,
+        ..Tuning::CLOSURE_TREE
+    };
+
     /// [`Tuning::HOUSE`] with the analysis of well-visited tree nodes
     /// ([`Tuning::knowledge_at`] 3,000: a search of fewer playouts never analyses a node);
     /// measured against it in `BENCHMARKS.md` ("Hex knowledge at the tree's busy nodes").
@@ -187,8 +200,8 @@ impl Tuning {
 
     /// The named tunings, for tools that measure one against another or against an outside
     /// engine: `house`, `plain`, `frozen`, `knowledge`, `fill-in`, `tree-knowledge`, `learned`,
-    /// `closure`, `closure-tree`, `closure-deep`, `closure-all`.
-    pub const NAMED: [(&'static str, Tuning); 11] = [
+    /// `closure`, `closure-tree`, `closure-deep`, `closure-all`, `closure-kept`.
+    pub const NAMED: [(&'static str, Tuning); 12] = [
         ("house", Tuning::HOUSE),
         ("plain", Tuning::PLAIN),
         ("frozen", Tuning::FROZEN),
@@ -200,6 +213,7 @@ impl Tuning {
         ("closure-tree", Tuning::CLOSURE_TREE),
         ("closure-deep", Tuning::CLOSURE_DEEP),
         ("closure-all", Tuning::CLOSURE_ALL),
+        ("closure-kept", Tuning::CLOSURE_KEPT),
     ];
 
     /// The tuning of [`Tuning::NAMED`] called `name` (ASCII case ignored).
@@ -360,6 +374,114 @@ fn prove_up(nodes: &mut [Node], path: &[usize]) {
             return;
         }
     }
+}
+
+/// A search tree kept from one move to the next ([`Tuning::keep_tree`]): the tree of the last
+/// search and the position it searched. Empty at first; any position other than the one the
+/// kept tree leads to (the last root with one of its moves and one answer in the tree played)
+/// empties it.
+#[derive(Clone, Default)]
+pub struct KeptTree {
+    /// The searched position's padded cells (empty: no tree kept) and its top-bottom owner.
+    board: Vec<u8>,
+    tb_owner: u8,
+    nodes: Vec<Node>,
+}
+
+impl KeptTree {
+    /// Forgets the kept tree.
+    pub fn clear(&mut self) {
+        self.board.clear();
+        self.nodes = Vec::new();
+    }
+
+    /// The nodes kept (0: none).
+    #[must_use]
+    pub fn nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The root's real visits in the tree that [`Tuning::keep_tree`] would start `pos`'s
+    /// search from, with root moves `candidates` (padded indices); `None` when it would
+    /// start afresh. Leaves the kept tree as it is.
+    #[must_use]
+    pub fn visits_for(&self, pos: &Position, candidates: &[u16]) -> Option<f32> {
+        self.clone().take_for(pos, candidates).map(|n| n[0].visits)
+    }
+
+    /// Keeps `nodes`, the tree searched from `pos`.
+    fn keep(&mut self, pos: &Position, nodes: Vec<Node>) {
+        self.board.clear();
+        self.board.extend_from_slice(pos.board_slice());
+        self.tb_owner = pos.top_bottom_owner();
+        self.nodes = nodes;
+    }
+
+    /// The subtree to start `pos`'s search from, its root moves cut to `candidates`: `pos`
+    /// must be the kept position with one stone of the mover on a root move and one of the
+    /// opponent on an answer to it that the tree holds. Empties the kept tree either way.
+    fn take_for(&mut self, pos: &Position, candidates: &[u16]) -> Option<Vec<Node>> {
+        let old = std::mem::take(&mut self.nodes);
+        let board = std::mem::take(&mut self.board);
+        let now = pos.board_slice();
+        if old.is_empty() || board.len() != now.len() || self.tb_owner != pos.top_bottom_owner() {
+            return None;
+        }
+        let me = pos.mover().number();
+        // the kept root was the same player's move: its children are `me`'s stones
+        if old[0].player != me ^ 3 {
+            return None;
+        }
+        let (mut mine, mut theirs) = (None, None);
+        for (i, (&was, &is)) in board.iter().zip(now).enumerate() {
+            if was == is {
+                continue;
+            }
+            let slot = match is {
+                _ if was != EMPTY => return None,
+                p if p == me => &mut mine,
+                p if p == me ^ 3 => &mut theirs,
+                _ => return None,
+            };
+            if slot.replace(i as u16).is_some() {
+                return None;
+            }
+        }
+        let (mine, theirs) = (mine?, theirs?);
+        let a = old[0].children().find(|&k| old[k].cell == mine)?;
+        let b = old[a].children().find(|&k| old[k].cell == theirs)?;
+        reroot(&old, b, candidates)
+    }
+}
+
+/// Node `at`'s subtree of `old` as a tree of its own (`at` the root, index 0), the root's
+/// children cut to those on `candidates`; `None` when none of them is.
+fn reroot(old: &[Node], at: usize, candidates: &[u16]) -> Option<Vec<Node>> {
+    let keep: Vec<usize> = old[at]
+        .children()
+        .filter(|&k| candidates.contains(&old[k].cell))
+        .collect();
+    if keep.is_empty() {
+        return None;
+    }
+    let mut root = old[at];
+    root.cell = u16::MAX;
+    root.first_child = 1;
+    root.n_children = keep.len() as u16;
+    let mut out = Vec::with_capacity(old.len());
+    out.push(root);
+    out.extend(keep.iter().map(|&k| old[k]));
+    // breadth first: each node's children are copied together, after every earlier block
+    let mut i = 1;
+    while i < out.len() {
+        let n = out[i];
+        if n.n_children > 0 {
+            out[i].first_child = out.len() as u32;
+            out.extend_from_slice(&old[n.children()]);
+        }
+        i += 1;
+    }
+    Some(out)
 }
 
 /// Appends the children `cells` (moves of `player`) of node `at`, with their priors from
@@ -597,6 +719,7 @@ fn grow(
     limits: Limits<'_>,
     tuning: &Tuning,
     candidates: &[u16],
+    kept: Option<Vec<Node>>,
 ) -> Option<(Vec<Node>, u32)> {
     if candidates.is_empty() {
         return None;
@@ -624,15 +747,18 @@ fn grow(
         learned,
     );
     cache.begin(std::iter::empty());
-    expand(
-        &mut nodes,
-        0,
-        &roots,
-        me,
-        (&filler.board, stride),
-        tuning,
-        &cache,
-    );
+    match kept {
+        Some(kept) => nodes = kept,
+        None => expand(
+            &mut nodes,
+            0,
+            &roots,
+            me,
+            (&filler.board, stride),
+            tuning,
+            &cache,
+        ),
+    }
     let real_visits = |n: &Node, at: usize| real_visits(n, at, tuning);
     let mut path: Vec<usize> = Vec::with_capacity(64);
     let mut leaf_empties: Vec<u16> = Vec::with_capacity(all_empties.len());
@@ -810,8 +936,14 @@ pub(crate) fn search(
     limits: Limits<'_>,
     tuning: &Tuning,
     candidates: &[u16],
+    kept: Option<&mut KeptTree>,
 ) -> Option<Report> {
-    let (nodes, playouts) = grow(pos, rng, limits, tuning, candidates)?;
+    let kept = kept.filter(|_| tuning.keep_tree);
+    let (start, kept) = match kept {
+        Some(k) => (k.take_for(pos, candidates), Some(k)),
+        None => (None, None),
+    };
+    let (nodes, playouts) = grow(pos, rng, limits, tuning, candidates, start)?;
     let real_visits = |n: &Node, at: usize| real_visits(n, at, tuning);
     // a child proven won for the mover first; else the most visited one not proven lost (any
     // when all are)
@@ -843,7 +975,7 @@ pub(crate) fn search(
         at = k;
     }
     let b = &nodes[first];
-    Some(Report {
+    let report = Report {
         cell: b.cell,
         // the prior's virtual visits stay in: they are few beside any real search's
         win_rate: if b.flags & WON != 0 {
@@ -855,7 +987,11 @@ pub(crate) fn search(
         },
         pv,
         playouts,
-    })
+    };
+    if let Some(k) = kept {
+        k.keep(pos, nodes);
+    }
+    Some(report)
 }
 
 #[cfg(test)]
@@ -899,7 +1035,7 @@ mod tests {
             max_playouts: playouts,
             stop: &mut |_| false,
         };
-        grow(pos, &mut rng, limits, tuning, &empty_indices(pos)).expect("candidates")
+        grow(pos, &mut rng, limits, tuning, &empty_indices(pos), None).expect("candidates")
     }
 
     fn searched(pos: &Position, tuning: &Tuning, playouts: u32, seed: u64) -> Report {
@@ -908,7 +1044,7 @@ mod tests {
             max_playouts: playouts,
             stop: &mut |_| false,
         };
-        search(pos, &mut rng, limits, tuning, &empty_indices(pos)).expect("candidates")
+        search(pos, &mut rng, limits, tuning, &empty_indices(pos), None).expect("candidates")
     }
 
     /// 7x7, seat 2 on move: seat 1's (1,3) (template II to the top) and (3,2)-(4,2) (a
@@ -1245,7 +1381,8 @@ mod tests {
                         stop,
                     };
                     let (nodes, playouts) =
-                        grow(&pos, &mut rng, limits, &tuning, &empty_indices(&pos)).expect("moves");
+                        grow(&pos, &mut rng, limits, &tuning, &empty_indices(&pos), None)
+                            .expect("moves");
                     let mut depth = 0;
                     let mut at = 0;
                     while let Some(k) = nodes[at]
@@ -1296,6 +1433,114 @@ mod tests {
             pos.place_move(usize::from(e[k]));
         }
         pos
+    }
+
+    /// Whether `new`'s subtree at `n` is `old`'s at `o`: the same cells, players, flags and
+    /// statistics, node by node (the roots' own cells aside).
+    fn same_subtree(old: &[Node], o: usize, new: &[Node], n: usize) -> bool {
+        let (a, b) = (&old[o], &new[n]);
+        if (a.player, a.flags, a.n_children) != (b.player, b.flags, b.n_children)
+            || (a.visits, a.wins, a.amaf_visits, a.amaf_wins)
+                != (b.visits, b.wins, b.amaf_visits, b.amaf_wins)
+        {
+            return false;
+        }
+        a.children()
+            .zip(b.children())
+            .all(|(x, y)| old[x].cell == new[y].cell && same_subtree(old, x, new, y))
+    }
+
+    #[test]
+    fn a_kept_tree_goes_on_from_the_subtree_of_the_move_played_and_its_answer() {
+        let keeping = Tuning {
+            keep_tree: true,
+            ..Tuning::HOUSE
+        };
+        let pos = random_position(7, 4, 9);
+        let mut kept = KeptTree::default();
+        let mut rng = Pcg64::seed_from_u64(3);
+        let run = |pos: &Position, kept: &mut KeptTree, rng: &mut Pcg64, n: u32| {
+            let limits = Limits {
+                max_playouts: n,
+                stop: &mut |_| false,
+            };
+            search(pos, rng, limits, &keeping, &empty_indices(pos), Some(kept)).expect("a move")
+        };
+        let first = run(&pos, &mut kept, &mut rng, 4_000);
+        let old = kept.nodes.clone();
+        assert_eq!(old[0].visits, 4_000.0);
+        // the move played and the answer the tree looked at most
+        let a = old[0]
+            .children()
+            .find(|&k| old[k].cell == first.cell)
+            .expect("played");
+        let b = old[a]
+            .children()
+            .max_by(|&x, &y| old[x].visits.total_cmp(&old[y].visits))
+            .expect("answers");
+        let mut next = pos.clone();
+        next.place_move(usize::from(first.cell));
+        next.place_move(usize::from(old[b].cell));
+        let empties = empty_indices(&next);
+        assert!(old[b].visits > 10.0, "{}", old[b].visits);
+        assert_eq!(kept.visits_for(&next, &empties), Some(old[b].visits));
+        // the subtree comes over whole, and the search adds its playouts to it
+        let mut copy = kept.clone();
+        let start = copy.take_for(&next, &empties).expect("the subtree");
+        assert!(same_subtree(&old, b, &start, 0));
+        assert_eq!(start.len(), {
+            let mut count = 0;
+            let mut stack = vec![b];
+            while let Some(k) = stack.pop() {
+                count += 1;
+                stack.extend(old[k].children());
+            }
+            count
+        });
+        run(&next, &mut kept, &mut rng, 1_000);
+        assert_eq!(kept.nodes[0].visits, old[b].visits + 1_000.0);
+        // root moves cut to the candidates
+        let two: Vec<u16> = start[start[0].children()]
+            .iter()
+            .take(2)
+            .map(|n| n.cell)
+            .collect();
+        let mut copy = KeptTree::default();
+        copy.keep(&pos, old.clone());
+        let cut = copy.take_for(&next, &two).expect("two root moves");
+        let cells: Vec<u16> = cut[cut[0].children()].iter().map(|n| n.cell).collect();
+        assert_eq!(cells, two);
+        // any other position starts afresh: an answer the tree never expanded, the same
+        // position one move on, or the other player to move
+        let leaf = old[0]
+            .children()
+            .find(|&k| old[k].n_children == 0)
+            .expect("a root move never expanded");
+        let mut other = pos.clone();
+        other.place_move(usize::from(old[leaf].cell));
+        other.place_move(usize::from(empty_indices(&other)[0]));
+        copy.keep(&pos, old.clone());
+        assert_eq!(copy.visits_for(&other, &empty_indices(&other)), None);
+        let mut one_on = pos.clone();
+        one_on.place_move(usize::from(first.cell));
+        assert_eq!(copy.visits_for(&one_on, &empty_indices(&one_on)), None);
+        assert_eq!(copy.visits_for(&pos, &empty_indices(&pos)), None);
+        // without `keep_tree` a search neither reads nor writes the kept tree
+        let mut untouched = KeptTree::default();
+        let limits = Limits {
+            max_playouts: 500,
+            stop: &mut |_| false,
+        };
+        search(
+            &pos,
+            &mut rng,
+            limits,
+            &Tuning::HOUSE,
+            &empty_indices(&pos),
+            Some(&mut untouched),
+        )
+        .expect("a move");
+        assert_eq!(untouched.nodes(), 0);
     }
 
     /// The search's behaviour pinned (issue 23, fifth piece): for fixed positions, tunings,

@@ -13,7 +13,7 @@
 use std::io::{BufRead, Read, Write};
 
 use hex::{Cell, Color, Move, Position, Seat};
-use hex_search::Tuning;
+use hex_search::{KeptTree, Tuning};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64;
 
@@ -66,6 +66,9 @@ pub struct Engine {
     /// The tree search's tuning and its name (`param search`): the house bots' unless a
     /// measurement asks for another of [`hex_search::Tuning::NAMED`].
     search: (&'static str, Tuning),
+    /// The last search's tree, for a tuning that goes on from it
+    /// ([`hex_search::Tuning::keep_tree`]; it serves only the position it leads to).
+    kept: KeptTree,
 }
 
 /// The longest fixed time per move `param move_time_ms` accepts, in ms (one minute).
@@ -133,6 +136,7 @@ impl Engine {
             time_left_s: [None, None],
             move_time_ms: None,
             search: ("house", Tuning::HOUSE),
+            kept: KeptTree::default(),
         }
     }
 
@@ -735,6 +739,42 @@ mod tests {
         }
         // The knowledge changes the play here (so the first check above is not Tuning::HOUSE's).
         assert!(differ > 0);
+    }
+
+    #[test]
+    fn a_search_that_keeps_its_tree_goes_on_from_it_after_the_opponent_s_answer() {
+        let master = hex_search::ladder::rung("house-master").expect("on the ladder");
+        let engine = |search: &str| {
+            let mut e = Engine::new(Strategy::Rung(master), Some(3_000), 11)
+                .with_search(search)
+                .expect("a named tuning");
+            answer(&mut e, "boardsize 7");
+            answer(&mut e, "play b d4");
+            answer(&mut e, "play w c5");
+            e
+        };
+        let mut e = engine("closure-kept");
+        let (_, info) = e
+            .choose_and_play("b")
+            .ok()
+            .flatten()
+            .expect("a searched move");
+        assert!(e.kept.nodes() > 1_000, "{}", e.kept.nodes());
+        // White answers as the search expected: the next search starts from that subtree
+        let pv = info.expect("what the search knew").pv;
+        let white = pv.get(1).copied().expect("an expected answer");
+        answer(&mut e, &format!("play w {}", Engine::move_name(white)));
+        let empties: Vec<u16> = (0..e.pos.board_slice().len())
+            .filter(|&i| e.pos.board_slice()[i] == hex::EMPTY)
+            .filter_map(|i| u16::try_from(i).ok())
+            .collect();
+        let reused = e.kept.visits_for(&e.pos, &empties);
+        assert!(reused.is_some_and(|v| v > 1.0), "{reused:?}");
+        assert!(answer(&mut e, "genmove b").starts_with("= "));
+        // the house search keeps nothing
+        let mut plain = engine("house");
+        answer(&mut plain, "genmove b");
+        assert_eq!(plain.kept.nodes(), 0);
     }
 
     #[test]

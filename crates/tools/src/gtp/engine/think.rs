@@ -51,7 +51,8 @@ impl Engine {
 
     /// The tree search with `tuning` and at most `max_playouts` playouts, stopped after
     /// `think_ms` ms of this process's clock (checked every [`hex_search::STOP_CHECK_EVERY`]
-    /// playouts).
+    /// playouts); going on from the engine's kept tree when the tuning keeps one
+    /// ([`hex_search::Tuning::keep_tree`]).
     pub(super) fn think(
         &mut self,
         max_playouts: u32,
@@ -61,7 +62,7 @@ impl Engine {
         let start = Instant::now();
         let budget = Duration::from_millis(think_ms);
         let mut stop = |_done: u32| start.elapsed() >= budget;
-        hex_search::strong_move_tuned_reported(
+        hex_search::strong_move_kept(
             &self.pos,
             &mut self.rng,
             Limits {
@@ -69,6 +70,7 @@ impl Engine {
                 stop: &mut stop,
             },
             tuning,
+            &mut self.kept,
         )
     }
 
@@ -131,7 +133,7 @@ impl Engine {
             Strategy::Strong => {
                 let budget = self.budget_for(color);
                 match self.move_time_ms {
-                    None => hex_search::strong_move_tuned_reported(
+                    None => hex_search::strong_move_kept(
                         &self.pos,
                         &mut self.rng,
                         Limits {
@@ -139,6 +141,7 @@ impl Engine {
                             stop: &mut |_| false,
                         },
                         &self.search.1,
+                        &mut self.kept,
                     ),
                     Some(ms) => {
                         let tuning = self.search.1;
