@@ -240,7 +240,8 @@ impl Clone for Box<dyn Connections> {
 }
 
 /// A set of cells in `W` words: padded indices below `64 * W` (a board of up to
-/// `sqrt(64 * W) - 2` cells a side), so that 11x11 needs 3 words where [`CellSet`] has 13.
+/// `sqrt(64 * W) - 2` cells a side), so that 11x11 needs 3 words where [`CellSet`] has 13;
+/// the closure search numbers cells its own way (`closure::Compact`: 2 words on 11x11).
 /// Indices past the words are ignored, as [`CellSet`] ignores those past [`PADDED`].
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Bits<const W: usize>([u64; W]);

@@ -254,7 +254,7 @@ const WON: u8 = 2;
 const LOST: u8 = 4;
 
 /// A node's visits without the virtual ones its prior started it with (`at`: its index; the
-/// root, index 0, has no prior).
+/// root, index 0, has no prior: a kept tree's root sheds it, see [`reroot`]).
 fn real_visits(n: &Node, at: usize, tuning: &Tuning) -> f32 {
     if at == 0 {
         n.visits
@@ -385,6 +385,9 @@ pub struct KeptTree {
     /// The searched position's padded cells (empty: no tree kept) and its top-bottom owner.
     board: Vec<u8>,
     tb_owner: u8,
+    /// The tuning that grew the tree: another one's search starts afresh (the priors' virtual
+    /// visits and the selection's shortcuts assume the tuning that made them).
+    tuning: Option<Tuning>,
     nodes: Vec<Node>,
 }
 
@@ -401,30 +404,50 @@ impl KeptTree {
         self.nodes.len()
     }
 
-    /// The root's real visits in the tree that [`Tuning::keep_tree`] would start `pos`'s
-    /// search from, with root moves `candidates` (padded indices); `None` when it would
-    /// start afresh. Leaves the kept tree as it is.
+    /// The kept root's visits (0 with no tree): the playouts of the last search and those its
+    /// tree started with.
     #[must_use]
-    pub fn visits_for(&self, pos: &Position, candidates: &[u16]) -> Option<f32> {
-        self.clone().take_for(pos, candidates).map(|n| n[0].visits)
+    pub fn root_visits(&self) -> f32 {
+        self.nodes.first().map_or(0.0, |n| n.visits)
     }
 
-    /// Keeps `nodes`, the tree searched from `pos`.
-    fn keep(&mut self, pos: &Position, nodes: Vec<Node>) {
+    /// The root's visits in the tree that a search of `pos` with `tuning` and root moves
+    /// `candidates` (padded indices) would start from, `None` when it would start afresh.
+    /// Leaves the kept tree as it is.
+    #[must_use]
+    pub fn visits_for(&self, pos: &Position, tuning: &Tuning, candidates: &[u16]) -> Option<f32> {
+        self.clone()
+            .take_for(pos, tuning, candidates)
+            .map(|n| n[0].visits)
+    }
+
+    /// Keeps `nodes`, the tree `tuning` searched from `pos`.
+    fn keep(&mut self, pos: &Position, tuning: &Tuning, nodes: Vec<Node>) {
         self.board.clear();
         self.board.extend_from_slice(pos.board_slice());
         self.tb_owner = pos.top_bottom_owner();
+        self.tuning = Some(*tuning);
         self.nodes = nodes;
     }
 
-    /// The subtree to start `pos`'s search from, its root moves cut to `candidates`: `pos`
-    /// must be the kept position with one stone of the mover on a root move and one of the
-    /// opponent on an answer to it that the tree holds. Empties the kept tree either way.
-    fn take_for(&mut self, pos: &Position, candidates: &[u16]) -> Option<Vec<Node>> {
+    /// The subtree to start `pos`'s search with `tuning` from, its root moves cut to
+    /// `candidates`: the kept tree must be `tuning`'s, and `pos` the kept position with one
+    /// stone of the mover on a root move and one of the opponent on an answer to it that the
+    /// tree holds. Empties the kept tree either way.
+    fn take_for(
+        &mut self,
+        pos: &Position,
+        tuning: &Tuning,
+        candidates: &[u16],
+    ) -> Option<Vec<Node>> {
         let old = std::mem::take(&mut self.nodes);
         let board = std::mem::take(&mut self.board);
         let now = pos.board_slice();
-        if old.is_empty() || board.len() != now.len() || self.tb_owner != pos.top_bottom_owner() {
+        if old.is_empty()
+            || board.len() != now.len()
+            || self.tb_owner != pos.top_bottom_owner()
+            || self.tuning.take().as_ref() != Some(tuning)
+        {
             return None;
         }
         let me = pos.mover().number();
@@ -450,13 +473,15 @@ impl KeptTree {
         let (mine, theirs) = (mine?, theirs?);
         let a = old[0].children().find(|&k| old[k].cell == mine)?;
         let b = old[a].children().find(|&k| old[k].cell == theirs)?;
-        reroot(&old, b, candidates)
+        reroot(&old, b, candidates, tuning.pattern_visits)
     }
 }
 
 /// Node `at`'s subtree of `old` as a tree of its own (`at` the root, index 0), the root's
-/// children cut to those on `candidates`; `None` when none of them is.
-fn reroot(old: &[Node], at: usize, candidates: &[u16]) -> Option<Vec<Node>> {
+/// children cut to those on `candidates`; `None` when none of them is. The root sheds the
+/// `prior_visits` virtual visits it had as a child (a root has no prior), and a proof of a win
+/// whose winning move the cut left out.
+fn reroot(old: &[Node], at: usize, candidates: &[u16], prior_visits: f32) -> Option<Vec<Node>> {
     let keep: Vec<usize> = old[at]
         .children()
         .filter(|&k| candidates.contains(&old[k].cell))
@@ -468,6 +493,14 @@ fn reroot(old: &[Node], at: usize, candidates: &[u16]) -> Option<Vec<Node>> {
     root.cell = u16::MAX;
     root.first_child = 1;
     root.n_children = keep.len() as u16;
+    if root.visits > prior_visits && prior_visits > 0.0 {
+        root.wins *= (root.visits - prior_visits) / root.visits;
+        root.visits -= prior_visits;
+    }
+    // proven won for the mover (`LOST` for the root's player) only through a kept move
+    if root.flags & LOST != 0 && !keep.iter().any(|&k| old[k].flags & WON != 0) {
+        root.flags &= !LOST;
+    }
     let mut out = Vec::with_capacity(old.len());
     out.push(root);
     out.extend(keep.iter().map(|&k| old[k]));
@@ -834,6 +867,10 @@ fn grow(
                     &tuning.knowledge_vc,
                     &mut ask,
                 );
+                if halted && matches!(analysed, NodeKnowledge::Open(_)) {
+                    // cut short: a kept tree's next search analyses the node again
+                    nodes[node].flags &= !KNOWN;
+                }
                 let k = match analysed {
                     NodeKnowledge::Wins(_) | NodeKnowledge::Lost if !proofs => {
                         NodeKnowledge::Open(None)
@@ -940,7 +977,7 @@ pub(crate) fn search(
 ) -> Option<Report> {
     let kept = kept.filter(|_| tuning.keep_tree);
     let (start, kept) = match kept {
-        Some(k) => (k.take_for(pos, candidates), Some(k)),
+        Some(k) => (k.take_for(pos, tuning, candidates), Some(k)),
         None => (None, None),
     };
     let (nodes, playouts) = grow(pos, rng, limits, tuning, candidates, start)?;
@@ -989,7 +1026,7 @@ pub(crate) fn search(
         playouts,
     };
     if let Some(k) = kept {
-        k.keep(pos, nodes);
+        k.keep(pos, tuning, nodes);
     }
     Some(report)
 }
@@ -1451,6 +1488,66 @@ mod tests {
     }
 
     #[test]
+    fn an_analysis_the_clock_cut_short_is_not_marked_done() {
+        // a node analysed at its 5th visit, with a stop that answers yes from the first
+        // question: the analysis asks at once and ends open
+        let pos = random_position(7, 6, 4);
+        let soon = Tuning {
+            knowledge_at: 5.0,
+            knowledge_vc: VcLimits::CLOSURE,
+            ..Tuning::HOUSE
+        };
+        let mut rng = Pcg64::seed_from_u64(8);
+        let mut asked = 0;
+        let limits = Limits {
+            max_playouts: 1_000,
+            stop: &mut |_| {
+                asked += 1;
+                true
+            },
+        };
+        let (nodes, playouts) =
+            grow(&pos, &mut rng, limits, &soon, &empty_indices(&pos), None).expect("moves");
+        assert!(
+            asked >= 1 && playouts < STOP_CHECK_EVERY,
+            "{asked} {playouts}"
+        );
+        assert!(nodes[0].visits >= 5.0);
+        assert!(nodes.iter().all(|n| n.flags & KNOWN == 0));
+        // given the time, the same search marks it
+        let (nodes, _) = grown(&pos, &soon, 1_000, 8);
+        assert!(nodes[0].flags & KNOWN != 0);
+    }
+
+    #[test]
+    fn a_kept_root_keeps_a_proof_of_its_win_only_with_the_winning_move() {
+        // the root (seat 1 to move) won through its child at cell 9; cells 8 and 10 are open
+        let mut old = vec![Node::new(u16::MAX, 2)];
+        old[0].flags = KNOWN | LOST;
+        old[0].first_child = 1;
+        old[0].n_children = 3;
+        for cell in [8, 9, 10] {
+            let mut n = Node::new(cell, 1);
+            n.visits = 20.0;
+            n.wins = 10.0;
+            old.push(n);
+        }
+        old[2].flags = WON;
+        old[0].visits = 60.0;
+        old[0].wins = 30.0;
+        let with = reroot(&old, 0, &[9, 10], 0.0).expect("two moves");
+        assert_eq!(with[0].flags, KNOWN | LOST);
+        let cells: Vec<u16> = with[1..].iter().map(|n| n.cell).collect();
+        assert_eq!(cells, [9, 10]);
+        let without = reroot(&old, 0, &[8, 10], 0.0).expect("two moves");
+        assert_eq!(without[0].flags, KNOWN);
+        assert_eq!(reroot(&old, 0, &[11], 0.0).map(|t| t.len()), None);
+        // the root sheds its prior's visits, its win rate kept
+        let shed = reroot(&old, 0, &[8, 9, 10], 10.0).expect("all");
+        assert_eq!((shed[0].visits, shed[0].wins), (50.0, 25.0));
+    }
+
+    #[test]
     fn a_kept_tree_goes_on_from_the_subtree_of_the_move_played_and_its_answer() {
         let keeping = Tuning {
             keep_tree: true,
@@ -1483,11 +1580,23 @@ mod tests {
         next.place_move(usize::from(old[b].cell));
         let empties = empty_indices(&next);
         assert!(old[b].visits > 10.0, "{}", old[b].visits);
-        assert_eq!(kept.visits_for(&next, &empties), Some(old[b].visits));
+        // the root sheds its prior's virtual visits
+        let real = old[b].visits - keeping.pattern_visits;
+        assert_eq!(kept.visits_for(&next, &keeping, &empties), Some(real));
+        // another tuning's search starts afresh
+        assert_eq!(
+            kept.visits_for(&next, &Tuning::CLOSURE_KEPT, &empties),
+            None
+        );
         // the subtree comes over whole, and the search adds its playouts to it
         let mut copy = kept.clone();
-        let start = copy.take_for(&next, &empties).expect("the subtree");
-        assert!(same_subtree(&old, b, &start, 0));
+        let start = copy
+            .take_for(&next, &keeping, &empties)
+            .expect("the subtree");
+        let mut with_root = old.clone();
+        with_root[b].visits = real;
+        with_root[b].wins = start[0].wins;
+        assert!(same_subtree(&with_root, b, &start, 0));
         assert_eq!(start.len(), {
             let mut count = 0;
             let mut stack = vec![b];
@@ -1498,7 +1607,7 @@ mod tests {
             count
         });
         run(&next, &mut kept, &mut rng, 1_000);
-        assert_eq!(kept.nodes[0].visits, old[b].visits + 1_000.0);
+        assert_eq!(kept.root_visits(), real + 1_000.0);
         // root moves cut to the candidates
         let two: Vec<u16> = start[start[0].children()]
             .iter()
@@ -1506,8 +1615,10 @@ mod tests {
             .map(|n| n.cell)
             .collect();
         let mut copy = KeptTree::default();
-        copy.keep(&pos, old.clone());
-        let cut = copy.take_for(&next, &two).expect("two root moves");
+        copy.keep(&pos, &keeping, old.clone());
+        let cut = copy
+            .take_for(&next, &keeping, &two)
+            .expect("two root moves");
         let cells: Vec<u16> = cut[cut[0].children()].iter().map(|n| n.cell).collect();
         assert_eq!(cells, two);
         // any other position starts afresh: an answer the tree never expanded, the same
@@ -1519,12 +1630,18 @@ mod tests {
         let mut other = pos.clone();
         other.place_move(usize::from(old[leaf].cell));
         other.place_move(usize::from(empty_indices(&other)[0]));
-        copy.keep(&pos, old.clone());
-        assert_eq!(copy.visits_for(&other, &empty_indices(&other)), None);
+        copy.keep(&pos, &keeping, old.clone());
+        assert_eq!(
+            copy.visits_for(&other, &keeping, &empty_indices(&other)),
+            None
+        );
         let mut one_on = pos.clone();
         one_on.place_move(usize::from(first.cell));
-        assert_eq!(copy.visits_for(&one_on, &empty_indices(&one_on)), None);
-        assert_eq!(copy.visits_for(&pos, &empty_indices(&pos)), None);
+        assert_eq!(
+            copy.visits_for(&one_on, &keeping, &empty_indices(&one_on)),
+            None
+        );
+        assert_eq!(copy.visits_for(&pos, &keeping, &empty_indices(&pos)), None);
         // without `keep_tree` a search neither reads nor writes the kept tree
         let mut untouched = KeptTree::default();
         let limits = Limits {

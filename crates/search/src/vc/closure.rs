@@ -789,8 +789,8 @@ mod tests {
         assert!(stopped.edge_to_edge_semis().len() < threats.len());
     }
 
-    /// The closure's results pinned (stop 42): on 60 seeded random boards of sizes 3 to 13 (a
-    /// tenth to two thirds of the cells taken), for both players, every pair's full and semi
+    /// The closure's results pinned (stop 42): on 60 seeded random boards of sizes 3 to 11 and
+    /// 13 (a tenth to two thirds of the cells taken), for both players, every pair's full and semi
     /// carriers and keys in the order the search keeps them, and the solver's answers with the
     /// closure, hash to the figure they had before the search numbered the cells by its own
     /// bits. Keeping one connection more or less, or another order, changes the hash.

@@ -768,9 +768,20 @@ mod tests {
             .filter(|&i| e.pos.board_slice()[i] == hex::EMPTY)
             .filter_map(|i| u16::try_from(i).ok())
             .collect();
-        let reused = e.kept.visits_for(&e.pos, &empties);
-        assert!(reused.is_some_and(|v| v > 1.0), "{reused:?}");
-        assert!(answer(&mut e, "genmove b").starts_with("= "));
+        let reused = e
+            .kept
+            .visits_for(&e.pos, &Tuning::CLOSURE_KEPT, &empties)
+            .expect("the subtree of the expected answer");
+        assert!(reused > 100.0, "{reused}");
+        // the next search adds its playouts to those visits
+        let (_, info) = e
+            .choose_and_play("b")
+            .ok()
+            .flatten()
+            .expect("a searched move");
+        let playouts = info.expect("what the search knew").playouts;
+        assert!(playouts > 0);
+        assert_eq!(e.kept.root_visits(), reused + playouts as f32);
         // the house search keeps nothing
         let mut plain = engine("house");
         answer(&mut plain, "genmove b");
