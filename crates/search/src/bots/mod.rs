@@ -208,6 +208,8 @@ pub fn strong_move_kept(
     reported(pos, rng, limits, tuning, Some(kept))
 }
 
+/// The choice of [`strong_move_tuned_reported`] and [`strong_move_kept`] (`kept`: the
+/// player's kept tree, if it keeps one).
 fn reported(
     pos: &Position,
     rng: &mut impl Rng,

@@ -395,6 +395,7 @@ impl KeptTree {
     /// Forgets the kept tree.
     pub fn clear(&mut self) {
         self.board.clear();
+        self.tuning = None;
         self.nodes = Vec::new();
     }
 
