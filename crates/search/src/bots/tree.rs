@@ -417,9 +417,8 @@ impl KeptTree {
     /// Leaves the kept tree as it is.
     #[must_use]
     pub fn visits_for(&self, pos: &Position, tuning: &Tuning, candidates: &[u16]) -> Option<f32> {
-        self.clone()
-            .take_for(pos, tuning, candidates)
-            .map(|n| n[0].visits)
+        let at = self.locate(pos, tuning)?;
+        reroot(&self.nodes, at, candidates, tuning.pattern_visits).map(|n| n[0].visits)
     }
 
     /// Keeps `nodes`, the tree `tuning` searched from `pos`.
@@ -431,23 +430,30 @@ impl KeptTree {
         self.nodes = nodes;
     }
 
-    /// The subtree to start `pos`'s search with `tuning` from, its root moves cut to
-    /// `candidates`: the kept tree must be `tuning`'s, and `pos` the kept position with one
-    /// stone of the mover on a root move and one of the opponent on an answer to it that the
-    /// tree holds. Empties the kept tree either way.
+    /// The subtree to start `pos`'s search with `tuning` from (see [`KeptTree::locate`]), its
+    /// root moves cut to `candidates`. Empties the kept tree either way.
     fn take_for(
         &mut self,
         pos: &Position,
         tuning: &Tuning,
         candidates: &[u16],
     ) -> Option<Vec<Node>> {
+        let at = self.locate(pos, tuning);
         let old = std::mem::take(&mut self.nodes);
-        let board = std::mem::take(&mut self.board);
+        self.clear();
+        reroot(&old, at?, candidates, tuning.pattern_visits)
+    }
+
+    /// The node of the kept tree whose position is `pos`: the kept tree must be `tuning`'s,
+    /// and `pos` the kept position with one stone of the mover on a root move and one of the
+    /// opponent on an answer to it that the tree holds.
+    fn locate(&self, pos: &Position, tuning: &Tuning) -> Option<usize> {
+        let (old, board) = (&self.nodes, &self.board);
         let now = pos.board_slice();
         if old.is_empty()
             || board.len() != now.len()
             || self.tb_owner != pos.top_bottom_owner()
-            || self.tuning.take().as_ref() != Some(tuning)
+            || self.tuning.as_ref() != Some(tuning)
         {
             return None;
         }
@@ -473,8 +479,7 @@ impl KeptTree {
         }
         let (mine, theirs) = (mine?, theirs?);
         let a = old[0].children().find(|&k| old[k].cell == mine)?;
-        let b = old[a].children().find(|&k| old[k].cell == theirs)?;
-        reroot(&old, b, candidates, tuning.pattern_visits)
+        old[a].children().find(|&k| old[k].cell == theirs)
     }
 }
 

@@ -156,14 +156,9 @@ impl Compact {
 
     fn cells<const W: usize>(&self, b: &Bits<W>) -> CellSet {
         let mut set = CellSet::EMPTY;
-        for (k, &word) in b.0.iter().enumerate() {
-            let mut w = word;
-            while w != 0 {
-                let j = 64 * k + w.trailing_zeros() as usize;
-                w &= w - 1;
-                if let Some(&i) = self.cell.get(j) {
-                    set.insert(i);
-                }
+        for j in CellSet::from_words(&b.0).iter() {
+            if let Some(&i) = self.cell.get(j) {
+                set.insert(i);
             }
         }
         set
