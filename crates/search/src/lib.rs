@@ -42,7 +42,6 @@ pub mod inferior;
 pub mod ladder;
 pub mod patterns;
 mod playout;
-mod policy;
 pub mod solver;
 pub mod think;
 pub mod vc;

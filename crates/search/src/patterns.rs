@@ -36,17 +36,6 @@ const RING: [(isize, isize); 6] = [(-1, 0), (-1, 1), (0, 1), (1, 0), (1, -1), (0
 /// The six cells a bridge away: `FAR[t]` shares neighbours `t` and `t + 1` with the cell.
 const FAR: [(isize, isize); 6] = [(-2, 1), (-1, 2), (1, 1), (2, -1), (1, -2), (-1, -1)];
 
-/// The padded offsets (stride `w`) of the twelve pattern cells, in the order of the code's
-/// digits: the six neighbours, then the six cells a bridge away.
-pub(crate) fn offsets(w: usize) -> [isize; 12] {
-    let w = w as isize;
-    let mut out = [0; 12];
-    for (o, (dr, dc)) in out.iter_mut().zip(RING.into_iter().chain(FAR)) {
-        *o = dr * w + dc;
-    }
-    out
-}
-
 /// The code of a move of `player` (owner 1 or 2) at the empty padded cell `x` of the
 /// playouts' padded `board` (stride `w`, an `n` x `n` board): see the module doc. Reads twelve
 /// cells; a bridge cell more than one row or column outside the board reads as empty.

@@ -9,7 +9,6 @@ use super::pattern::{self, Learned, PriorCache};
 use super::{Limits, STOP_CHECK_EVERY};
 use crate::patterns;
 use crate::playout::{Filler, PADDED_CELLS, empty_indices};
-use crate::policy::{self, Policy, Scratch};
 use crate::vc::VcLimits;
 
 /// The knobs of the tree search. [`Tuning::HOUSE`] is what the house bots use, but for
@@ -82,11 +81,6 @@ pub struct Tuning {
     /// opponent's answer, when the position is that one (MoHex reuses its subtree so).
     /// `false`, or no [`KeptTree`] given: every search starts from an empty tree.
     pub keep_tree: bool,
-    /// Issue 23, eleventh piece: the power of the learned gammas that weigh the playouts'
-    /// moves ([`crate::policy`]: each mover takes a cell with a probability in proportion to
-    /// its pattern's, edge class's and relation's gamma to this power, after answering an
-    /// intrusion into its bridges). 0: uniformly random moves after the bridge answers.
-    pub playout_patterns: f32,
 }
 
 impl Tuning {
@@ -131,7 +125,6 @@ impl Tuning {
         learned_power: 0.5,
         root_vc: VcLimits::ROOT,
         keep_tree: false,
-        playout_patterns: 0.0,
     };
 
     /// [`Tuning::HOUSE`] with all the Hex knowledge at the root (`fill_in` and `solver`);
@@ -810,11 +803,6 @@ fn grow(
     let mut leaf_empties: Vec<u16> = Vec::with_capacity(all_empties.len());
     let mut slot = [0u16; PADDED_CELLS];
     let mut playout_empties = [0u16; PADDED_CELLS];
-    let mut weighted = (tuning.playout_patterns > 0.0).then(|| {
-        let policy = Policy::new(tuning.playout_patterns);
-        let scratch = Scratch::new(&filler, &policy, &all_empties);
-        (policy, scratch)
-    });
     // after each playout, what a child's all-moves-as-first statistics gain from its cell:
     // `amaf_gain[cell][player - 1]`, as in [`AMAF_GAIN`]
     let mut amaf_gain = [[[0.0f32; 2]; 2]; PADDED_CELLS];
@@ -956,18 +944,7 @@ fn grow(
             m += usize::from(filler.board[usize::from(i)] == EMPTY);
         }
         let empties = &mut playout_empties[..m];
-        let winner = match &mut weighted {
-            Some((policy, scratch)) => {
-                // the tree's last move (the root's own last move is not known)
-                let last = path
-                    .get(1..)
-                    .and_then(|p| p.last())
-                    .map(|&p| usize::from(nodes[p].cell));
-                let fill = (empties, turn, last);
-                policy::fill(&mut filler, policy, scratch, rng, fill, &mut slot)
-            }
-            None => filler.fill_bridges_and_judge(rng, empties, turn, &mut slot),
-        };
+        let winner = filler.fill_bridges_and_judge(rng, empties, turn, &mut slot);
         // every child's cell is one of the root's empty cells, now full
         let by_value = &AMAF_GAIN[usize::from(winner & 1)];
         for &c in &all_empties {
