@@ -83,8 +83,8 @@ pub(crate) struct Filler {
     pub(crate) board: [u8; PADDED_CELLS],
     /// The position's board in the same encoding, for [`Filler::reset`].
     root: [u8; PADDED_CELLS],
-    pub(crate) stride: usize,
-    pub(crate) size: usize,
+    stride: usize,
+    size: usize,
     /// Stone owner (1 or 2) that connects top-bottom.
     tb_owner: u8,
 }
