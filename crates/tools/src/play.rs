@@ -2,9 +2,11 @@
 //! chosen by a rung of the house ladder ([`RungBot`], thinking exactly as the house bot of
 //! that name does) or by a Hex GTP engine ([`Bridge`], `--gtp`).
 
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use clap::Args;
+use hex_search::KeptTrees;
 use hex_search::ladder::Rung;
 use hex_search::think;
 use hexarena_client::contract::{
@@ -129,11 +131,29 @@ pub fn parse_strategy(s: &str) -> Result<&'static Rung, String> {
 
 /// A rung of the house ladder as a [`Bot`]: the house bot's own budget on an idle server (one
 /// job on one worker), the same thinking time from the same clock, the same playout cap, on
-/// a blocking thread.
-#[derive(Debug, Clone, Copy)]
+/// a blocking thread, and like the house pool it keeps each game's search tree from move to
+/// move (for a rung whose tuning goes on from it: house-master, issue 23).
+#[derive(Clone)]
 pub struct RungBot {
     /// The rung it plays as.
     pub rung: &'static Rung,
+    /// Search trees by game (set id, game number), the most recent [`KEPT_TREES`].
+    trees: Arc<Mutex<KeptTrees<(String, u8)>>>,
+}
+
+/// The games whose search trees a [`RungBot`] keeps at once (a set's two games and a few
+/// more; older ones are dropped).
+pub const KEPT_TREES: usize = 4;
+
+impl RungBot {
+    /// The bot of `rung`, with no tree kept yet.
+    #[must_use]
+    pub fn new(rung: &'static Rung) -> RungBot {
+        RungBot {
+            rung,
+            trees: Arc::new(Mutex::new(KeptTrees::new(KEPT_TREES))),
+        }
+    }
 }
 
 impl Bot for RungBot {
@@ -164,9 +184,20 @@ impl Bot for RungBot {
             1,
         );
         let legal = state.legal_moves.first().copied();
+        let (trees, key) = (self.trees.clone(), (state.set_id.clone(), state.game_no));
         let (mv, info) = tokio::task::spawn_blocking(move || {
-            let (mv, _, info) =
-                think::choose_reported(&pos, rung, budget, started, &mut rng, &|| false);
+            let lock = || trees.lock().unwrap_or_else(|e| e.into_inner());
+            let mut tree = lock().take(&key);
+            let (mv, _, info) = think::choose_reported(
+                &pos,
+                rung,
+                budget,
+                started,
+                &mut rng,
+                (&|| false, Some(&mut tree)),
+            );
+            let dropped = lock().keep(key, tree);
+            drop(dropped);
             (mv, info)
         })
         .await
@@ -216,9 +247,7 @@ pub async fn command(args: PlayArgs) -> anyhow::Result<()> {
         }
         None => {
             tracing::info!("moves from strategy {}", args.strategy.name);
-            let bot = RungBot {
-                rung: args.strategy,
-            };
+            let bot = RungBot::new(args.strategy);
             hexarena_client::run(client, bot, config).await?
         }
     };

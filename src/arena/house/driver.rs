@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::broadcast::error::RecvError;
 
-use super::pool::Job;
+use super::pool::{Job, TreeKey};
 use super::{House, lobby};
 use crate::arena::error::{ArenaResult, Code};
 use crate::arena::game::{EndReason, Status};
@@ -367,6 +367,11 @@ async fn play_one(
                     .then(|| u64::try_from(clock.remaining_ms[i]).unwrap_or(0)),
                 increment_ms: u64::try_from(clock.increment_ms).unwrap_or(0),
                 seed: rand::random(),
+                tree: Some(TreeKey {
+                    set_id: set_id.to_string(),
+                    game_no,
+                    seat: seat.number(),
+                }),
             };
             let thought = house
                 .pool

@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 
 use hex::{Move, Position};
 use hex_search::ladder::Rung;
+use hex_search::{KeptTree, KeptTrees};
 use rand_core::SeedableRng;
 use tokio::sync::oneshot;
 
@@ -69,7 +70,28 @@ pub struct Job {
     pub increment_ms: u64,
     /// Seeds the search's random numbers.
     pub seed: u64,
+    /// The game and seat the move is for: the pool keeps that seat's search tree between its
+    /// moves (house-master's tuning goes on from it, issue 23). None: the search starts from
+    /// an empty tree and keeps nothing.
+    pub tree: Option<TreeKey>,
 }
+
+/// A seat of a game, whose search tree the pool keeps between its moves ([`Job::tree`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeKey {
+    /// The set.
+    pub set_id: String,
+    /// The game's number in its set.
+    pub game_no: i64,
+    /// The seat (1 or 2).
+    pub seat: u8,
+}
+
+/// Search trees the pool keeps, per worker: the most recently used seats' trees stay, older
+/// ones are dropped (a tree holds up to [`hex_search::Tuning::max_nodes`] nodes, some 30 MB at
+/// a long think), so memory stays bounded however many games run. A seat whose tree was
+/// dropped only starts its next search from an empty tree.
+pub const KEPT_TREES_PER_WORKER: usize = 4;
 
 /// A job's answer and what it cost.
 #[derive(Debug, Clone, Copy)]
@@ -163,9 +185,29 @@ struct Shared {
     overhead_ms: AtomicU64,
     threads: usize,
     counters: Counters,
+    /// The seats' kept search trees ([`KEPT_TREES_PER_WORKER`] per worker).
+    trees: Mutex<KeptTrees<TreeKey>>,
 }
 
 impl Shared {
+    /// Takes out the tree kept for `key` (an empty one when none is).
+    fn take_tree(&self, key: &TreeKey) -> KeptTree {
+        self.trees
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take(key)
+    }
+
+    /// Keeps `tree` for `key`; the trees the cap pushes out are freed outside the lock.
+    fn keep_tree(&self, key: TreeKey, tree: KeptTree) {
+        let dropped = self
+            .trees
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .keep(key, tree);
+        drop(dropped);
+    }
+
     fn overhead_ms(&self) -> u64 {
         f64::from_bits(self.overhead_ms.load(Ordering::Relaxed)).max(0.0) as u64
     }
@@ -222,6 +264,7 @@ impl Pool {
             move_cost_ms: AtomicU64::new(0f64.to_bits()),
             overhead_ms: AtomicU64::new(OVERHEAD_PRIOR_MS.to_bits()),
             threads,
+            trees: Mutex::new(KeptTrees::new(KEPT_TREES_PER_WORKER * threads)),
             counters: Counters {
                 min_margin_ms: std::sync::atomic::AtomicI64::new(i64::MAX),
                 min_stored_margin_ms: std::sync::atomic::AtomicI64::new(i64::MAX),
@@ -446,7 +489,7 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
     // The whole clock's share (an idle pool), to shrink the slice if the load grows later.
     let idle_ms = budget_at(shared.threads).think_ms;
     let mut rng = rand_pcg::Pcg64::seed_from_u64(job.seed);
-    let (mv, playouts) = think::choose(&job.position, job.rung, b, started, &mut rng, &|| {
+    let interrupt = || {
         if b.cheap {
             return false;
         }
@@ -456,7 +499,19 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
         let (num, den) = think::load_share(shared.threads, shared.jobs.load(Ordering::Relaxed));
         let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         elapsed_ms.saturating_mul(den) >= idle_ms.saturating_mul(num)
-    });
+    };
+    let mut tree = job.tree.as_ref().map(|key| shared.take_tree(key));
+    let (mv, playouts, _) = think::choose_reported(
+        &job.position,
+        job.rung,
+        b,
+        started,
+        &mut rng,
+        (&interrupt, tree.as_mut()),
+    );
+    if let (Some(key), Some(tree)) = (&job.tree, tree) {
+        shared.keep_tree(key.clone(), tree);
+    }
     let done = Instant::now();
     let margin_ms = if done <= job.flag_at {
         i64::try_from(job.flag_at.duration_since(done).as_millis()).unwrap_or(i64::MAX)
@@ -518,6 +573,7 @@ mod tests {
             clock_cap_ms: None,
             increment_ms: 0,
             seed,
+            tree: None,
         }
     }
 
@@ -562,6 +618,80 @@ mod tests {
             let t = rx.await.expect("answered");
             assert!(t.margin_ms > 50_000, "{t:?}");
         }
+    }
+
+    /// The padded indices of `pos`'s empty cells (the search's root moves).
+    fn empties(pos: &Position) -> Vec<u16> {
+        let board = pos.board_slice();
+        (0..board.len())
+            .filter(|&i| board[i] == hex::EMPTY)
+            .filter_map(|i| u16::try_from(i).ok())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_seat_s_next_search_goes_on_from_the_tree_its_last_one_grew() {
+        let pool = Pool::start(1).expect("thread");
+        let key = TreeKey {
+            set_id: "set-1".into(),
+            game_no: 1,
+            seat: 1,
+        };
+        // 40 s on the clock: time for house-master's knowledge, whose tuning keeps its tree
+        let first = Job {
+            tree: Some(key.clone()),
+            ..job(40_000, 7)
+        };
+        let tuning = first.rung.tuning(11, 1_000);
+        assert!(tuning.keep_tree);
+        let t1 = pool.think(first.clone()).await.expect("answered");
+        let mv = t1.mv.expect("a move");
+        assert!(t1.knowledge && t1.playouts > 0, "{t1:?}");
+        // the answer the kept tree looked at most, on the board after the pool's move
+        let mut after = first.position.clone();
+        after.play(mv).expect("legal");
+        let (next, kept_visits) = {
+            let trees = pool.shared.trees.lock().expect("lock");
+            let tree = trees.get(&key).expect("the seat's tree is kept");
+            assert!(tree.root_visits() >= t1.playouts as f32, "{t1:?}");
+            after
+                .legal_moves()
+                .into_iter()
+                .filter_map(|answer| {
+                    let mut next = after.clone();
+                    next.play(answer).ok()?;
+                    let v = tree.visits_for(&next, &tuning, &empties(&next))?;
+                    Some((next, v))
+                })
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .expect("an answer in the tree")
+        };
+        assert!(kept_visits > 100.0, "{kept_visits}");
+        // another seat's job neither reads nor writes this seat's tree
+        let other = Job {
+            tree: Some(TreeKey {
+                seat: 2,
+                ..key.clone()
+            }),
+            position: after.clone(),
+            ..job(40_000, 8)
+        };
+        pool.think(other).await.expect("answered");
+        // the next move starts from the kept subtree and adds its playouts to it
+        let second = Job {
+            position: next,
+            tree: Some(key.clone()),
+            ..job(40_000, 9)
+        };
+        let t2 = pool.think(second).await.expect("answered");
+        assert!(t2.mv.is_some() && t2.playouts > 0, "{t2:?}");
+        let trees = pool.shared.trees.lock().expect("lock");
+        let root = trees.get(&key).map(KeptTree::root_visits).expect("kept");
+        assert!(
+            root >= kept_visits + t2.playouts as f32,
+            "{root} {kept_visits} {t2:?}"
+        );
+        assert_eq!(trees.len(), 2);
     }
 
     #[tokio::test]

@@ -1,6 +1,8 @@
 //! The tree search itself: Monte Carlo tree search with RAVE statistics over fast
 //! fill-the-board playouts, and the knobs ([`Tuning`]) it runs with.
 
+use std::collections::VecDeque;
+
 use hex::{BORDER, EMPTY, Position};
 use rand_core::Rng;
 
@@ -12,7 +14,7 @@ use crate::playout::{Filler, PADDED_CELLS, empty_indices};
 use crate::vc::VcLimits;
 
 /// The knobs of the tree search. [`Tuning::HOUSE`] is what the house bots use, but for
-/// house-master's [`Tuning::CLOSURE_TREE`] when it has time ([`crate::ladder::Rung::tuning`]);
+/// house-master's [`Tuning::CLOSURE_KEPT`] when it has time ([`crate::ladder::Rung::tuning`]);
 /// other values are for measuring changes ([`strong_move_tuned`](crate::strong_move_tuned)).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tuning {
@@ -146,8 +148,8 @@ impl Tuning {
     /// [`Tuning::CLOSURE`] with the analysis by H-search to closure of the well-visited nodes
     /// near the root too ([`Tuning::knowledge_at`] 1,000, [`Tuning::knowledge_vc`]
     /// [`VcLimits::CLOSURE`], [`Tuning::knowledge_depth`] 2: a threat MoHex sees after the
-    /// search's own move and its answer). House-master's when it has time for it
-    /// ([`crate::ladder::Rung::tuning`]).
+    /// search's own move and its answer). House-master's when it had time for it until it
+    /// kept its tree ([`Tuning::CLOSURE_KEPT`]).
     pub const CLOSURE_TREE: Tuning = Tuning {
         knowledge_at: 1000.0,
         knowledge_vc: VcLimits::CLOSURE,
@@ -176,7 +178,10 @@ impl Tuning {
     };
 
     /// [`Tuning::CLOSURE_TREE`] that goes on from its last search's subtree
-    /// ([`Tuning::keep_tree`]); not yet measured against MoHex 2.0 (`BENCHMARKS.md`, stop 42).
+    /// ([`Tuning::keep_tree`]): house-master's when it has time for the closure
+    /// ([`crate::ladder::Rung::tuning`]), adopted after it beat [`Tuning::CLOSURE_TREE`] at
+    /// equal time (`BENCHMARKS.md`, issue 23, stop 43). Without a [`KeptTree`] it searches
+    /// exactly as [`Tuning::CLOSURE_TREE`].
     pub const CLOSURE_KEPT: Tuning = Tuning {
         keep_tree: true,
         ..Tuning::CLOSURE_TREE
@@ -480,6 +485,70 @@ impl KeptTree {
         let (mine, theirs) = (mine?, theirs?);
         let a = old[0].children().find(|&k| old[k].cell == mine)?;
         old[a].children().find(|&k| old[k].cell == theirs)
+    }
+}
+
+/// The kept trees of several players or seats (a server's house bots, a client playing games
+/// side by side), each under its key, most recently used first and at most `cap` of them: a
+/// tree holds up to [`Tuning::max_nodes`] nodes (some 30 MB after a long think), so the oldest
+/// go once the cap is passed. A key whose tree went only starts its next search afresh.
+pub struct KeptTrees<K> {
+    cap: usize,
+    trees: VecDeque<(K, KeptTree)>,
+}
+
+impl<K: PartialEq> KeptTrees<K> {
+    /// No trees, room for `cap` (at least 1).
+    #[must_use]
+    pub fn new(cap: usize) -> KeptTrees<K> {
+        KeptTrees {
+            cap: cap.max(1),
+            trees: VecDeque::new(),
+        }
+    }
+
+    /// Takes out the tree kept under `key` (an empty one when there is none).
+    pub fn take(&mut self, key: &K) -> KeptTree {
+        self.trees
+            .iter()
+            .position(|(k, _)| k == key)
+            .and_then(|at| self.trees.remove(at))
+            .map(|(_, tree)| tree)
+            .unwrap_or_default()
+    }
+
+    /// Keeps `tree` under `key` as the most recently used (an empty tree is not kept), and
+    /// returns the trees the cap pushed out, for the caller to free where it likes (freeing a
+    /// large tree takes a while: not under a lock).
+    #[must_use = "the trees pushed out are freed when the returned list is dropped"]
+    pub fn keep(&mut self, key: K, tree: KeptTree) -> Vec<KeptTree> {
+        if tree.nodes() > 0 {
+            self.trees.push_front((key, tree));
+        }
+        let keep = self.cap.min(self.trees.len());
+        self.trees
+            .split_off(keep)
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect()
+    }
+
+    /// How many trees are kept.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.trees.len()
+    }
+
+    /// Whether no tree is kept.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.trees.is_empty()
+    }
+
+    /// The tree kept under `key`, if any (left in place).
+    #[must_use]
+    pub fn get(&self, key: &K) -> Option<&KeptTree> {
+        self.trees.iter().find(|(k, _)| k == key).map(|(_, t)| t)
     }
 }
 
@@ -1523,6 +1592,65 @@ mod tests {
         // given the time, the same search marks it
         let (nodes, _) = grown(&pos, &soon, 1_000, 8);
         assert!(nodes[0].flags & KNOWN != 0);
+    }
+
+    #[test]
+    fn kept_trees_stay_under_their_keys_and_the_oldest_go_past_the_cap() {
+        let keeping = Tuning {
+            keep_tree: true,
+            ..Tuning::HOUSE
+        };
+        // three different trees: searches of three positions
+        let grown: Vec<KeptTree> = (0..3u64)
+            .map(|seed| {
+                let pos = random_position(5, 2, seed);
+                let mut kept = KeptTree::default();
+                let mut rng = Pcg64::seed_from_u64(seed);
+                let limits = Limits {
+                    max_playouts: 300 * (seed as u32 + 1),
+                    stop: &mut |_| false,
+                };
+                search(
+                    &pos,
+                    &mut rng,
+                    limits,
+                    &keeping,
+                    &empty_indices(&pos),
+                    Some(&mut kept),
+                )
+                .expect("a move");
+                kept
+            })
+            .collect();
+        let visits: Vec<f32> = grown.iter().map(KeptTree::root_visits).collect();
+        assert_eq!(visits, [300.0, 600.0, 900.0]);
+        let mut trees = KeptTrees::new(2);
+        assert!(trees.is_empty());
+        // a key with nothing kept gives an empty tree
+        assert_eq!(trees.take(&"a").nodes(), 0);
+        assert!(trees.keep("a", grown[0].clone()).is_empty());
+        assert!(trees.keep("b", grown[1].clone()).is_empty());
+        // taking one out leaves the other; putting it back makes it the most recent
+        assert_eq!(trees.take(&"a").root_visits(), 300.0);
+        assert_eq!(trees.len(), 1);
+        assert!(trees.keep("a", grown[0].clone()).is_empty());
+        // past the cap the least recently kept ("b") goes, and is handed back
+        let dropped = trees.keep("c", grown[2].clone());
+        assert_eq!(
+            dropped
+                .iter()
+                .map(KeptTree::root_visits)
+                .collect::<Vec<_>>(),
+            [600.0]
+        );
+        assert_eq!(trees.len(), 2);
+        assert!(trees.get(&"b").is_none());
+        assert_eq!(trees.get(&"a").map(KeptTree::root_visits), Some(300.0));
+        assert_eq!(trees.get(&"c").map(KeptTree::root_visits), Some(900.0));
+        // an empty tree is not kept
+        assert!(trees.keep("d", KeptTree::default()).is_empty());
+        assert!(trees.get(&"d").is_none());
+        assert_eq!(trees.len(), 2);
     }
 
     #[test]

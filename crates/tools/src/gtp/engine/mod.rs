@@ -732,7 +732,7 @@ mod tests {
         let mut differ = 0;
         for seed in 0..4 {
             let default = genmove(None, seed);
-            assert_eq!(default, tuned(&Tuning::CLOSURE_TREE, seed), "seed {seed}");
+            assert_eq!(default, tuned(&Tuning::CLOSURE_KEPT, seed), "seed {seed}");
             let plain = genmove(Some("plain"), seed);
             assert_eq!(plain, tuned(&Tuning::PLAIN, seed), "seed {seed}");
             differ += usize::from(default != tuned(&Tuning::HOUSE, seed));
@@ -782,8 +782,12 @@ mod tests {
         let playouts = info.expect("what the search knew").playouts;
         assert!(playouts > 0);
         assert_eq!(e.kept.root_visits(), reused + playouts as f32);
-        // the house search keeps nothing
-        let mut plain = engine("house");
+        // house-master's own tuning (`house`, its knowledge on this board) keeps its tree
+        // too; a tuning that does not keep trees leaves it empty
+        let mut house = engine("house");
+        answer(&mut house, "genmove b");
+        assert!(house.kept.nodes() > 1_000, "{}", house.kept.nodes());
+        let mut plain = engine("plain");
         answer(&mut plain, "genmove b");
         assert_eq!(plain.kept.nodes(), 0);
     }
