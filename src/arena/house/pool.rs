@@ -23,6 +23,10 @@
 //!   its proportional share is used up: it answers with what it has (an analysis of
 //!   house-master's Hex knowledge it may be in ends within a few ms too).
 //!
+//! - A seat's search tree stays in the pool between its moves ([`Job::tree`]; the most recent
+//!   [`KEPT_TREES_PER_WORKER`] per worker), so that house-master's next search goes on from
+//!   the subtree of the moves played since (issue 23).
+//!
 //! The pool only thinks; the caller plays the move through the normal move path.
 
 use std::cmp::Ordering as CmpOrdering;
