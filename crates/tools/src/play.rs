@@ -10,7 +10,7 @@ use hex_search::KeptTrees;
 use hex_search::ladder::Rung;
 use hex_search::think;
 use hexarena_client::contract::{
-    GameState, MoveInfo, NewSet, OptionsRequest, PoolJoin, PracticeRequest,
+    GameKey, GameState, MoveInfo, NewSet, OptionsRequest, PoolJoin, PracticeRequest,
 };
 use hexarena_client::position::{body_of, clock_left_ms, position_of};
 use hexarena_client::{Bot, Choice, Client, PlayConfig};
@@ -137,13 +137,14 @@ pub fn parse_strategy(s: &str) -> Result<&'static Rung, String> {
 pub struct RungBot {
     /// The rung it plays as.
     pub rung: &'static Rung,
-    /// Search trees by game (set id, game number), the most recent [`KEPT_TREES`].
+    /// Search trees by game (set id, game number), the most recent within
+    /// [`KEPT_TREE_NODES`]; a finished game's go at once.
     trees: Arc<Mutex<KeptTrees<(String, u8)>>>,
 }
 
-/// The games whose search trees a [`RungBot`] keeps at once (a set's two games and a few
-/// more; older ones are dropped).
-pub const KEPT_TREES: usize = 4;
+/// The nodes of the search trees a [`RungBot`] keeps, in all (28 bytes each: 112 MB, a few
+/// games' trees after long thinks; the least recently used go first).
+pub const KEPT_TREE_NODES: usize = 4_000_000;
 
 impl RungBot {
     /// The bot of `rung`, with no tree kept yet.
@@ -151,8 +152,18 @@ impl RungBot {
     pub fn new(rung: &'static Rung) -> RungBot {
         RungBot {
             rung,
-            trees: Arc::new(Mutex::new(KeptTrees::new(KEPT_TREES))),
+            trees: Arc::new(Mutex::new(KeptTrees::new(KEPT_TREE_NODES))),
         }
+    }
+
+    /// Frees the trees of the games `done` names (set id, game number).
+    fn forget(&self, done: impl FnMut(&(String, u8)) -> bool) {
+        let gone = self
+            .trees
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .forget(done);
+        drop(gone);
     }
 }
 
@@ -209,6 +220,14 @@ impl Bot for RungBot {
             (None, None, _) => Choice::Resign("the search found no move".into()),
         }
     }
+
+    fn game_over(&self, game: &GameKey) {
+        self.forget(|(set_id, game_no)| *set_id == game.set_id && *game_no == game.game_no);
+    }
+
+    fn set_over(&self, set_id: &str) {
+        self.forget(|(s, _)| s == set_id);
+    }
 }
 
 /// What the house search knew of its move, as the move's `Hexarena-Info` (issue 21): its win
@@ -258,6 +277,51 @@ pub async fn command(args: PlayArgs) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rung_bot_frees_a_game_s_tree_when_the_game_or_its_set_ends() {
+        let master = parse_strategy("house-master").expect("a rung");
+        let bot = RungBot::new(master);
+        // a tree grown by a search that keeps it, kept for three games of two sets
+        let pos = hex_search::Position::with_opening(
+            5,
+            &[hex_search::Cell::new(2, 2), hex_search::Cell::new(1, 3)],
+        )
+        .expect("two stones");
+        let mut tree = hex_search::KeptTree::default();
+        let mut rng = Pcg64::seed_from_u64(1);
+        let limits = hex_search::Limits {
+            max_playouts: 400,
+            stop: &mut |_| false,
+        };
+        let tuning = hex_search::Tuning {
+            keep_tree: true,
+            ..hex_search::Tuning::HOUSE
+        };
+        hex_search::strong_move_kept(&pos, &mut rng, limits, &tuning, &mut tree);
+        assert!(tree.nodes() > 0);
+        {
+            let mut trees = bot.trees.lock().expect("lock");
+            for key in [("set_a", 1), ("set_a", 2), ("set_b", 1)] {
+                let gone = trees.keep((key.0.to_string(), key.1), tree.clone());
+                assert!(gone.is_empty());
+            }
+        }
+        let kept = |set: &str, game: u8| {
+            bot.trees
+                .lock()
+                .expect("lock")
+                .get(&(set.into(), game))
+                .is_some()
+        };
+        bot.game_over(&GameKey {
+            set_id: "set_a".into(),
+            game_no: 1,
+        });
+        assert!(!kept("set_a", 1) && kept("set_a", 2) && kept("set_b", 1));
+        bot.set_over("set_a");
+        assert!(!kept("set_a", 2) && kept("set_b", 1));
+    }
 
     #[test]
     fn the_search_s_knowledge_becomes_a_header_the_server_accepts() {

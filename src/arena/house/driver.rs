@@ -88,8 +88,10 @@ fn on_change(arena: &Arc<Arena>, house: &Arc<House>, c: &Change) {
     if concerns_house && let Some(state) = &c.state {
         count_time_loss(arena, house, state);
         if matches!(state.status, Status::Finished { .. }) {
-            // An outside engine's game ended: its process is stopped.
+            // An outside engine's game ended: its process is stopped; a house bot's search
+            // trees for it are freed.
             house.outside.forget(&state.set_id, state.game_no);
+            house.pool.forget_trees(&state.set_id, state.game_no);
         }
     }
     match (&c.state, c.game_no) {

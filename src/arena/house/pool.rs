@@ -24,8 +24,8 @@
 //!   house-master's Hex knowledge it may be in ends within a few ms too).
 //!
 //! - A seat's search tree stays in the pool between its moves ([`Job::tree`]; the most recent
-//!   [`KEPT_TREES_PER_WORKER`] per worker), so that house-master's next search goes on from
-//!   the subtree of the moves played since (issue 23).
+//!   within [`KEPT_TREE_NODES`]), so that house-master's next search goes on from the subtree
+//!   of the moves played since (issue 23).
 //!
 //! The pool only thinks; the caller plays the move through the normal move path.
 
@@ -91,11 +91,14 @@ pub struct TreeKey {
     pub seat: u8,
 }
 
-/// Search trees the pool keeps, per worker: the most recently used seats' trees stay, older
-/// ones are dropped (a tree holds up to [`hex_search::Tuning::max_nodes`] nodes, some 30 MB at
-/// a long think), so memory stays bounded however many games run. A seat whose tree was
-/// dropped only starts its next search from an empty tree.
-pub const KEPT_TREES_PER_WORKER: usize = 4;
+/// The nodes of the search trees the pool keeps, in all (28 bytes each: 224 MB): the most
+/// recently used seats' trees stay, older ones go (a tree holds up to
+/// [`hex_search::Tuning::max_nodes`] nodes, a million after a long think), and a finished
+/// game's trees go at once ([`Pool::forget_trees`]), so memory stays bounded however many
+/// games run and whatever the machine. A seat whose tree went only starts its next search
+/// from an empty tree; with more house-master seats thinking at once than the budget holds,
+/// fewer of them find their tree.
+pub const KEPT_TREE_NODES: usize = 8_000_000;
 
 /// A job's answer and what it cost.
 #[derive(Debug, Clone, Copy)]
@@ -189,7 +192,7 @@ struct Shared {
     overhead_ms: AtomicU64,
     threads: usize,
     counters: Counters,
-    /// The seats' kept search trees ([`KEPT_TREES_PER_WORKER`] per worker).
+    /// The seats' kept search trees (at most [`KEPT_TREE_NODES`] nodes in all).
     trees: Mutex<KeptTrees<TreeKey>>,
 }
 
@@ -202,14 +205,14 @@ impl Shared {
             .take(key)
     }
 
-    /// Keeps `tree` for `key`; the trees the cap pushes out are freed outside the lock.
+    /// Keeps `tree` for `key`; the trees the budget pushes out are freed outside the lock.
     fn keep_tree(&self, key: TreeKey, tree: KeptTree) {
-        let dropped = self
+        let gone = self
             .trees
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .keep(key, tree);
-        drop(dropped);
+        drop(gone);
     }
 
     fn overhead_ms(&self) -> u64 {
@@ -268,7 +271,7 @@ impl Pool {
             move_cost_ms: AtomicU64::new(0f64.to_bits()),
             overhead_ms: AtomicU64::new(OVERHEAD_PRIOR_MS.to_bits()),
             threads,
-            trees: Mutex::new(KeptTrees::new(KEPT_TREES_PER_WORKER * threads)),
+            trees: Mutex::new(KeptTrees::new(KEPT_TREE_NODES)),
             counters: Counters {
                 min_margin_ms: std::sync::atomic::AtomicI64::new(i64::MAX),
                 min_stored_margin_ms: std::sync::atomic::AtomicI64::new(i64::MAX),
@@ -282,6 +285,18 @@ impl Pool {
                 .spawn(move || work(&s))?;
         }
         Ok(Pool { shared })
+    }
+
+    /// Frees the search trees kept for the seats of game `game_no` of set `set_id` (the game
+    /// ended).
+    pub fn forget_trees(&self, set_id: &str, game_no: i64) {
+        let gone = self
+            .shared
+            .trees
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .forget(|k| k.set_id == set_id && k.game_no == game_no);
+        drop(gone);
     }
 
     /// Worker threads.
@@ -513,7 +528,10 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
         &mut rng,
         (&interrupt, tree.as_mut()),
     );
-    if let (Some(key), Some(tree)) = (&job.tree, tree) {
+    // Only a search with house-master's knowledge (its tuning keeps trees) leaves a tree that
+    // the seat's next move can use; any other move leaves the seat none.
+    let knowledge = playouts > 0 && think::knows(job.rung, job.position.size(), b);
+    if let (Some(key), Some(tree), true) = (&job.tree, tree, knowledge) {
         shared.keep_tree(key.clone(), tree);
     }
     let done = Instant::now();
@@ -531,7 +549,7 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
         load,
         margin_ms,
         // Moves made without a search (a win at once, a forced block) used no knowledge.
-        knowledge: playouts > 0 && think::knows(job.rung, job.position.size(), b),
+        knowledge,
     }
 }
 
@@ -689,13 +707,29 @@ mod tests {
         };
         let t2 = pool.think(second).await.expect("answered");
         assert!(t2.mv.is_some() && t2.playouts > 0, "{t2:?}");
-        let trees = pool.shared.trees.lock().expect("lock");
-        let root = trees.get(&key).map(KeptTree::root_visits).expect("kept");
-        assert!(
-            root >= kept_visits + t2.playouts as f32,
-            "{root} {kept_visits} {t2:?}"
-        );
-        assert_eq!(trees.len(), 2);
+        {
+            let trees = pool.shared.trees.lock().expect("lock");
+            let root = trees.get(&key).map(KeptTree::root_visits).expect("kept");
+            assert!(
+                root >= kept_visits + t2.playouts as f32,
+                "{root} {kept_visits} {t2:?}"
+            );
+            assert_eq!(trees.len(), 2);
+        }
+        // a move without the knowledge (near its flag: cheap) leaves the seat no stale tree
+        let cheap = Job {
+            tree: Some(key.clone()),
+            ..job(200, 10)
+        };
+        let t3 = pool.think(cheap).await.expect("answered");
+        assert!(t3.budget.cheap && !t3.knowledge, "{t3:?}");
+        assert!(pool.shared.trees.lock().expect("lock").get(&key).is_none());
+        // the game ended: the other seat's tree goes too
+        assert_eq!(pool.shared.trees.lock().expect("lock").len(), 1);
+        pool.forget_trees("set-2", 1);
+        assert_eq!(pool.shared.trees.lock().expect("lock").len(), 1);
+        pool.forget_trees("set-1", 1);
+        assert!(pool.shared.trees.lock().expect("lock").is_empty());
     }
 
     #[tokio::test]

@@ -194,7 +194,7 @@ pub fn strong_move_tuned_reported(
 }
 
 /// [`strong_move_tuned_reported`] for a player that keeps its search tree from move to move
-/// (`hexarena gtp`, one game at a time): with [`Tuning::keep_tree`] the search starts from
+/// (one [`KeptTree`] a game and seat: [`crate::KeptTrees`] holds several): with [`Tuning::keep_tree`] the search starts from
 /// the subtree `kept` holds for `pos` (see [`KeptTree`]) and leaves its own tree there. A
 /// kept tree serves only the position it leads to, so one left by an older move is never
 /// misused. Without [`Tuning::keep_tree`], exactly [`strong_move_tuned_reported`].

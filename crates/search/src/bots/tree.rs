@@ -78,9 +78,11 @@ pub struct Tuning {
     /// The H-search of the root's analysis ([`Tuning::solver`]): [`VcLimits::ROOT`], or
     /// [`VcLimits::CLOSURE`] (issue 23, tenth piece).
     pub root_vc: VcLimits,
-    /// Issue 23: a search given a [`KeptTree`] (`hexarena gtp`, `examples/selfplay.rs`)
-    /// starts from the subtree its last search grew below the move it played and the
-    /// opponent's answer, when the position is that one (MoHex reuses its subtree so).
+    /// Issue 23: a search given a [`KeptTree`] (the arena's house pool for each seat,
+    /// `hexarena play` for each game, `hexarena gtp`, `examples/selfplay.rs`) starts from the
+    /// subtree its last search grew below the move it played and the opponent's answer, when
+    /// the position is that one, or from the whole tree when the position is the one it
+    /// searched (MoHex reuses its subtree so).
     /// `false`, or no [`KeptTree`] given: every search starts from an empty tree.
     pub keep_tree: bool,
 }
@@ -423,7 +425,7 @@ impl KeptTree {
     #[must_use]
     pub fn visits_for(&self, pos: &Position, tuning: &Tuning, candidates: &[u16]) -> Option<f32> {
         let at = self.locate(pos, tuning)?;
-        reroot(&self.nodes, at, candidates, tuning.pattern_visits).map(|n| n[0].visits)
+        reroot(&self.nodes, at, candidates, prior_of(at, tuning)).map(|n| n[0].visits)
     }
 
     /// Keeps `nodes`, the tree `tuning` searched from `pos`.
@@ -433,6 +435,8 @@ impl KeptTree {
         self.tb_owner = pos.top_bottom_owner();
         self.tuning = Some(*tuning);
         self.nodes = nodes;
+        // the search's vector grew by doubling: keep only what it holds
+        self.nodes.shrink_to_fit();
     }
 
     /// The subtree to start `pos`'s search with `tuning` from (see [`KeptTree::locate`]), its
@@ -446,12 +450,14 @@ impl KeptTree {
         let at = self.locate(pos, tuning);
         let old = std::mem::take(&mut self.nodes);
         self.clear();
-        reroot(&old, at?, candidates, tuning.pattern_visits)
+        let at = at?;
+        reroot(&old, at, candidates, prior_of(at, tuning))
     }
 
     /// The node of the kept tree whose position is `pos`: the kept tree must be `tuning`'s,
     /// and `pos` the kept position with one stone of the mover on a root move and one of the
-    /// opponent on an answer to it that the tree holds.
+    /// opponent on an answer to it that the tree holds, or the kept position itself (the root:
+    /// a move asked again, after its answer was lost or refused).
     fn locate(&self, pos: &Position, tuning: &Tuning) -> Option<usize> {
         let (old, board) = (&self.nodes, &self.board);
         let now = pos.board_slice();
@@ -482,27 +488,31 @@ impl KeptTree {
                 return None;
             }
         }
-        let (mine, theirs) = (mine?, theirs?);
+        let (mine, theirs) = match (mine, theirs) {
+            (None, None) => return Some(0),
+            (mine, theirs) => (mine?, theirs?),
+        };
         let a = old[0].children().find(|&k| old[k].cell == mine)?;
         old[a].children().find(|&k| old[k].cell == theirs)
     }
 }
 
 /// The kept trees of several players or seats (a server's house bots, a client playing games
-/// side by side), each under its key, most recently used first and at most `cap` of them: a
-/// tree holds up to [`Tuning::max_nodes`] nodes (some 30 MB after a long think), so the oldest
-/// go once the cap is passed. A key whose tree went only starts its next search afresh.
+/// side by side), each under its key, most recently used first, within a budget of nodes: a
+/// tree holds up to [`Tuning::max_nodes`] nodes of 28 bytes (28 MB at a million, after a long
+/// think), so the least recently used go once the kept nodes pass the budget (the newest tree
+/// always stays). A key whose tree went only starts its next search afresh.
 pub struct KeptTrees<K> {
-    cap: usize,
+    max_nodes: usize,
     trees: VecDeque<(K, KeptTree)>,
 }
 
 impl<K: PartialEq> KeptTrees<K> {
-    /// No trees, room for `cap` (at least 1).
+    /// No trees, room for `max_nodes` nodes in all.
     #[must_use]
-    pub fn new(cap: usize) -> KeptTrees<K> {
+    pub fn new(max_nodes: usize) -> KeptTrees<K> {
         KeptTrees {
-            cap: cap.max(1),
+            max_nodes,
             trees: VecDeque::new(),
         }
     }
@@ -517,20 +527,44 @@ impl<K: PartialEq> KeptTrees<K> {
             .unwrap_or_default()
     }
 
-    /// Keeps `tree` under `key` as the most recently used (an empty tree is not kept), and
-    /// returns the trees the cap pushed out, for the caller to free where it likes (freeing a
-    /// large tree takes a while: not under a lock).
-    #[must_use = "the trees pushed out are freed when the returned list is dropped"]
+    /// Keeps `tree` under `key` as the most recently used, in place of any tree kept under
+    /// that key before (an empty tree only takes the old one away), and returns the trees
+    /// taken away or pushed out by the budget, for the caller to free where it likes (freeing
+    /// a large tree takes a while: not under a lock).
+    #[must_use = "the trees taken away are freed when the returned list is dropped"]
     pub fn keep(&mut self, key: K, tree: KeptTree) -> Vec<KeptTree> {
+        let mut gone: Vec<KeptTree> = Vec::new();
+        if let Some(at) = self.trees.iter().position(|(k, _)| *k == key) {
+            gone.extend(self.trees.remove(at).map(|(_, t)| t));
+        }
         if tree.nodes() > 0 {
             self.trees.push_front((key, tree));
         }
-        let keep = self.cap.min(self.trees.len());
-        self.trees
-            .split_off(keep)
-            .into_iter()
-            .map(|(_, t)| t)
-            .collect()
+        let mut total: usize = self.trees.iter().map(|(_, t)| t.nodes()).sum();
+        while total > self.max_nodes && self.trees.len() > 1 {
+            if let Some((_, t)) = self.trees.pop_back() {
+                total -= t.nodes();
+                gone.push(t);
+            }
+        }
+        gone
+    }
+
+    /// Takes away the trees of the keys `done` says are finished (a game that ended), and
+    /// returns them to be freed.
+    #[must_use = "the trees taken away are freed when the returned list is dropped"]
+    pub fn forget(&mut self, mut done: impl FnMut(&K) -> bool) -> Vec<KeptTree> {
+        let mut gone = Vec::new();
+        let mut kept = VecDeque::with_capacity(self.trees.len());
+        for (k, t) in self.trees.drain(..) {
+            if done(&k) {
+                gone.push(t);
+            } else {
+                kept.push_back((k, t));
+            }
+        }
+        self.trees = kept;
+        gone
     }
 
     /// How many trees are kept.
@@ -545,11 +579,23 @@ impl<K: PartialEq> KeptTrees<K> {
         self.trees.is_empty()
     }
 
+    /// The nodes kept in all the trees.
+    #[must_use]
+    pub fn nodes(&self) -> usize {
+        self.trees.iter().map(|(_, t)| t.nodes()).sum()
+    }
+
     /// The tree kept under `key`, if any (left in place).
     #[must_use]
     pub fn get(&self, key: &K) -> Option<&KeptTree> {
         self.trees.iter().find(|(k, _)| k == key).map(|(_, t)| t)
     }
+}
+
+/// The prior's virtual visits node `at` of a kept tree holds (none at its root) for
+/// [`reroot`] to shed.
+fn prior_of(at: usize, tuning: &Tuning) -> f32 {
+    if at == 0 { 0.0 } else { tuning.pattern_visits }
 }
 
 /// Node `at`'s subtree of `old` as a tree of its own (`at` the root, index 0), the root's
@@ -1624,33 +1670,46 @@ mod tests {
             .collect();
         let visits: Vec<f32> = grown.iter().map(KeptTree::root_visits).collect();
         assert_eq!(visits, [300.0, 600.0, 900.0]);
-        let mut trees = KeptTrees::new(2);
+        let sizes: Vec<usize> = grown.iter().map(KeptTree::nodes).collect();
+        // room for all three but one node
+        let mut trees = KeptTrees::new(sizes.iter().sum::<usize>() - 1);
         assert!(trees.is_empty());
         // a key with nothing kept gives an empty tree
         assert_eq!(trees.take(&"a").nodes(), 0);
         assert!(trees.keep("a", grown[0].clone()).is_empty());
         assert!(trees.keep("b", grown[1].clone()).is_empty());
+        assert_eq!(trees.nodes(), sizes[0] + sizes[1]);
         // taking one out leaves the other; putting it back makes it the most recent
         assert_eq!(trees.take(&"a").root_visits(), 300.0);
         assert_eq!(trees.len(), 1);
         assert!(trees.keep("a", grown[0].clone()).is_empty());
-        // past the cap the least recently kept ("b") goes, and is handed back
-        let dropped = trees.keep("c", grown[2].clone());
-        assert_eq!(
-            dropped
-                .iter()
-                .map(KeptTree::root_visits)
-                .collect::<Vec<_>>(),
-            [600.0]
-        );
+        // past the budget the least recently kept ("b") goes, and is handed back
+        let gone = trees.keep("c", grown[2].clone());
+        let visits = |list: &[KeptTree]| list.iter().map(KeptTree::root_visits).collect::<Vec<_>>();
+        assert_eq!(visits(&gone), [600.0]);
         assert_eq!(trees.len(), 2);
         assert!(trees.get(&"b").is_none());
         assert_eq!(trees.get(&"a").map(KeptTree::root_visits), Some(300.0));
         assert_eq!(trees.get(&"c").map(KeptTree::root_visits), Some(900.0));
-        // an empty tree is not kept
+        // keeping under a key already kept replaces its tree (the old one is handed back)
+        assert_eq!(visits(&trees.keep("a", grown[1].clone())), [300.0]);
+        assert_eq!(trees.len(), 2);
+        assert_eq!(trees.get(&"a").map(KeptTree::root_visits), Some(600.0));
+        // an empty tree is not kept, and takes away what its key held
         assert!(trees.keep("d", KeptTree::default()).is_empty());
         assert!(trees.get(&"d").is_none());
-        assert_eq!(trees.len(), 2);
+        assert_eq!(visits(&trees.keep("c", KeptTree::default())), [900.0]);
+        assert_eq!(trees.len(), 1);
+        // a tree bigger than the whole budget stays while it is the newest
+        let mut small = KeptTrees::new(1);
+        assert!(small.keep("x", grown[0].clone()).is_empty());
+        assert_eq!(visits(&small.keep("y", grown[1].clone())), [300.0]);
+        assert_eq!(small.len(), 1);
+        // finished keys are forgotten
+        assert!(trees.keep("e", grown[2].clone()).is_empty());
+        assert_eq!(visits(&trees.forget(|k| *k == "a")), [600.0]);
+        assert_eq!(trees.len(), 1);
+        assert!(trees.get(&"e").is_some());
     }
 
     #[test]
@@ -1755,8 +1814,8 @@ mod tests {
             .expect("two root moves");
         let cells: Vec<u16> = cut[cut[0].children()].iter().map(|n| n.cell).collect();
         assert_eq!(cells, two);
-        // any other position starts afresh: an answer the tree never expanded, the same
-        // position one move on, or the other player to move
+        // any other position starts afresh: an answer the tree never expanded, or the same
+        // position one move on (the other player to move)
         let leaf = old[0]
             .children()
             .find(|&k| old[k].n_children == 0)
@@ -1775,7 +1834,13 @@ mod tests {
             copy.visits_for(&one_on, &keeping, &empty_indices(&one_on)),
             None
         );
-        assert_eq!(copy.visits_for(&pos, &keeping, &empty_indices(&pos)), None);
+        // the kept position itself (a move asked again) goes on from the whole tree, whose
+        // root holds no prior visits to shed
+        assert_eq!(
+            copy.visits_for(&pos, &keeping, &empty_indices(&pos)),
+            Some(old[0].visits)
+        );
+        assert_eq!(old[0].visits, 4_000.0);
         // without `keep_tree` a search neither reads nor writes the kept tree
         let mut untouched = KeptTree::default();
         let limits = Limits {
