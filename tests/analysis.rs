@@ -488,7 +488,7 @@ async fn hexarena_play_on_a_house_strategy_sends_what_its_search_knew_with_each_
     };
     let done = tokio::time::timeout(
         Duration::from_secs(120),
-        run(searcher, hexarena_tools::play::RungBot::new(rung), create),
+        run(searcher, hexarena_tools::play::RungBot { rung }, create),
     )
     .await
     .expect("in time")

@@ -58,20 +58,20 @@ impl Rung {
     }
 
     /// The search's tuning for a move on a `size` x `size` board with `think_ms` to think:
-    /// [`Tuning::CLOSURE_KEPT`] for a knowing rung on boards up to [`KNOWLEDGE_MAX_SIZE`] with
+    /// [`Tuning::CLOSURE_TREE`] for a knowing rung on boards up to [`KNOWLEDGE_MAX_SIZE`] with
     /// at least [`KNOWLEDGE_MIN_THINK_MS`], else [`Tuning::HOUSE`] (also for random play,
     /// which searches nothing).
     #[must_use]
     pub fn tuning(&self, size: u8, think_ms: u64) -> Tuning {
         if self.knows(size, think_ms) {
-            Tuning::CLOSURE_KEPT
+            Tuning::CLOSURE_TREE
         } else {
             Tuning::HOUSE
         }
     }
 
     /// Whether a move on a `size` x `size` board with `think_ms` to think uses Hex knowledge
-    /// ([`Rung::tuning`] is then [`Tuning::CLOSURE_KEPT`]).
+    /// ([`Rung::tuning`] is then [`Tuning::CLOSURE_TREE`]).
     #[must_use]
     pub fn knows(&self, size: u8, think_ms: u64) -> bool {
         matches!(
@@ -196,10 +196,10 @@ mod tests {
     #[test]
     fn only_house_master_uses_knowledge_and_only_where_it_has_time_for_it() {
         let master = rung("house-master").expect("on the ladder");
-        assert_eq!(master.tuning(11, 1_000), Tuning::CLOSURE_KEPT);
+        assert_eq!(master.tuning(11, 1_000), Tuning::CLOSURE_TREE);
         assert_eq!(
             master.tuning(KNOWLEDGE_MAX_SIZE, KNOWLEDGE_MIN_THINK_MS),
-            Tuning::CLOSURE_KEPT
+            Tuning::CLOSURE_TREE
         );
         // A larger board, or too short a think: the search without the closure.
         assert_eq!(master.tuning(KNOWLEDGE_MAX_SIZE + 1, 2_000), Tuning::HOUSE);

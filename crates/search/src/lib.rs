@@ -13,8 +13,7 @@
 //!   ([`vc::VcLimits::CLOSURE`], [`Tuning::CLOSURE`], [`Tuning::CLOSURE_TREE`]).
 //!   The search uses them at the root when its [`Tuning`] says so ([`Tuning::FILL_IN`],
 //!   [`Tuning::KNOWLEDGE`]); the house bots' [`Tuning::HOUSE`] does not, but house-master
-//!   plays [`Tuning::CLOSURE_KEPT`] (the closure near the root, going on from its last
-//!   search's tree: [`KeptTree`]) on boards up to 11x11 when it has half a second or more
+//!   plays [`Tuning::CLOSURE_TREE`] on boards up to 11x11 when it has half a second or more
 //!   ([`ladder::Rung::tuning`]; `BENCHMARKS.md`, issue 23, has the measurements). Inside the tree,
 //!   a cheap local-shape prior at every expansion (save a bridge, dead cells, own carriers, new
 //!   bridges, the last move: [`Tuning::pattern_visits`]), which [`Tuning::HOUSE`] uses, and the
@@ -48,8 +47,8 @@ pub mod think;
 pub mod vc;
 
 pub use bots::{
-    KeptTree, KeptTrees, Limits, STOP_CHECK_EVERY, STRONG_BUDGET, SearchInfo, Tuning,
-    playout_winner, random_move, random_playout, strong_budget_for, strong_move, strong_move_kept,
+    KeptTree, Limits, STOP_CHECK_EVERY, STRONG_BUDGET, SearchInfo, Tuning, playout_winner,
+    random_move, random_playout, strong_budget_for, strong_move, strong_move_kept,
     strong_move_reported, strong_move_tuned, strong_move_tuned_reported, strong_move_within,
 };
 pub use hex::*;

@@ -9,8 +9,8 @@
 
 use std::time::Instant;
 
+use crate::Limits;
 use crate::ladder::{Play, Rung, think_time_ms};
-use crate::{KeptTree, Limits};
 use hex::{Move, Position};
 use rand_core::Rng;
 
@@ -143,22 +143,19 @@ pub fn choose(
     rng: &mut impl Rng,
     interrupt: &dyn Fn() -> bool,
 ) -> (Option<Move>, u32) {
-    let (mv, playouts, _) = choose_reported(pos, rung, budget, started, rng, (interrupt, None));
+    let (mv, playouts, _) = choose_reported(pos, rung, budget, started, rng, interrupt);
     (mv, playouts)
 }
 
 /// [`choose`] with what the search knew of its move ([`crate::SearchInfo`]; None for a random
-/// rung and for a move chosen without a search), for a player that may keep its search tree
-/// from move to move: with `kept` and a tuning that keeps trees ([`crate::Tuning::keep_tree`],
-/// house-master's), the search goes on from the subtree `kept` holds for `pos` and leaves its
-/// own tree there ([`crate::KeptTree`]). The same move for the same RNG state and tree.
+/// rung and for a move chosen without a search). The same move for the same RNG state.
 pub fn choose_reported(
     pos: &Position,
     rung: &Rung,
     budget: Budget,
     started: Instant,
     rng: &mut impl Rng,
-    (interrupt, kept): (&dyn Fn() -> bool, Option<&mut KeptTree>),
+    interrupt: &dyn Fn() -> bool,
 ) -> (Option<Move>, u32, Option<crate::SearchInfo>) {
     match rung.play {
         Play::Random => (crate::random_move(pos, rng), 0, None),
@@ -175,14 +172,15 @@ pub fn choose_reported(
             } else {
                 rung.tuning(pos.size(), budget.think_ms)
             };
-            let limits = Limits {
-                max_playouts: budget.max_playouts,
-                stop: &mut stop,
-            };
-            let (mv, info) = match kept {
-                Some(kept) => crate::strong_move_kept(pos, rng, limits, &tuning, kept),
-                None => crate::strong_move_tuned_reported(pos, rng, limits, &tuning),
-            };
+            let (mv, info) = crate::strong_move_tuned_reported(
+                pos,
+                rng,
+                Limits {
+                    max_playouts: budget.max_playouts,
+                    stop: &mut stop,
+                },
+                &tuning,
+            );
             (mv, playouts, info)
         }
     }
@@ -386,7 +384,7 @@ mod tests {
             );
             assert_eq!(
                 mv,
-                unclocked(seed, &crate::Tuning::CLOSURE_KEPT),
+                unclocked(seed, &crate::Tuning::CLOSURE_TREE),
                 "seed {seed}"
             );
             assert!(inside(mv), "seed {seed}: {mv:?} outside {mustplay:?}");

@@ -2,15 +2,13 @@
 //! chosen by a rung of the house ladder ([`RungBot`], thinking exactly as the house bot of
 //! that name does) or by a Hex GTP engine ([`Bridge`], `--gtp`).
 
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use clap::Args;
-use hex_search::KeptTrees;
 use hex_search::ladder::Rung;
 use hex_search::think;
 use hexarena_client::contract::{
-    GameKey, GameState, MoveInfo, NewSet, OptionsRequest, PoolJoin, PracticeRequest,
+    GameState, MoveInfo, NewSet, OptionsRequest, PoolJoin, PracticeRequest,
 };
 use hexarena_client::position::{body_of, clock_left_ms, position_of};
 use hexarena_client::{Bot, Choice, Client, PlayConfig};
@@ -131,40 +129,11 @@ pub fn parse_strategy(s: &str) -> Result<&'static Rung, String> {
 
 /// A rung of the house ladder as a [`Bot`]: the house bot's own budget on an idle server (one
 /// job on one worker), the same thinking time from the same clock, the same playout cap, on
-/// a blocking thread, and like the house pool it keeps each game's search tree from move to
-/// move (for a rung whose tuning goes on from it: house-master, issue 23).
-#[derive(Clone)]
+/// a blocking thread.
+#[derive(Debug, Clone, Copy)]
 pub struct RungBot {
     /// The rung it plays as.
     pub rung: &'static Rung,
-    /// Search trees by game (set id, game number), the most recent within
-    /// [`KEPT_TREE_NODES`]; a finished game's go at once.
-    trees: Arc<Mutex<KeptTrees<(String, u8)>>>,
-}
-
-/// The nodes of the search trees a [`RungBot`] keeps, in all (28 bytes each: 112 MB, a few
-/// games' trees after long thinks; the least recently used go first).
-pub const KEPT_TREE_NODES: usize = 4_000_000;
-
-impl RungBot {
-    /// The bot of `rung`, with no tree kept yet.
-    #[must_use]
-    pub fn new(rung: &'static Rung) -> RungBot {
-        RungBot {
-            rung,
-            trees: Arc::new(Mutex::new(KeptTrees::new(KEPT_TREE_NODES))),
-        }
-    }
-
-    /// Frees the trees of the games `done` names (set id, game number).
-    fn forget(&self, done: impl FnMut(&(String, u8)) -> bool) {
-        let gone = self
-            .trees
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .forget(done);
-        drop(gone);
-    }
 }
 
 impl Bot for RungBot {
@@ -195,20 +164,9 @@ impl Bot for RungBot {
             1,
         );
         let legal = state.legal_moves.first().copied();
-        let (trees, key) = (self.trees.clone(), (state.set_id.clone(), state.game_no));
         let (mv, info) = tokio::task::spawn_blocking(move || {
-            let lock = || trees.lock().unwrap_or_else(|e| e.into_inner());
-            let mut tree = lock().take(&key);
-            let (mv, _, info) = think::choose_reported(
-                &pos,
-                rung,
-                budget,
-                started,
-                &mut rng,
-                (&|| false, Some(&mut tree)),
-            );
-            let dropped = lock().keep(key, tree);
-            drop(dropped);
+            let (mv, _, info) =
+                think::choose_reported(&pos, rung, budget, started, &mut rng, &|| false);
             (mv, info)
         })
         .await
@@ -219,14 +177,6 @@ impl Bot for RungBot {
             (None, Some(first), _) => Choice::Move(first),
             (None, None, _) => Choice::Resign("the search found no move".into()),
         }
-    }
-
-    fn game_over(&self, game: &GameKey) {
-        self.forget(|(set_id, game_no)| *set_id == game.set_id && *game_no == game.game_no);
-    }
-
-    fn set_over(&self, set_id: &str) {
-        self.forget(|(s, _)| s == set_id);
     }
 }
 
@@ -266,7 +216,9 @@ pub async fn command(args: PlayArgs) -> anyhow::Result<()> {
         }
         None => {
             tracing::info!("moves from strategy {}", args.strategy.name);
-            let bot = RungBot::new(args.strategy);
+            let bot = RungBot {
+                rung: args.strategy,
+            };
             hexarena_client::run(client, bot, config).await?
         }
     };
@@ -277,51 +229,6 @@ pub async fn command(args: PlayArgs) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_rung_bot_frees_a_game_s_tree_when_the_game_or_its_set_ends() {
-        let master = parse_strategy("house-master").expect("a rung");
-        let bot = RungBot::new(master);
-        // a tree grown by a search that keeps it, kept for three games of two sets
-        let pos = hex_search::Position::with_opening(
-            5,
-            &[hex_search::Cell::new(2, 2), hex_search::Cell::new(1, 3)],
-        )
-        .expect("two stones");
-        let mut tree = hex_search::KeptTree::default();
-        let mut rng = Pcg64::seed_from_u64(1);
-        let limits = hex_search::Limits {
-            max_playouts: 400,
-            stop: &mut |_| false,
-        };
-        let tuning = hex_search::Tuning {
-            keep_tree: true,
-            ..hex_search::Tuning::HOUSE
-        };
-        hex_search::strong_move_kept(&pos, &mut rng, limits, &tuning, &mut tree);
-        assert!(tree.nodes() > 0);
-        {
-            let mut trees = bot.trees.lock().expect("lock");
-            for key in [("set_a", 1), ("set_a", 2), ("set_b", 1)] {
-                let gone = trees.keep((key.0.to_string(), key.1), tree.clone());
-                assert!(gone.is_empty());
-            }
-        }
-        let kept = |set: &str, game: u8| {
-            bot.trees
-                .lock()
-                .expect("lock")
-                .get(&(set.into(), game))
-                .is_some()
-        };
-        bot.game_over(&GameKey {
-            set_id: "set_a".into(),
-            game_no: 1,
-        });
-        assert!(!kept("set_a", 1) && kept("set_a", 2) && kept("set_b", 1));
-        bot.set_over("set_a");
-        assert!(!kept("set_a", 2) && kept("set_b", 1));
-    }
 
     #[test]
     fn the_search_s_knowledge_becomes_a_header_the_server_accepts() {

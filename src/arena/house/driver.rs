@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::broadcast::error::RecvError;
 
-use super::pool::{Job, TreeKey};
+use super::pool::Job;
 use super::{House, lobby};
 use crate::arena::error::{ArenaResult, Code};
 use crate::arena::game::{EndReason, Status};
@@ -88,10 +88,8 @@ fn on_change(arena: &Arc<Arena>, house: &Arc<House>, c: &Change) {
     if concerns_house && let Some(state) = &c.state {
         count_time_loss(arena, house, state);
         if matches!(state.status, Status::Finished { .. }) {
-            // An outside engine's game ended: its process is stopped; a house bot's search
-            // trees for it are freed.
+            // An outside engine's game ended: its process is stopped.
             house.outside.forget(&state.set_id, state.game_no);
-            house.pool.forget_trees(&state.set_id, state.game_no);
         }
     }
     match (&c.state, c.game_no) {
@@ -369,11 +367,6 @@ async fn play_one(
                     .then(|| u64::try_from(clock.remaining_ms[i]).unwrap_or(0)),
                 increment_ms: u64::try_from(clock.increment_ms).unwrap_or(0),
                 seed: rand::random(),
-                tree: Some(TreeKey {
-                    set_id: set_id.to_string(),
-                    game_no,
-                    seat: seat.number(),
-                }),
             };
             let thought = house
                 .pool

@@ -23,10 +23,6 @@
 //!   its proportional share is used up: it answers with what it has (an analysis of
 //!   house-master's Hex knowledge it may be in ends within a few ms too).
 //!
-//! - A seat's search tree stays in the pool between its moves ([`Job::tree`]; the most recent
-//!   within [`KEPT_TREE_NODES`]), so that house-master's next search goes on from the subtree
-//!   of the moves played since (issue 23).
-//!
 //! The pool only thinks; the caller plays the move through the normal move path.
 
 use std::cmp::Ordering as CmpOrdering;
@@ -37,7 +33,6 @@ use std::time::{Duration, Instant};
 
 use hex::{Move, Position};
 use hex_search::ladder::Rung;
-use hex_search::{KeptTree, KeptTrees};
 use rand_core::SeedableRng;
 use tokio::sync::oneshot;
 
@@ -74,31 +69,7 @@ pub struct Job {
     pub increment_ms: u64,
     /// Seeds the search's random numbers.
     pub seed: u64,
-    /// The game and seat the move is for: the pool keeps that seat's search tree between its
-    /// moves (house-master's tuning goes on from it, issue 23). None: the search starts from
-    /// an empty tree and keeps nothing.
-    pub tree: Option<TreeKey>,
 }
-
-/// A seat of a game, whose search tree the pool keeps between its moves ([`Job::tree`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TreeKey {
-    /// The set.
-    pub set_id: String,
-    /// The game's number in its set.
-    pub game_no: i64,
-    /// The seat (1 or 2).
-    pub seat: u8,
-}
-
-/// The nodes of the search trees the pool keeps, in all (28 bytes each: 224 MB): the most
-/// recently used seats' trees stay, older ones go (a tree holds up to
-/// [`hex_search::Tuning::max_nodes`] nodes, a million after a long think), and a finished
-/// game's trees go at once ([`Pool::forget_trees`]), so memory stays bounded however many
-/// games run and whatever the machine. A seat whose tree went only starts its next search
-/// from an empty tree; with more house-master seats thinking at once than the budget holds,
-/// fewer of them find their tree.
-pub const KEPT_TREE_NODES: usize = 8_000_000;
 
 /// A job's answer and what it cost.
 #[derive(Debug, Clone, Copy)]
@@ -192,29 +163,9 @@ struct Shared {
     overhead_ms: AtomicU64,
     threads: usize,
     counters: Counters,
-    /// The seats' kept search trees (at most [`KEPT_TREE_NODES`] nodes in all).
-    trees: Mutex<KeptTrees<TreeKey>>,
 }
 
 impl Shared {
-    /// Takes out the tree kept for `key` (an empty one when none is).
-    fn take_tree(&self, key: &TreeKey) -> KeptTree {
-        self.trees
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take(key)
-    }
-
-    /// Keeps `tree` for `key`; the trees the budget pushes out are freed outside the lock.
-    fn keep_tree(&self, key: TreeKey, tree: KeptTree) {
-        let gone = self
-            .trees
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .keep(key, tree);
-        drop(gone);
-    }
-
     fn overhead_ms(&self) -> u64 {
         f64::from_bits(self.overhead_ms.load(Ordering::Relaxed)).max(0.0) as u64
     }
@@ -271,7 +222,6 @@ impl Pool {
             move_cost_ms: AtomicU64::new(0f64.to_bits()),
             overhead_ms: AtomicU64::new(OVERHEAD_PRIOR_MS.to_bits()),
             threads,
-            trees: Mutex::new(KeptTrees::new(KEPT_TREE_NODES)),
             counters: Counters {
                 min_margin_ms: std::sync::atomic::AtomicI64::new(i64::MAX),
                 min_stored_margin_ms: std::sync::atomic::AtomicI64::new(i64::MAX),
@@ -285,18 +235,6 @@ impl Pool {
                 .spawn(move || work(&s))?;
         }
         Ok(Pool { shared })
-    }
-
-    /// Frees the search trees kept for the seats of game `game_no` of set `set_id` (the game
-    /// ended).
-    pub fn forget_trees(&self, set_id: &str, game_no: i64) {
-        let gone = self
-            .shared
-            .trees
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .forget(|k| k.set_id == set_id && k.game_no == game_no);
-        drop(gone);
     }
 
     /// Worker threads.
@@ -508,7 +446,7 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
     // The whole clock's share (an idle pool), to shrink the slice if the load grows later.
     let idle_ms = budget_at(shared.threads).think_ms;
     let mut rng = rand_pcg::Pcg64::seed_from_u64(job.seed);
-    let interrupt = || {
+    let (mv, playouts) = think::choose(&job.position, job.rung, b, started, &mut rng, &|| {
         if b.cheap {
             return false;
         }
@@ -518,22 +456,7 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
         let (num, den) = think::load_share(shared.threads, shared.jobs.load(Ordering::Relaxed));
         let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         elapsed_ms.saturating_mul(den) >= idle_ms.saturating_mul(num)
-    };
-    let mut tree = job.tree.as_ref().map(|key| shared.take_tree(key));
-    let (mv, playouts, _) = think::choose_reported(
-        &job.position,
-        job.rung,
-        b,
-        started,
-        &mut rng,
-        (&interrupt, tree.as_mut()),
-    );
-    // Only a search with house-master's knowledge (its tuning keeps trees) leaves a tree that
-    // the seat's next move can use; any other move leaves the seat none.
-    let knowledge = playouts > 0 && think::knows(job.rung, job.position.size(), b);
-    if let (Some(key), Some(tree), true) = (&job.tree, tree, knowledge) {
-        shared.keep_tree(key.clone(), tree);
-    }
+    });
     let done = Instant::now();
     let margin_ms = if done <= job.flag_at {
         i64::try_from(job.flag_at.duration_since(done).as_millis()).unwrap_or(i64::MAX)
@@ -549,7 +472,7 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
         load,
         margin_ms,
         // Moves made without a search (a win at once, a forced block) used no knowledge.
-        knowledge,
+        knowledge: playouts > 0 && think::knows(job.rung, job.position.size(), b),
     }
 }
 
@@ -595,7 +518,6 @@ mod tests {
             clock_cap_ms: None,
             increment_ms: 0,
             seed,
-            tree: None,
         }
     }
 
@@ -640,96 +562,6 @@ mod tests {
             let t = rx.await.expect("answered");
             assert!(t.margin_ms > 50_000, "{t:?}");
         }
-    }
-
-    /// The padded indices of `pos`'s empty cells (the search's root moves).
-    fn empties(pos: &Position) -> Vec<u16> {
-        let board = pos.board_slice();
-        (0..board.len())
-            .filter(|&i| board[i] == hex::EMPTY)
-            .filter_map(|i| u16::try_from(i).ok())
-            .collect()
-    }
-
-    #[tokio::test]
-    async fn a_seat_s_next_search_goes_on_from_the_tree_its_last_one_grew() {
-        let pool = Pool::start(1).expect("thread");
-        let key = TreeKey {
-            set_id: "set-1".into(),
-            game_no: 1,
-            seat: 1,
-        };
-        // 40 s on the clock: time for house-master's knowledge, whose tuning keeps its tree
-        let first = Job {
-            tree: Some(key.clone()),
-            ..job(40_000, 7)
-        };
-        let tuning = first.rung.tuning(11, 1_000);
-        assert!(tuning.keep_tree);
-        let t1 = pool.think(first.clone()).await.expect("answered");
-        let mv = t1.mv.expect("a move");
-        assert!(t1.knowledge && t1.playouts > 0, "{t1:?}");
-        // the answer the kept tree looked at most, on the board after the pool's move
-        let mut after = first.position.clone();
-        after.play(mv).expect("legal");
-        let (next, kept_visits) = {
-            let trees = pool.shared.trees.lock().expect("lock");
-            let tree = trees.get(&key).expect("the seat's tree is kept");
-            assert!(tree.root_visits() >= t1.playouts as f32, "{t1:?}");
-            after
-                .legal_moves()
-                .into_iter()
-                .filter_map(|answer| {
-                    let mut next = after.clone();
-                    next.play(answer).ok()?;
-                    let v = tree.visits_for(&next, &tuning, &empties(&next))?;
-                    Some((next, v))
-                })
-                .max_by(|a, b| a.1.total_cmp(&b.1))
-                .expect("an answer in the tree")
-        };
-        assert!(kept_visits > 100.0, "{kept_visits}");
-        // another seat's job neither reads nor writes this seat's tree
-        let other = Job {
-            tree: Some(TreeKey {
-                seat: 2,
-                ..key.clone()
-            }),
-            position: after.clone(),
-            ..job(40_000, 8)
-        };
-        pool.think(other).await.expect("answered");
-        // the next move starts from the kept subtree and adds its playouts to it
-        let second = Job {
-            position: next,
-            tree: Some(key.clone()),
-            ..job(40_000, 9)
-        };
-        let t2 = pool.think(second).await.expect("answered");
-        assert!(t2.mv.is_some() && t2.playouts > 0, "{t2:?}");
-        {
-            let trees = pool.shared.trees.lock().expect("lock");
-            let root = trees.get(&key).map(KeptTree::root_visits).expect("kept");
-            assert!(
-                root >= kept_visits + t2.playouts as f32,
-                "{root} {kept_visits} {t2:?}"
-            );
-            assert_eq!(trees.len(), 2);
-        }
-        // a move without the knowledge (near its flag: cheap) leaves the seat no stale tree
-        let cheap = Job {
-            tree: Some(key.clone()),
-            ..job(200, 10)
-        };
-        let t3 = pool.think(cheap).await.expect("answered");
-        assert!(t3.budget.cheap && !t3.knowledge, "{t3:?}");
-        assert!(pool.shared.trees.lock().expect("lock").get(&key).is_none());
-        // the game ended: the other seat's tree goes too
-        assert_eq!(pool.shared.trees.lock().expect("lock").len(), 1);
-        pool.forget_trees("set-2", 1);
-        assert_eq!(pool.shared.trees.lock().expect("lock").len(), 1);
-        pool.forget_trees("set-1", 1);
-        assert!(pool.shared.trees.lock().expect("lock").is_empty());
     }
 
     #[tokio::test]

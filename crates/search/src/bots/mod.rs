@@ -17,7 +17,7 @@ mod root;
 mod tree;
 
 use root::{Root, knowledge_root, on_outer_ring, swap_is_worth_it};
-pub use tree::{KeptTree, KeptTrees, Tuning};
+pub use tree::{KeptTree, Tuning};
 pub(crate) use tree::{Report, search};
 
 /// A test position from rows of `.`, `1`, `2` (seat 1 joins top and bottom; the seat on move
@@ -140,7 +140,7 @@ pub struct Limits<'a> {
 
 /// [`strong_move`] with a stop check as well as a playout cap (see [`Limits`]), with the house
 /// bots' [`Tuning::HOUSE`] (house-master with time to think searches with
-/// [`Tuning::CLOSURE_KEPT`] instead: [`crate::think::choose`]). Deterministic for a given RNG
+/// [`Tuning::CLOSURE_TREE`] instead: [`crate::think::choose`]). Deterministic for a given RNG
 /// state and a given sequence of `stop` answers.
 pub fn strong_move_within(pos: &Position, rng: &mut impl Rng, limits: Limits<'_>) -> Option<Move> {
     strong_move_tuned(pos, rng, limits, &Tuning::HOUSE)
@@ -194,7 +194,7 @@ pub fn strong_move_tuned_reported(
 }
 
 /// [`strong_move_tuned_reported`] for a player that keeps its search tree from move to move
-/// (one [`KeptTree`] a game and seat: [`crate::KeptTrees`] holds several): with [`Tuning::keep_tree`] the search starts from
+/// (`hexarena gtp`, one game at a time): with [`Tuning::keep_tree`] the search starts from
 /// the subtree `kept` holds for `pos` (see [`KeptTree`]) and leaves its own tree there. A
 /// kept tree serves only the position it leads to, so one left by an older move is never
 /// misused. Without [`Tuning::keep_tree`], exactly [`strong_move_tuned_reported`].

@@ -1,8 +1,6 @@
 //! The tree search itself: Monte Carlo tree search with RAVE statistics over fast
 //! fill-the-board playouts, and the knobs ([`Tuning`]) it runs with.
 
-use std::collections::VecDeque;
-
 use hex::{BORDER, EMPTY, Position};
 use rand_core::Rng;
 
@@ -14,7 +12,7 @@ use crate::playout::{Filler, PADDED_CELLS, empty_indices};
 use crate::vc::VcLimits;
 
 /// The knobs of the tree search. [`Tuning::HOUSE`] is what the house bots use, but for
-/// house-master's [`Tuning::CLOSURE_KEPT`] when it has time ([`crate::ladder::Rung::tuning`]);
+/// house-master's [`Tuning::CLOSURE_TREE`] when it has time ([`crate::ladder::Rung::tuning`]);
 /// other values are for measuring changes ([`strong_move_tuned`](crate::strong_move_tuned)).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tuning {
@@ -78,11 +76,10 @@ pub struct Tuning {
     /// The H-search of the root's analysis ([`Tuning::solver`]): [`VcLimits::ROOT`], or
     /// [`VcLimits::CLOSURE`] (issue 23, tenth piece).
     pub root_vc: VcLimits,
-    /// Issue 23: a search given a [`KeptTree`] (the arena's house pool for each seat,
-    /// `hexarena play` for each game, `hexarena gtp`, `examples/selfplay.rs`) starts from the
-    /// subtree its last search grew below the move it played and the opponent's answer, when
-    /// the position is that one, or from the whole tree when the position is the one it
-    /// searched (MoHex reuses its subtree so).
+    /// Issue 23: a search given a [`KeptTree`] (`hexarena gtp`, `examples/selfplay.rs`)
+    /// starts from the subtree its last search grew below the move it played and the
+    /// opponent's answer, when the position is that one, or from the whole tree when the
+    /// position is the one it searched (MoHex reuses its subtree so).
     /// `false`, or no [`KeptTree`] given: every search starts from an empty tree.
     pub keep_tree: bool,
 }
@@ -150,8 +147,8 @@ impl Tuning {
     /// [`Tuning::CLOSURE`] with the analysis by H-search to closure of the well-visited nodes
     /// near the root too ([`Tuning::knowledge_at`] 1,000, [`Tuning::knowledge_vc`]
     /// [`VcLimits::CLOSURE`], [`Tuning::knowledge_depth`] 2: a threat MoHex sees after the
-    /// search's own move and its answer). House-master's when it had time for it until it
-    /// kept its tree ([`Tuning::CLOSURE_KEPT`]).
+    /// search's own move and its answer). House-master's when it has time for it
+    /// ([`crate::ladder::Rung::tuning`]).
     pub const CLOSURE_TREE: Tuning = Tuning {
         knowledge_at: 1000.0,
         knowledge_vc: VcLimits::CLOSURE,
@@ -180,9 +177,8 @@ impl Tuning {
     };
 
     /// [`Tuning::CLOSURE_TREE`] that goes on from its last search's subtree
-    /// ([`Tuning::keep_tree`]): house-master's when it has time for the closure
-    /// ([`crate::ladder::Rung::tuning`]), adopted after it beat [`Tuning::CLOSURE_TREE`] at
-    /// equal time (`BENCHMARKS.md`, issue 23, stop 43). Without a [`KeptTree`] it searches
+    /// ([`Tuning::keep_tree`]); measured against it at equal time in `BENCHMARKS.md` (issue
+    /// 23, stop 43: 210 of 400 games, not adopted). Without a [`KeptTree`] it searches
     /// exactly as [`Tuning::CLOSURE_TREE`].
     pub const CLOSURE_KEPT: Tuning = Tuning {
         keep_tree: true,
@@ -457,7 +453,7 @@ impl KeptTree {
     /// The node of the kept tree whose position is `pos`: the kept tree must be `tuning`'s,
     /// and `pos` the kept position with one stone of the mover on a root move and one of the
     /// opponent on an answer to it that the tree holds, or the kept position itself (the root:
-    /// a move asked again, after its answer was lost or refused).
+    /// a move asked again, as after a GTP `undo`).
     fn locate(&self, pos: &Position, tuning: &Tuning) -> Option<usize> {
         let (old, board) = (&self.nodes, &self.board);
         let now = pos.board_slice();
@@ -494,101 +490,6 @@ impl KeptTree {
         };
         let a = old[0].children().find(|&k| old[k].cell == mine)?;
         old[a].children().find(|&k| old[k].cell == theirs)
-    }
-}
-
-/// The kept trees of several players or seats (a server's house bots, a client playing games
-/// side by side), each under its key, most recently used first, within a budget of nodes: a
-/// tree holds up to [`Tuning::max_nodes`] nodes of 28 bytes (28 MB at a million, after a long
-/// think), so the least recently used go once the kept nodes pass the budget (the newest tree
-/// always stays). A key whose tree went only starts its next search afresh.
-pub struct KeptTrees<K> {
-    max_nodes: usize,
-    trees: VecDeque<(K, KeptTree)>,
-}
-
-impl<K: PartialEq> KeptTrees<K> {
-    /// No trees, room for `max_nodes` nodes in all.
-    #[must_use]
-    pub fn new(max_nodes: usize) -> KeptTrees<K> {
-        KeptTrees {
-            max_nodes,
-            trees: VecDeque::new(),
-        }
-    }
-
-    /// Takes out the tree kept under `key` (an empty one when there is none).
-    pub fn take(&mut self, key: &K) -> KeptTree {
-        self.trees
-            .iter()
-            .position(|(k, _)| k == key)
-            .and_then(|at| self.trees.remove(at))
-            .map(|(_, tree)| tree)
-            .unwrap_or_default()
-    }
-
-    /// Keeps `tree` under `key` as the most recently used, in place of any tree kept under
-    /// that key before (an empty tree only takes the old one away), and returns the trees
-    /// taken away or pushed out by the budget, for the caller to free where it likes (freeing
-    /// a large tree takes a while: not under a lock).
-    #[must_use = "the trees taken away are freed when the returned list is dropped"]
-    pub fn keep(&mut self, key: K, tree: KeptTree) -> Vec<KeptTree> {
-        let mut gone: Vec<KeptTree> = Vec::new();
-        if let Some(at) = self.trees.iter().position(|(k, _)| *k == key) {
-            gone.extend(self.trees.remove(at).map(|(_, t)| t));
-        }
-        if tree.nodes() > 0 {
-            self.trees.push_front((key, tree));
-        }
-        let mut total: usize = self.trees.iter().map(|(_, t)| t.nodes()).sum();
-        while total > self.max_nodes && self.trees.len() > 1 {
-            if let Some((_, t)) = self.trees.pop_back() {
-                total -= t.nodes();
-                gone.push(t);
-            }
-        }
-        gone
-    }
-
-    /// Takes away the trees of the keys `done` says are finished (a game that ended), and
-    /// returns them to be freed.
-    #[must_use = "the trees taken away are freed when the returned list is dropped"]
-    pub fn forget(&mut self, mut done: impl FnMut(&K) -> bool) -> Vec<KeptTree> {
-        let mut gone = Vec::new();
-        let mut kept = VecDeque::with_capacity(self.trees.len());
-        for (k, t) in self.trees.drain(..) {
-            if done(&k) {
-                gone.push(t);
-            } else {
-                kept.push_back((k, t));
-            }
-        }
-        self.trees = kept;
-        gone
-    }
-
-    /// How many trees are kept.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.trees.len()
-    }
-
-    /// Whether no tree is kept.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.trees.is_empty()
-    }
-
-    /// The nodes kept in all the trees.
-    #[must_use]
-    pub fn nodes(&self) -> usize {
-        self.trees.iter().map(|(_, t)| t.nodes()).sum()
-    }
-
-    /// The tree kept under `key`, if any (left in place).
-    #[must_use]
-    pub fn get(&self, key: &K) -> Option<&KeptTree> {
-        self.trees.iter().find(|(k, _)| k == key).map(|(_, t)| t)
     }
 }
 
@@ -1638,78 +1539,6 @@ mod tests {
         // given the time, the same search marks it
         let (nodes, _) = grown(&pos, &soon, 1_000, 8);
         assert!(nodes[0].flags & KNOWN != 0);
-    }
-
-    #[test]
-    fn kept_trees_stay_under_their_keys_and_the_oldest_go_past_the_cap() {
-        let keeping = Tuning {
-            keep_tree: true,
-            ..Tuning::HOUSE
-        };
-        // three different trees: searches of three positions
-        let grown: Vec<KeptTree> = (0..3u64)
-            .map(|seed| {
-                let pos = random_position(5, 2, seed);
-                let mut kept = KeptTree::default();
-                let mut rng = Pcg64::seed_from_u64(seed);
-                let limits = Limits {
-                    max_playouts: 300 * (seed as u32 + 1),
-                    stop: &mut |_| false,
-                };
-                search(
-                    &pos,
-                    &mut rng,
-                    limits,
-                    &keeping,
-                    &empty_indices(&pos),
-                    Some(&mut kept),
-                )
-                .expect("a move");
-                kept
-            })
-            .collect();
-        let visits: Vec<f32> = grown.iter().map(KeptTree::root_visits).collect();
-        assert_eq!(visits, [300.0, 600.0, 900.0]);
-        let sizes: Vec<usize> = grown.iter().map(KeptTree::nodes).collect();
-        // room for all three but one node
-        let mut trees = KeptTrees::new(sizes.iter().sum::<usize>() - 1);
-        assert!(trees.is_empty());
-        // a key with nothing kept gives an empty tree
-        assert_eq!(trees.take(&"a").nodes(), 0);
-        assert!(trees.keep("a", grown[0].clone()).is_empty());
-        assert!(trees.keep("b", grown[1].clone()).is_empty());
-        assert_eq!(trees.nodes(), sizes[0] + sizes[1]);
-        // taking one out leaves the other; putting it back makes it the most recent
-        assert_eq!(trees.take(&"a").root_visits(), 300.0);
-        assert_eq!(trees.len(), 1);
-        assert!(trees.keep("a", grown[0].clone()).is_empty());
-        // past the budget the least recently kept ("b") goes, and is handed back
-        let gone = trees.keep("c", grown[2].clone());
-        let visits = |list: &[KeptTree]| list.iter().map(KeptTree::root_visits).collect::<Vec<_>>();
-        assert_eq!(visits(&gone), [600.0]);
-        assert_eq!(trees.len(), 2);
-        assert!(trees.get(&"b").is_none());
-        assert_eq!(trees.get(&"a").map(KeptTree::root_visits), Some(300.0));
-        assert_eq!(trees.get(&"c").map(KeptTree::root_visits), Some(900.0));
-        // keeping under a key already kept replaces its tree (the old one is handed back)
-        assert_eq!(visits(&trees.keep("a", grown[1].clone())), [300.0]);
-        assert_eq!(trees.len(), 2);
-        assert_eq!(trees.get(&"a").map(KeptTree::root_visits), Some(600.0));
-        // an empty tree is not kept, and takes away what its key held
-        assert!(trees.keep("d", KeptTree::default()).is_empty());
-        assert!(trees.get(&"d").is_none());
-        assert_eq!(visits(&trees.keep("c", KeptTree::default())), [900.0]);
-        assert_eq!(trees.len(), 1);
-        // a tree bigger than the whole budget stays while it is the newest
-        let mut small = KeptTrees::new(1);
-        assert!(small.keep("x", grown[0].clone()).is_empty());
-        assert_eq!(visits(&small.keep("y", grown[1].clone())), [300.0]);
-        assert_eq!(small.len(), 1);
-        // finished keys are forgotten
-        assert!(trees.keep("e", grown[2].clone()).is_empty());
-        assert_eq!(visits(&trees.forget(|k| *k == "a")), [600.0]);
-        assert_eq!(trees.len(), 1);
-        assert!(trees.get(&"e").is_some());
     }
 
     #[test]

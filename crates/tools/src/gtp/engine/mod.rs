@@ -732,7 +732,7 @@ mod tests {
         let mut differ = 0;
         for seed in 0..4 {
             let default = genmove(None, seed);
-            assert_eq!(default, tuned(&Tuning::CLOSURE_KEPT, seed), "seed {seed}");
+            assert_eq!(default, tuned(&Tuning::CLOSURE_TREE, seed), "seed {seed}");
             let plain = genmove(Some("plain"), seed);
             assert_eq!(plain, tuned(&Tuning::PLAIN, seed), "seed {seed}");
             differ += usize::from(default != tuned(&Tuning::HOUSE, seed));
@@ -760,14 +760,25 @@ mod tests {
             .flatten()
             .expect("a searched move");
         assert!(e.kept.nodes() > 1_000, "{}", e.kept.nodes());
-        // White answers as the search expected: the next search starts from that subtree
+        let empties_of = |pos: &hex_search::Position| -> Vec<u16> {
+            (0..pos.board_slice().len())
+                .filter(|&i| pos.board_slice()[i] == hex::EMPTY)
+                .filter_map(|i| u16::try_from(i).ok())
+                .collect()
+        };
+        // the move taken back: asked again, the search would go on from the whole tree
         let pv = info.expect("what the search knew").pv;
+        let black = pv.first().copied().expect("the move");
+        answer(&mut e, "undo");
+        let whole = e
+            .kept
+            .visits_for(&e.pos, &Tuning::CLOSURE_KEPT, &empties_of(&e.pos));
+        assert_eq!(whole, Some(e.kept.root_visits()));
+        answer(&mut e, &format!("play b {}", Engine::move_name(black)));
+        // White answers as the search expected: the next search starts from that subtree
         let white = pv.get(1).copied().expect("an expected answer");
         answer(&mut e, &format!("play w {}", Engine::move_name(white)));
-        let empties: Vec<u16> = (0..e.pos.board_slice().len())
-            .filter(|&i| e.pos.board_slice()[i] == hex::EMPTY)
-            .filter_map(|i| u16::try_from(i).ok())
-            .collect();
+        let empties = empties_of(&e.pos);
         let reused = e
             .kept
             .visits_for(&e.pos, &Tuning::CLOSURE_KEPT, &empties)
@@ -782,12 +793,8 @@ mod tests {
         let playouts = info.expect("what the search knew").playouts;
         assert!(playouts > 0);
         assert_eq!(e.kept.root_visits(), reused + playouts as f32);
-        // house-master's own tuning (`house`, its knowledge on this board) keeps its tree
-        // too; a tuning that does not keep trees leaves it empty
-        let mut house = engine("house");
-        answer(&mut house, "genmove b");
-        assert!(house.kept.nodes() > 1_000, "{}", house.kept.nodes());
-        let mut plain = engine("plain");
+        // the house search keeps nothing
+        let mut plain = engine("house");
         answer(&mut plain, "genmove b");
         assert_eq!(plain.kept.nodes(), 0);
     }
