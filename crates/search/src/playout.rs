@@ -169,35 +169,21 @@ impl Filler {
             slot[usize::from(b)] = k as u16;
             let x = usize::from(b);
             self.board[x] = owner;
-            reply = bridge_reply(&self.board, x, &ring, owner);
+            // does this stone break into a bridge of the next mover? The six neighbours'
+            // `value & 3`, two bits each in ring order, look the answer up
+            let mut code = 0;
+            for (t, &d) in ring.iter().enumerate() {
+                code |= usize::from(self.board[x.wrapping_add_signed(d)] & 3) << (2 * t);
+            }
+            // the next mover (the defender) is 2 after a stone of 1: the high half
+            let shift = (owner & 1) << 2;
+            let at = usize::from((BRIDGE_REPLY[code] >> shift) & 0xF);
+            reply = ring.get(at).map(|&d| x.wrapping_add_signed(d));
             owner ^= 3;
         }
         self.judge()
     }
-}
 
-/// The cell that answers a stone of `owner` just put on padded cell `x` of `board`, when that
-/// stone breaks into a bridge of the other owner (the bridge's other common cell), else
-/// `None`. `ring` holds the six neighbours' offsets in circular order.
-#[inline]
-pub(crate) fn bridge_reply(
-    board: &[u8; PADDED_CELLS],
-    x: usize,
-    ring: &[isize; 6],
-    owner: u8,
-) -> Option<usize> {
-    // the six neighbours' `value & 3`, two bits each in ring order, look the answer up
-    let mut code = 0;
-    for (t, &d) in ring.iter().enumerate() {
-        code |= usize::from(board[x.wrapping_add_signed(d)] & 3) << (2 * t);
-    }
-    // the next mover (the defender) is 2 after a stone of 1: the high half
-    let shift = (owner & 1) << 2;
-    let at = usize::from((BRIDGE_REPLY[code] >> shift) & 0xF);
-    ring.get(at).map(|&d| x.wrapping_add_signed(d))
-}
-
-impl Filler {
     /// The owner that connects on the current (full) board: the top-bottom owner if its stones
     /// join row 0 to the last row, else the other owner.
     ///
