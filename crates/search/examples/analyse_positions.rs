@@ -14,13 +14,15 @@
 //! `open` or `open:LEN:CELLS` (a mustplay of `LEN` padded cells, the cells named), `F` is 1
 //! when a full edge-to-edge connection was found and `S` the number of semi ones (`mine` for
 //! the player on move), after the fill-in of dead and captured cells, and `us` the analysis'
+//! time; then `dominated=N:CELLS:KEPT/EMPTY dom_us=MICROS`, the mover's dominated cells among
+//! the cells the fill-in left empty ([`hex_search::inferior::dominated`]) and that call's
 //! time; a line that does not read as a legal game prints `N error ...`.
 
 use std::io::BufRead;
 use std::time::Instant;
 
-use hex_search::board::Board;
-use hex_search::inferior::fill_in;
+use hex_search::board::{Board, CellSet};
+use hex_search::inferior::{dominated, fill_in};
 use hex_search::solver::{Verdict, analyse};
 use hex_search::vc::{VcLimits, h_search};
 use hex_search::{Move, Position, cell_name, parse_cell_name};
@@ -111,6 +113,18 @@ fn main() {
                 format!("open:{}:{}", m.len(), cells.join(","))
             }
         };
-        println!("{n} mover={me} verdict={verdict} mine={mf}/{ms} theirs={tf}/{ts} us={us}");
+        // the mover's dominated cells among the cells the fill-in left empty, and their cost
+        let t = Instant::now();
+        let open: Vec<usize> = fill.board.empties();
+        let gone = dominated(&fill.board, me, &CellSet::of(&open));
+        let dom_us = t.elapsed().as_micros();
+        let dom: Vec<String> = gone.iter().map(|i| name(&board, i)).collect();
+        println!(
+            "{n} mover={me} verdict={verdict} mine={mf}/{ms} theirs={tf}/{ts} us={us} dominated={}:{}:{}/{} dom_us={dom_us}",
+            gone.len(),
+            dom.join(","),
+            open.len() - gone.len(),
+            open.len()
+        );
     }
 }

@@ -21,7 +21,8 @@
 //! the root's H-search bounds in the tree's analyses, 0 for the tree's own, 2 for H-search to
 //! closure, `closure`: 1 for H-search to closure in the root's analysis, `room`: 1 for
 //! `expand_by_room`, `nodes`: `max_nodes`, `lp`: `learned_prior`, `lpow`: `learned_power`,
-//! `keep`: 1 for `keep_tree` (each side keeps its own tree from move to move); e.g.
+//! `keep`: 1 for `keep_tree` (each side keeps its own tree from move to move), `dom`: 1 for
+//! `prune_dominated`; e.g.
 //! `plain:pv=10,dead=1`); or `rave_bias,expand_at,prior_visits[,max_nodes]` on top of `plain`.
 //! With `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a
 //! cap), and the two sides alternate in one process, so they share the machine's load.
@@ -57,6 +58,7 @@ fn tuning(text: &str) -> Option<Tuning> {
             "kd" => t.knowledge_depth = v as u8,
             "room" => t.expand_by_room = v != 0.0,
             "keep" => t.keep_tree = v != 0.0,
+            "dom" => t.prune_dominated = v != 0.0,
             "nodes" => t.max_nodes = v as usize,
             "lp" => t.learned_prior = v,
             "lpow" => t.learned_power = v,

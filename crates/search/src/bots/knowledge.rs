@@ -6,6 +6,7 @@
 use hex::{BORDER, EMPTY};
 
 use crate::board::{Board, CellSet};
+use crate::inferior;
 use crate::solver::{self, Verdict};
 use crate::vc::VcLimits;
 
@@ -25,13 +26,14 @@ pub(super) enum NodeKnowledge {
 /// `size`, `tb_owner` connecting top and bottom; edge padding in any encoding above 2) for
 /// `mover` on move, within `limits`. `keep` (when found) is the mustplay when the opponent
 /// threatens to connect, minus the dead cells and the cells captured by either player (the
-/// mustplay itself when that leaves nothing); never empty. `stop` may end the analysis early
-/// ([`solver::analyse_quick_until`]: what it finds still holds).
+/// mustplay itself when that leaves nothing), and, with `dominated`, minus the cells
+/// dominated among the rest ([`crate::inferior::dominated`]); never empty. `stop` may end the
+/// analysis early ([`solver::analyse_quick_until`]: what it finds still holds).
 pub(super) fn analyse_node(
     cells: &[u8],
     (size, stride, tb_owner): (usize, usize, u8),
     mover: u8,
-    limits: &VcLimits,
+    (limits, dominated): (&VcLimits, bool),
     stop: &mut dyn FnMut() -> bool,
 ) -> NodeKnowledge {
     let len = stride * stride;
@@ -54,7 +56,7 @@ pub(super) fn analyse_node(
         Verdict::Lost { .. } => NodeKnowledge::Lost,
         Verdict::Open { mustplay } => {
             let filled = a.fill.filled();
-            if mustplay.is_none() && filled.is_empty() {
+            if mustplay.is_none() && filled.is_empty() && !dominated {
                 return NodeKnowledge::Open(None);
             }
             let empties = board.empties();
@@ -70,8 +72,18 @@ pub(super) fn analyse_node(
                 for &i in empties.iter().filter(within) {
                     keep.insert(i);
                 }
+            } else if dominated {
+                // each cell left out is dominated by one kept (never all of them)
+                let gone = inferior::dominated(&a.fill.board, mover, &keep);
+                keep = CellSet::of(
+                    &keep
+                        .iter()
+                        .filter(|&i| !gone.contains(i))
+                        .collect::<Vec<_>>(),
+                );
             }
-            NodeKnowledge::Open((!keep.is_empty()).then_some(keep))
+            let pruned = mustplay.is_some() || keep.len() < empties.len();
+            NodeKnowledge::Open((pruned && !keep.is_empty()).then_some(keep))
         }
     }
 }

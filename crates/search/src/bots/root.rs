@@ -5,7 +5,7 @@ use hex::Position;
 
 use super::Tuning;
 use crate::board::{Board, CellSet};
-use crate::inferior::fill_in;
+use crate::inferior::{dominated, fill_in};
 use crate::solver::{self, Verdict};
 
 /// What the Hex knowledge decides at the root.
@@ -18,7 +18,8 @@ pub(super) enum Root {
 
 /// The root after fill-in and the solver (issue 23): the winning move of a proven win; else the
 /// empty cells that are neither dead nor captured, within the mustplay when the opponent
-/// threatens to connect (within the cells that prolong a proven loss). Falls back to the
+/// threatens to connect (within the cells that prolong a proven loss), less the dominated
+/// ones with [`Tuning::prune_dominated`] (but in a proven loss). Falls back to the
 /// smaller unpruned set whenever pruning would leave nothing. `stop` may end the solver's
 /// analysis early ([`solver::analyse_until`]).
 pub(super) fn knowledge_root(
@@ -29,15 +30,15 @@ pub(super) fn knowledge_root(
 ) -> Root {
     let board = Board::of(pos);
     let me = pos.mover().number();
-    let (keep, fill) = if tuning.solver {
+    let (keep, fill, lost) = if tuning.solver {
         let a = solver::analyse_until(&board, me, &tuning.root_vc, stop);
         match a.verdict {
             Verdict::Won { win } => return Root::Play(win as u16),
-            Verdict::Lost { prolong } => (Some(prolong), a.fill),
-            Verdict::Open { mustplay } => (mustplay, a.fill),
+            Verdict::Lost { prolong } => (Some(prolong), a.fill, true),
+            Verdict::Open { mustplay } => (mustplay, a.fill, false),
         }
     } else {
-        (None, fill_in(&board))
+        (None, fill_in(&board), false)
     };
     let filled = if tuning.fill_in {
         fill.filled()
@@ -49,11 +50,17 @@ pub(super) fn knowledge_root(
         .copied()
         .filter(|&i| keep.is_none_or(|k| k.contains(usize::from(i))))
         .collect();
-    let live: Vec<u16> = within
+    let mut live: Vec<u16> = within
         .iter()
         .copied()
         .filter(|&i| !filled.contains(usize::from(i)))
         .collect();
+    if tuning.prune_dominated && !lost && !live.is_empty() {
+        // each cell left out is dominated by one kept (never all of them)
+        let among = CellSet::of(&live.iter().map(|&i| usize::from(i)).collect::<Vec<_>>());
+        let gone = dominated(&fill.board, me, &among);
+        live.retain(|&i| !gone.contains(usize::from(i)));
+    }
     if !live.is_empty() {
         Root::Search(live)
     } else if !within.is_empty() {

@@ -82,6 +82,12 @@ pub struct Tuning {
     /// position is the one it searched (MoHex reuses its subtree so).
     /// `false`, or no [`KeptTree`] given: every search starts from an empty tree.
     pub keep_tree: bool,
+    /// Hex knowledge (issue 23): the root's moves and the children an analysis keeps
+    /// ([`Tuning::solver`], [`Tuning::knowledge_at`]) leave out the cells dominated for the
+    /// mover on the filled-in board ([`crate::inferior::dominated`]: dead once the mover holds
+    /// another kept cell, or dead by their neighbourhood already). Not applied to a proven
+    /// loss's resisting moves.
+    pub prune_dominated: bool,
 }
 
 impl Tuning {
@@ -126,6 +132,7 @@ impl Tuning {
         learned_power: 0.5,
         root_vc: VcLimits::ROOT,
         keep_tree: false,
+        prune_dominated: false,
     };
 
     /// [`Tuning::HOUSE`] with all the Hex knowledge at the root (`fill_in` and `solver`);
@@ -886,7 +893,7 @@ fn grow(
                     &filler.board,
                     geometry,
                     turn,
-                    &tuning.knowledge_vc,
+                    (&tuning.knowledge_vc, tuning.prune_dominated),
                     &mut ask,
                 );
                 if halted && matches!(analysed, NodeKnowledge::Open(_)) {
@@ -1161,9 +1168,13 @@ mod tests {
             pos.stride(),
             pos.top_bottom_owner(),
         );
-        let NodeKnowledge::Open(Some(keep)) =
-            analyse_node(&filler.board, geometry, 2, &VcLimits::TREE, &mut || false)
-        else {
+        let NodeKnowledge::Open(Some(keep)) = analyse_node(
+            &filler.board,
+            geometry,
+            2,
+            (&VcLimits::TREE, false),
+            &mut || false,
+        ) else {
             panic!("the tree's bounds should see the threat")
         };
         assert!(keep.contains(usize::from(at(2, 2))), "{keep:?}");
@@ -1195,6 +1206,73 @@ mod tests {
                 nodes[0].proven_winner()
             );
         }
+    }
+
+    #[test]
+    fn the_root_and_a_busy_node_leave_out_the_dominated_cells_when_asked() {
+        // 7x7, quiet, seat 1 on move: nothing is dead or threatened, but a stone beside an
+        // acute corner kills it, so (0, 0) and (6, 6) are dominated (`inferior::dominated`)
+        let rows = [
+            ".......", ".......", "....2..", "...1...", ".......", ".......", ".......",
+        ];
+        let (pos, at) = position(&rows);
+        let empties = empty_indices(&pos);
+        let corners = [usize::from(at(0, 0)), usize::from(at(6, 6))];
+        let all = CellSet::of(&empties.iter().map(|&i| usize::from(i)).collect::<Vec<_>>());
+        let gone = crate::inferior::dominated(&crate::board::Board::of(&pos), 1, &all);
+        assert!(corners.iter().all(|&c| gone.contains(c)), "{gone:?}");
+        let filler = Filler::new(&pos);
+        let geometry = (
+            usize::from(pos.size()),
+            pos.stride(),
+            pos.top_bottom_owner(),
+        );
+        let ask = |dominated| {
+            analyse_node(
+                &filler.board,
+                geometry,
+                1,
+                (&VcLimits::TREE, dominated),
+                &mut || false,
+            )
+        };
+        // without it the analysis has nothing to cut; with it, exactly the dominated cells
+        assert_eq!(ask(false), NodeKnowledge::Open(None));
+        let NodeKnowledge::Open(Some(keep)) = ask(true) else {
+            panic!("the dominated cells should be cut")
+        };
+        assert_eq!(keep.len(), empties.len() - gone.len());
+        assert!(all.iter().all(|i| keep.contains(i) != gone.contains(i)));
+        // the root's moves
+        let dominating = Tuning {
+            prune_dominated: true,
+            ..Tuning::KNOWLEDGE
+        };
+        let roots = |tuning: &Tuning| match super::super::root::knowledge_root(
+            &pos,
+            &empties,
+            tuning,
+            &mut || false,
+        ) {
+            super::super::root::Root::Search(moves) => moves,
+            super::super::root::Root::Play(cell) => panic!("no win here: {cell}"),
+        };
+        assert_eq!(roots(&Tuning::KNOWLEDGE), empties);
+        let kept = roots(&dominating);
+        assert_eq!(kept.len(), empties.len() - gone.len());
+        assert!(kept.iter().all(|&i| !gone.contains(usize::from(i))));
+        // and a search that analyses its root at the 50th visit drops the corners there
+        let tuning = Tuning {
+            prune_dominated: true,
+            ..with_knowledge(50.0)
+        };
+        let (nodes, _) = grown(&pos, &tuning, 400, 3);
+        let children: Vec<usize> = nodes[nodes[0].children()]
+            .iter()
+            .map(|n| usize::from(n.cell))
+            .collect();
+        assert_eq!(children.len(), empties.len() - gone.len(), "{children:?}");
+        assert!(corners.iter().all(|c| !children.contains(c)));
     }
 
     #[test]
