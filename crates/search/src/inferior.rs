@@ -584,15 +584,15 @@ mod tests {
 
     #[test]
     fn the_dominated_cells_left_out_never_hold_the_only_win() {
-        // exhaustive on random 4x4 and 5x5 boards of up to 9 empty cells, either player on move:
-        // when some move wins, a move the pruning keeps wins too; and it keeps one at least
+        // exhaustive on random 4x4, 5x5 and 7x7 boards of up to 9 empty cells, either player on
+        // move: when some move wins, a move the pruning keeps wins too; and it keeps one at least
         let mut rng = <rand_pcg::Pcg64 as rand_core::SeedableRng>::seed_from_u64(2324);
         let (mut pruned, mut positions, mut won) = (0, 0, 0);
-        for round in 0..1200 {
-            let mut board = if round % 4 < 2 {
-                random_board(&mut rng, 4, 50)
-            } else {
-                random_board(&mut rng, 5, 32)
+        for round in 0..3000 {
+            let mut board = match round % 4 {
+                0 | 1 => random_board(&mut rng, 4, 50),
+                2 => random_board(&mut rng, 5, 32),
+                _ => random_board(&mut rng, 7, 17),
             };
             let empties = board.empties();
             if empties.is_empty() || empties.len() > 9 || connected(&board).is_some() {
