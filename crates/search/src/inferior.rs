@@ -136,13 +136,11 @@ struct Groups {
     /// For each group, the group it is part of now (itself, or the group of a placed stone
     /// that joined it).
     rep: Vec<u16>,
-    /// For each padded index off the board, the player's side it lies beside ([`side_bit`]),
-    /// 0 beside the other player's, [`CORNER`] at a corner; 0 on the board.
+    /// For each padded index off the board, the player's side it lies beside ([`side_bit`]);
+    /// 0 beside the other player's, at a corner's padding (no side's: a cell next to it
+    /// touches both of the corner's sides directly) and on the board.
     edge: Vec<u8>,
 }
-
-/// [`Groups::edge`] of a corner's padding (its side is both players').
-const CORNER: u8 = 0x80;
 
 /// The bit of `side` in a mask of sides.
 fn side_bit(side: Side) -> u8 {
@@ -160,7 +158,7 @@ impl Groups {
         let edge = (0..board.cells.len())
             .map(|j| match board.side_of(j) {
                 _ if board.on_board(j) => 0,
-                None => CORNER,
+                None => 0,
                 Some(side) if board.side_owner(side) == player => side_bit(side),
                 Some(_) => 0,
             })
@@ -184,7 +182,7 @@ impl Groups {
             while let Some(i) = stack.pop() {
                 for j in board.ring(i) {
                     if board.cells[j] == BORDER {
-                        sides |= g.edge[j] & !CORNER;
+                        sides |= g.edge[j];
                     } else if board.cells[j] == player && g.of[j] == NO_GROUP {
                         g.of[j] = id;
                         stack.push(j);
@@ -212,14 +210,22 @@ impl Groups {
 
     /// Records the player's new stone at the empty cell `d` of `board` (the caller puts it on
     /// the board): a new group joining the groups around `d`. Undone by [`Groups::take_back`]
-    /// with the returned groups it joined.
+    /// with the returned groups it joined. One stone at a time: a second `place` before the
+    /// `take_back` would not follow the first one's merges.
     fn place(&mut self, board: &Board, d: usize) -> [u16; 6] {
+        debug_assert!(
+            self.rep
+                .iter()
+                .enumerate()
+                .all(|(g, &r)| usize::from(r) == g),
+            "a stone is already placed"
+        );
         let new = self.sides.len() as u16;
         let mut joined = [NO_GROUP; 6];
         let mut sides = 0;
         for (t, j) in board.ring(d).into_iter().enumerate() {
             if board.cells[j] == BORDER {
-                sides |= self.edge[j] & !CORNER;
+                sides |= self.edge[j];
                 continue;
             }
             let g = self.id(j);
@@ -260,14 +266,13 @@ enum Item {
 }
 
 /// Whether no minimal winning path of `player` can pass through the empty on-board cell `v`
-/// (see [`is_dead_wide`]); `false` whenever the test cannot tell (next to a board corner's
-/// padding, whose side is both players').
+/// (see [`is_dead_wide`]), by its neighbourhood (`false`: the test cannot tell).
 fn useless_for(board: &Board, groups: &Groups, v: usize, player: u8) -> bool {
     // the sides an empty cell touches, directly or through one of the player's groups
     let cell_sides = |a: usize| {
         board.ring(a).iter().fold(0u8, |acc, &k| {
             if board.cells[k] == BORDER {
-                acc | (groups.edge[k] & !CORNER)
+                acc | groups.edge[k]
             } else if board.cells[k] == player {
                 acc | groups.sides_of(groups.id(k))
             } else {
@@ -280,7 +285,6 @@ fn useless_for(board: &Board, groups: &Groups, v: usize, player: u8) -> bool {
     for j in board.ring(v) {
         let item = if board.cells[j] == BORDER {
             match groups.edge[j] {
-                CORNER => return false,
                 0 => continue,
                 bit => (Item::Edge, bit),
             }
@@ -335,8 +339,12 @@ pub fn is_dead_wide(board: &Board, i: usize) -> bool {
 /// from a cell that went always ends at a kept one, so the kept cells hold a move at least as
 /// good as any (dead cells: as good as none). Sound on a filled-in board ([`fill_in`]) as on
 /// any other. Costs a neighbourhood test of each cell of `among` and of the eighteen cells
-/// around each: for the root and the tree's analysed nodes.
+/// around each: for the root and the tree's analysed nodes. `player` is 1 or 2 (anything else:
+/// nothing is dominated).
 pub fn dominated(board: &Board, player: u8, among: &CellSet) -> CellSet {
+    if !matches!(player, 1 | 2) {
+        return CellSet::EMPTY;
+    }
     let cells: Vec<usize> = among
         .iter()
         .filter(|&i| board.on_board(i) && board.cells.get(i) == Some(&EMPTY))
@@ -539,16 +547,17 @@ mod tests {
     #[test]
     fn the_neighbourhood_test_finds_every_ring_dead_cell_and_only_cells_whose_colour_never_matters()
     {
-        // exhaustive on random 4x4 and 5x5 boards of up to 11 empty cells: a cell called dead leaves
+        // exhaustive on random 4x4 to 7x7 boards of up to 11 empty cells: a cell called dead leaves
         // the winner of every filling of the other empty cells the same for both its colours
         let mut rng = <rand_pcg::Pcg64 as rand_core::SeedableRng>::seed_from_u64(2323);
         let (mut wide, mut ring, mut checked) = (0, 0, 0);
-        for round in 0..800 {
-            // 4x4 and 5x5 in turn, about the same number of empty cells
-            let board = if round % 2 == 0 {
-                random_board(&mut rng, 4, 55)
-            } else {
-                random_board(&mut rng, 5, 38)
+        for round in 0..1000 {
+            // 4x4 to 7x7 in turn, about the same number of empty cells
+            let board = match round % 4 {
+                0 => random_board(&mut rng, 4, 55),
+                1 => random_board(&mut rng, 5, 38),
+                2 => random_board(&mut rng, 6, 27),
+                _ => random_board(&mut rng, 7, 19),
             };
             let empties = board.empties();
             if empties.len() > 11 || connected(&board).is_some() {
@@ -616,6 +625,17 @@ mod tests {
                 .filter(|&&i| !gone.contains(i))
                 .any(|&i| winning(&mut board, i, &mut memo));
             assert_eq!(any, kept, "{board:?} mover {mover} gone {gone:?}");
+            // as the search takes it: on the filled-in board, among the cells left empty
+            let fill = fill_in(&board);
+            let open: Vec<usize> = fill.board.empties();
+            if !open.is_empty() {
+                let gone = dominated(&fill.board, mover, &CellSet::of(&open));
+                let kept = open
+                    .iter()
+                    .filter(|&&i| !gone.contains(i))
+                    .any(|&i| winning(&mut board, i, &mut memo));
+                assert_eq!(any, kept, "{board:?} mover {mover} filled, gone {gone:?}");
+            }
             positions += 1;
             pruned += gone.len();
             won += usize::from(any);
@@ -648,5 +668,46 @@ mod tests {
         let corners = [open.at(0, 0).unwrap(), open.at(3, 3).unwrap()];
         assert_eq!(gone, CellSet::of(&corners));
         assert_eq!(dominated(&open, 2, &CellSet::of(&open.empties())), gone);
+    }
+
+    #[test]
+    fn a_placed_stone_joins_the_groups_around_it_as_a_new_flood_fill_does_and_is_taken_back() {
+        let mut rng = <rand_pcg::Pcg64 as rand_core::SeedableRng>::seed_from_u64(2325);
+        let mut joins = 0;
+        for round in 0..300 {
+            let size = 1 + round % 9;
+            let mut board = random_board(&mut rng, size, 45);
+            for player in [1u8, 2] {
+                let mut groups = Groups::of(&board, player);
+                let before = (groups.of.clone(), groups.sides.clone(), groups.rep.clone());
+                for d in board.empties() {
+                    board.cells[d] = player;
+                    let joined = groups.place(&board, d);
+                    let fresh = Groups::of(&board, player);
+                    // the same partition of the stones and the same sides, group by group
+                    for a in 0..board.cells.len() {
+                        let (g, f) = (groups.id(a), fresh.of[a]);
+                        assert_eq!(g == NO_GROUP, f == NO_GROUP, "{board:?} {a}");
+                        if g == NO_GROUP {
+                            continue;
+                        }
+                        assert_eq!(groups.sides_of(g), fresh.sides[usize::from(f)]);
+                        for b in 0..board.cells.len() {
+                            if fresh.of[b] != NO_GROUP {
+                                assert_eq!(groups.id(b) == g, fresh.of[b] == f, "{board:?}");
+                            }
+                        }
+                    }
+                    joins += joined.iter().filter(|&&g| g != NO_GROUP).count();
+                    groups.take_back(d, joined);
+                    board.cells[d] = EMPTY;
+                    assert_eq!(
+                        (groups.of.clone(), groups.sides.clone(), groups.rep.clone()),
+                        before
+                    );
+                }
+            }
+        }
+        assert!(joins > 1000, "{joins}");
     }
 }

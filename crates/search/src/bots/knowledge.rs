@@ -82,7 +82,8 @@ pub(super) fn analyse_node(
                         .collect::<Vec<_>>(),
                 );
             }
-            let pruned = mustplay.is_some() || keep.len() < empties.len();
+            // without `dominated`, whatever was found is returned, as before it existed
+            let pruned = !dominated || mustplay.is_some() || keep.len() < empties.len();
             NodeKnowledge::Open((pruned && !keep.is_empty()).then_some(keep))
         }
     }
