@@ -157,10 +157,9 @@ impl Groups {
     fn of(board: &Board, player: u8) -> Groups {
         let edge = (0..board.cells.len())
             .map(|j| match board.side_of(j) {
-                _ if board.on_board(j) => 0,
-                None => 0,
+                // `None` on the board and at the corners
                 Some(side) if board.side_owner(side) == player => side_bit(side),
-                Some(_) => 0,
+                _ => 0,
             })
             .collect();
         let mut g = Groups {
