@@ -1,33 +1,40 @@
 //! Makes the learned move prior of the house search (issue 23, ninth piece;
-//! `hex_search::patterns`): games of the house search against itself, each move chosen with
-//! a fixed number of playouts, are written down as positions and chosen moves; the trainer
-//! then fits a Bradley-Terry strength to each twelve-cell pattern and prints the weights file
-//! the crate compiles in (`src/patterns.txt`).
+//! `hex_search::patterns`): games of a house search against itself are written down as game
+//! records; the trainer replays them into positions and chosen moves, fits a Bradley-Terry
+//! strength to each twelve-cell pattern and prints the weights file the crate compiles in
+//! (`src/patterns.txt`).
 //!
 //! ```text
-//! cargo run --release -p hex-search --example learn_prior -- play SIZE GAMES PLAYOUTS SEED > moves.txt
-//! cargo run --release -p hex-search --example learn_prior -- train ITERATIONS MIN_SEEN MIN_RATE moves.txt... > patterns.txt
+//! cargo run --release -p hex-search --example learn_prior -- play SIZE GAMES PLAYOUTS SEED [TUNING [MS]] > games.txt
+//! cargo run --release -p hex-search --example learn_prior -- train ITERATIONS MIN_SEEN MIN_RATE FILE... > patterns.txt
 //! ```
-//! `play` starts each game from a random 1+1-stone opening and writes one line per searched
-//! move: the position (`Position::to_compact`), the row and the column played, the
-//! search's win rate for the mover after it, and the row and column of the opponent's last
-//! move. Moves that win at once or stop an immediate win
-//! are left out (the search does not choose them).
-//! `train` learns from the moves whose win rate lies within `MIN_RATE..=1 - MIN_RATE` (once a
-//! game is decided the search's choice says little: every move wins, or none does) and keeps
-//! the patterns seen at least `MIN_SEEN` times among the candidates.
+//! `play` starts each game from a random 1+1-stone opening; the teacher is `TUNING` (a name of
+//! `Tuning::NAMED`, `house` when left out) with at most `PLAYOUTS` playouts a move and, with
+//! `MS`, at most `MS` ms of thinking a move (the clock is read here, not in the engine). It
+//! writes one line per game: `game SIZE`, then every move by its cell name (`f6`), a move the
+//! search chose followed by `=` and the search's win rate for the mover after it (`f6=0.532`).
+//! The opening's two stones, moves chosen without a search and moves that win at once or stop
+//! an immediate win carry no rate: the search does not choose them, so the trainer
+//! skips them (their positions still lead to the next ones). Records append: data from several
+//! runs and sessions train together (`crates/search/data/`). Records hold placements only: a
+//! game in which the teacher swaps is left out.
+//! `train` learns from the rated moves whose win rate lies within `MIN_RATE..=1 - MIN_RATE`
+//! (once a game is decided the search's choice says little: every move wins, or none does) and
+//! keeps the patterns seen at least `MIN_SEEN` times among the candidates. It also reads the
+//! older one-position-a-line records (`COMPACT ROW COL RATE LAST_ROW LAST_COL`).
 //! Standard library plus the engine only.
 
 use std::io::{BufRead, BufReader, Write};
+use std::time::{Duration, Instant};
 
-use hex_search::patterns::{Choice, mover_codes, relation, train};
-use hex_search::{Cell, Limits, Move, Position, strong_move_reported};
+use hex_search::patterns::{Choice, choice_of, record_choices, train};
+use hex_search::{Cell, Limits, Move, Position, Tuning, cell_name, strong_move_tuned_reported};
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 fn usage() -> ! {
     eprintln!(
-        "usage: learn_prior play SIZE GAMES PLAYOUTS SEED | learn_prior train ITERATIONS MIN_SEEN MIN_RATE FILE..."
+        "usage: learn_prior play SIZE GAMES PLAYOUTS SEED [TUNING [MS]] | learn_prior train ITERATIONS MIN_SEEN MIN_RATE FILE..."
     );
     std::process::exit(2);
 }
@@ -43,57 +50,66 @@ fn forced(pos: &Position) -> bool {
         .any(|c| pos.would_connect(c, seat) || pos.would_connect(c, seat.other()))
 }
 
-fn play(size: u8, games: u32, playouts: u32, seed: u64) {
+/// The teacher: a tuning, a playout cap and an optional time a move.
+struct Teacher {
+    tuning: Tuning,
+    playouts: u32,
+    per_move: Option<Duration>,
+}
+
+fn play(size: u8, games: u32, seed: u64, teacher: &Teacher) {
     let mut rng = Pcg64::seed_from_u64(seed);
     let cells = u32::from(size) * u32::from(size);
     let cell = |k: u32| Cell::new((k / u32::from(size)) as u8, (k % u32::from(size)) as u8);
     let out = std::io::stdout();
     let mut out = out.lock();
-    let mut lines = 0u64;
+    let mut rated = 0u64;
     for g in 0..games {
         let first = rng.next_u32() % cells;
         let second = (first + 1 + rng.next_u32() % (cells - 1)) % cells;
         let mut pos = Position::new(size).unwrap_or_else(|_| usage());
+        let mut record = format!("game {size}");
         for k in [first, second] {
             if pos.play(Move::Place(cell(k))).is_err() {
                 usage();
             }
+            record.push(' ');
+            record.push_str(&cell_name(cell(k)));
         }
-        // the opponent's last move: the second opening stone at first
-        let mut last = cell(second);
         while !pos.is_over() {
             let skip = forced(&pos);
-            let (Some(mv), info) = strong_move_reported(
+            let started = Instant::now();
+            let per_move = teacher.per_move;
+            let (Some(mv), info) = strong_move_tuned_reported(
                 &pos,
                 &mut rng,
                 Limits {
-                    max_playouts: playouts,
-                    stop: &mut |_| false,
+                    max_playouts: teacher.playouts,
+                    stop: &mut |_| per_move.is_some_and(|d| started.elapsed() >= d),
                 },
+                &teacher.tuning,
             ) else {
                 break;
             };
-            if let (Move::Place(c), false, Some(info)) = (mv, skip, info) {
-                let _ = writeln!(
-                    out,
-                    "{} {} {} {:.3} {} {}",
-                    pos.to_compact(),
-                    c.row,
-                    c.col,
-                    info.win_rate,
-                    last.row,
-                    last.col
-                );
-                lines += 1;
+            let Move::Place(c) = mv else {
+                // records hold placements only (see the module doc)
+                break;
+            };
+            record.push(' ');
+            record.push_str(&cell_name(c));
+            if let (false, Some(info)) = (skip, info) {
+                record.push_str(&format!("={:.3}", info.win_rate));
+                rated += 1;
             }
             if pos.play(mv).is_err() {
                 break;
             }
-            if let Move::Place(c) = mv {
-                last = c;
-            }
         }
-        eprintln!("game {} done, {lines} positions", g + 1);
+        if pos.is_over() {
+            let _ = writeln!(out, "{record}");
+            let _ = out.flush();
+        }
+        eprintln!("game {} done, {rated} rated moves", g + 1);
     }
 }
 
@@ -105,6 +121,17 @@ fn read_choices(files: &[String], min_rate: f64) -> Vec<Choice> {
             std::process::exit(1);
         };
         for line in BufReader::new(file).lines().map_while(Result::ok) {
+            if line.starts_with("game ") {
+                match record_choices(&line, min_rate) {
+                    Ok(read) => choices.extend(read),
+                    Err((read, token)) => {
+                        eprintln!("{f}: a record stops at {token:?}");
+                        choices.extend(read);
+                    }
+                }
+                continue;
+            }
+            // the older records: one position a line
             let mut parts = line.split_ascii_whitespace();
             let (Some(p), Some(r), Some(c)) = (parts.next(), parts.next(), parts.next()) else {
                 continue;
@@ -124,19 +151,7 @@ fn read_choices(files: &[String], min_rate: f64) -> Vec<Choice> {
             let (Ok(pos), Ok(r), Ok(c)) = (Position::from_compact(p), r.parse(), c.parse()) else {
                 continue;
             };
-            let played = Cell::new(r, c);
-            let codes = mover_codes(&pos);
-            if let Some(chosen) = codes.iter().position(|&(cell, _, _)| cell == played) {
-                choices.push(Choice {
-                    relations: codes
-                        .iter()
-                        .map(|&(cell, _, _)| relation(cell, last))
-                        .collect(),
-                    edges: codes.iter().map(|&(_, _, e)| e).collect(),
-                    codes: codes.into_iter().map(|(_, k, _)| k).collect(),
-                    chosen,
-                });
-            }
+            choices.extend(choice_of(&pos, Cell::new(r, c), last));
         }
     }
     choices
@@ -147,20 +162,32 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("play") => {
             let parsed = (|| {
+                let tuning = match args.get(5) {
+                    None => Tuning::HOUSE,
+                    Some(name) => Tuning::named(name)?,
+                };
+                let per_move = match args.get(6) {
+                    None => None,
+                    Some(ms) => Some(Duration::from_millis(ms.parse().ok()?)),
+                };
                 Some((
                     args.get(1)?.parse::<u8>().ok()?,
                     args.get(2)?.parse::<u32>().ok()?,
-                    args.get(3)?.parse::<u32>().ok()?,
                     args.get(4)?.parse::<u64>().ok()?,
+                    Teacher {
+                        tuning,
+                        playouts: args.get(3)?.parse::<u32>().ok()?,
+                        per_move,
+                    },
                 ))
             })();
-            let Some((size, games, playouts, seed)) = parsed else {
+            let Some((size, games, seed, teacher)) = parsed else {
                 usage()
             };
             if !(2..=26).contains(&size) {
                 usage();
             }
-            play(size, games, playouts, seed);
+            play(size, games, seed, &teacher);
         }
         Some("train") => {
             let parsed = (|| {

@@ -356,7 +356,7 @@ pub fn learned() -> &'static Weights {
 
 /// One chosen move among its alternatives: the canonical code and the relation to the last
 /// move of every legal placement of a position, and the index of the one played.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Choice {
     /// The canonical code of each candidate move.
     pub codes: Vec<u32>,
@@ -368,6 +368,69 @@ pub struct Choice {
     pub edges: Vec<u8>,
     /// The index in `codes` of the move that was played.
     pub chosen: usize,
+}
+
+/// The choice of `played` by the seat on move in `pos`, the opponent's last move being
+/// `last`: every candidate of [`mover_codes`] with its relation to `last` and its edge class.
+/// None when `played` is not a candidate (occupied, off the board, or the game is over).
+#[must_use]
+pub fn choice_of(pos: &Position, played: Cell, last: Option<Cell>) -> Option<Choice> {
+    let codes = mover_codes(pos);
+    let chosen = codes.iter().position(|&(cell, _, _)| cell == played)?;
+    Some(Choice {
+        relations: codes
+            .iter()
+            .map(|&(cell, _, _)| relation(cell, last))
+            .collect(),
+        edges: codes.iter().map(|&(_, _, e)| e).collect(),
+        codes: codes.into_iter().map(|(_, k, _)| k).collect(),
+        chosen,
+    })
+}
+
+/// The choices a teacher's game record holds (`examples/learn_prior.rs` writes them; the
+/// records the crate keeps are in `crates/search/data/`): `game SIZE` then every move of the
+/// game by its cell name (`f6`), a move the teacher chose by a search followed by `=` and its
+/// win rate for the mover after it (`f6=0.532`). The rated moves whose rate lies within
+/// `min_rate..=1 - min_rate` become choices, each with the move before it as the last move.
+///
+/// Errors: the first token that is not a move of the game (a bad name or rate, an occupied
+/// cell, a move after the end), as `Err((choices read before it, the token))`, or a line that
+/// does not start `game SIZE` with a size the engine takes (`Err((empty, the line))`).
+pub fn record_choices(line: &str, min_rate: f64) -> Result<Vec<Choice>, (Vec<Choice>, String)> {
+    let mut tokens = line.split_ascii_whitespace();
+    let start = (tokens.next(), tokens.next().map(str::parse::<u8>));
+    let (Some("game"), Some(Ok(size))) = start else {
+        return Err((Vec::new(), line.to_string()));
+    };
+    let Ok(mut pos) = Position::new(size) else {
+        return Err((Vec::new(), line.to_string()));
+    };
+    let mut choices = Vec::new();
+    let mut last = None;
+    for token in tokens {
+        let (name, rate) = match token.split_once('=') {
+            Some((name, rate)) => match rate.parse::<f64>() {
+                Ok(rate) if (0.0..=1.0).contains(&rate) => (name, Some(rate)),
+                _ => return Err((choices, token.to_string())),
+            },
+            None => (token, None),
+        };
+        let Some(played) = hex::parse_cell_name(name) else {
+            return Err((choices, token.to_string()));
+        };
+        if let Some(rate) = rate
+            && (min_rate..=1.0 - min_rate).contains(&rate)
+            && let Some(ch) = choice_of(&pos, played, last)
+        {
+            choices.push(ch);
+        }
+        if pos.play(hex::Move::Place(played)).is_err() {
+            return Err((choices, token.to_string()));
+        }
+        last = Some(played);
+    }
+    Ok(choices)
 }
 
 /// What [`train`] learned.
@@ -772,6 +835,56 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_game_record_gives_its_rated_choices_within_the_window() {
+        let at = |r, c| Cell::new(r, c);
+        // a1 and d4 open; b2 (rated 0.6) is a choice, c3 is not rated, b3's 0.99 lies outside
+        // the window, c2 (0.2) answers b3 from next to it
+        let read = record_choices("game 4 a1 d4 b2=0.6 c3 b3=0.99 c2=0.2", 0.05).expect("replays");
+        assert_eq!(read.len(), 2);
+        let mut pos = Position::new(4).expect("4x4");
+        for c in [at(0, 0), at(3, 3)] {
+            pos.play(hex::Move::Place(c)).expect("empty");
+        }
+        let first = choice_of(&pos, at(1, 1), Some(at(3, 3))).expect("a candidate");
+        assert_eq!(read[0], first);
+        assert_eq!(first.codes.len(), 14, "every empty cell is a candidate");
+        assert_eq!(first.relations[first.chosen], AWAY_FROM_LAST);
+        let second = &read[1];
+        assert_eq!(second.codes.len(), 11);
+        assert_eq!(second.relations[second.chosen], NEXT_TO_LAST);
+        // a wider window keeps b3 too; a narrower one drops b2 and c2
+        assert_eq!(
+            record_choices("game 4 a1 d4 b2=0.6 c3 b3=0.99 c2=0.2", 0.0).map(|c| c.len()),
+            Ok(3)
+        );
+        assert_eq!(
+            record_choices("game 4 a1 d4 b2=0.6 c3 b3=0.99 c2=0.2", 0.45).map(|c| c.len()),
+            Ok(0)
+        );
+        assert_eq!(record_choices("game 4", 0.05), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn a_bad_game_record_stops_at_its_first_bad_token() {
+        let stops =
+            |line: &str| record_choices(line, 0.05).map_err(|(read, token)| (read.len(), token));
+        assert_eq!(stops("game 4 a1 a1"), Err((0, "a1".to_string())));
+        assert_eq!(stops("game 4 a1 d4 b2=0.6 zz"), Err((1, "zz".to_string())));
+        assert_eq!(stops("game 4 a1 b2=x"), Err((0, "b2=x".to_string())));
+        assert_eq!(stops("game 4 a1 b2=1.5"), Err((0, "b2=1.5".to_string())));
+        assert_eq!(
+            stops("game 4 a1 e1"),
+            Err((0, "e1".to_string())),
+            "off the board"
+        );
+        assert_eq!(stops("gam 4 a1"), Err((0, "gam 4 a1".to_string())));
+        assert_eq!(stops("game 0 a1"), Err((0, "game 0 a1".to_string())));
+        assert_eq!(stops("game x"), Err((0, "game x".to_string())));
+        // a move after the game is won: a 2x2 board is won by seat one's column a1, a2
+        assert_eq!(stops("game 2 a1 b1 a2 b2"), Err((0, "b2".to_string())));
     }
 
     #[test]
