@@ -7,6 +7,7 @@
 //! ```text
 //! cargo run --release -p hex-search --example learn_prior -- play SIZE GAMES PLAYOUTS SEED [TUNING [MS]] > games.txt
 //! cargo run --release -p hex-search --example learn_prior -- train ITERATIONS MIN_SEEN MIN_RATE FILE... > patterns.txt
+//! cargo run --release -p hex-search --example learn_prior -- assess WEIGHTS MIN_RATE FILE...
 //! ```
 //! `play` starts each game from a random 1+1-stone opening; the teacher is `TUNING` (a name of
 //! `Tuning::NAMED`, `house` when left out) with at most `PLAYOUTS` playouts a move and, with
@@ -17,24 +18,28 @@
 //! an immediate win carry no rate: the search does not choose them, so the trainer
 //! skips them (their positions still lead to the next ones). Records append: data from several
 //! runs and sessions train together (`crates/search/data/`). Records hold placements only: a
-//! game in which the teacher swaps is left out.
+//! game in which the teacher swaps is left out. Lines starting `#` are comments.
 //! `train` learns from the rated moves whose win rate lies within `MIN_RATE..=1 - MIN_RATE`
 //! (once a game is decided the search's choice says little: every move wins, or none does) and
 //! keeps the patterns seen at least `MIN_SEEN` times among the candidates. It also reads the
 //! older one-position-a-line records (`COMPACT ROW COL RATE LAST_ROW LAST_COL`).
+//! `assess` says how well a weights file (`patterns.txt`'s form) foretells the choices of
+//! records it was not trained on: how often the chosen move has the largest gamma (ties
+//! shared), lies among the five largest, and the mean log-likelihood of the choice (the
+//! chosen gamma over the sum of all), beside a uniform choice's.
 //! Standard library plus the engine only.
 
 use std::io::{BufRead, BufReader, Write};
 use std::time::{Duration, Instant};
 
-use hex_search::patterns::{Choice, choice_of, record_choices, train};
+use hex_search::patterns::{Choice, Weights, choice_of, record_choices, train};
 use hex_search::{Cell, Limits, Move, Position, Tuning, cell_name, strong_move_tuned_reported};
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 fn usage() -> ! {
     eprintln!(
-        "usage: learn_prior play SIZE GAMES PLAYOUTS SEED [TUNING [MS]] | learn_prior train ITERATIONS MIN_SEEN MIN_RATE FILE..."
+        "usage: learn_prior play SIZE GAMES PLAYOUTS SEED [TUNING [MS]] | learn_prior train ITERATIONS MIN_SEEN MIN_RATE FILE... | learn_prior assess WEIGHTS MIN_RATE FILE..."
     );
     std::process::exit(2);
 }
@@ -121,6 +126,9 @@ fn read_choices(files: &[String], min_rate: f64) -> Vec<Choice> {
             std::process::exit(1);
         };
         for line in BufReader::new(file).lines().map_while(Result::ok) {
+            if line.starts_with('#') {
+                continue;
+            }
             if line.starts_with("game ") {
                 match record_choices(&line, min_rate) {
                     Ok(read) => choices.extend(read),
@@ -155,6 +163,45 @@ fn read_choices(files: &[String], min_rate: f64) -> Vec<Choice> {
         }
     }
     choices
+}
+
+/// Prints how well `weights` foretell `choices` (see the module doc).
+fn assess(weights: &Weights, choices: &[Choice]) {
+    let (mut top1, mut top5, mut ll, mut uniform) = (0.0f64, 0u32, 0.0f64, 0.0f64);
+    for ch in choices {
+        let score: Vec<f64> = ch
+            .codes
+            .iter()
+            .enumerate()
+            .map(|(k, &code)| {
+                let rel = ch.relations.get(k).copied().unwrap_or(0);
+                let edge = ch.edges.get(k).copied().unwrap_or(0);
+                f64::from(weights.ln_gamma(code) + weights.ln_last(rel) + weights.ln_edge(edge))
+            })
+            .collect();
+        let Some(&mine) = score.get(ch.chosen) else {
+            continue;
+        };
+        let above = score.iter().filter(|&&x| x > mine).count();
+        let level = score.iter().filter(|&&x| x == mine).count();
+        if above == 0 {
+            top1 += 1.0 / level as f64;
+        }
+        top5 += u32::from(above < 5);
+        let max = score.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let sum: f64 = score.iter().map(|x| (x - max).exp()).sum();
+        ll += mine - max - sum.ln();
+        uniform -= (score.len() as f64).ln();
+    }
+    let n = choices.len().max(1) as f64;
+    println!(
+        "{} choices: first {:.3}, among the first five {:.3}, log-likelihood {:.3} a choice (uniform {:.3})",
+        choices.len(),
+        top1 / n,
+        f64::from(top5) / n,
+        ll / n,
+        uniform / n
+    );
 }
 
 fn main() {
@@ -231,6 +278,27 @@ fn main() {
             println!("edge {}", edges.join(" "));
             for (code, ln, _, _) in kept {
                 println!("{code} {}", (ln * 1000.0).round() as i32);
+            }
+        }
+        Some("assess") => {
+            let (Some(path), Some(Ok(min_rate))) =
+                (args.get(1), args.get(2).map(|x| x.parse::<f64>()))
+            else {
+                usage()
+            };
+            let files = &args[3.min(args.len())..];
+            if files.is_empty() {
+                usage();
+            }
+            let weights = std::fs::read_to_string(path)
+                .map_err(|e| e.to_string())
+                .and_then(|text| Weights::parse(&text));
+            match weights {
+                Ok(weights) => assess(&weights, &read_choices(files, min_rate)),
+                Err(e) => {
+                    eprintln!("{path}: {e}");
+                    std::process::exit(1);
+                }
             }
         }
         _ => usage(),
