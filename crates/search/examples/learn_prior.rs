@@ -21,7 +21,8 @@
 //! game in which the teacher swaps is left out. Lines starting `#` are comments.
 //! `train` learns from the rated moves whose win rate lies within `MIN_RATE..=1 - MIN_RATE`
 //! (once a game is decided the search's choice says little: every move wins, or none does) and
-//! keeps the patterns seen at least `MIN_SEEN` times among the candidates. It also reads the
+//! names the patterns seen at least `MIN_SEEN` times among the candidates (the rarer share one
+//! strength, `other`, which also stands for the patterns it never saw). It also reads the
 //! older one-position-a-line records (`COMPACT ROW COL RATE LAST_ROW LAST_COL`).
 //! `assess` says how well a weights file (`patterns.txt`'s form) foretells the choices of
 //! records it was not trained on: how often the chosen move has the largest gamma (ties
@@ -252,18 +253,12 @@ fn main() {
                 usage();
             }
             let choices = read_choices(files, min_rate);
-            let learned = train(&choices, iterations);
-            let kept: Vec<_> = learned
-                .patterns
-                .iter()
-                .filter(|e| e.2 >= min_seen)
-                .collect();
+            let learned = train(&choices, iterations, min_seen);
             println!(
-                "# hexarena learned move prior: {} choices (win rate {min_rate}..={}), {} patterns seen, {} kept (seen at least {min_seen} times), {iterations} iterations",
+                "# hexarena learned move prior: {} choices (win rate {min_rate}..={}), {} patterns named (seen at least {min_seen} times), the rarer pooled as `other`, {iterations} iterations",
                 choices.len(),
                 1.0 - min_rate,
                 learned.patterns.len(),
-                kept.len()
             );
             println!(
                 "# canonical code, ln(gamma) x 1000; last: next to the last move, a bridge away; edge: 5 x own-edge distance + opponent-edge distance, 0..=4 (examples/learn_prior.rs)"
@@ -276,7 +271,8 @@ fn main() {
                 .map(|x| ((x * 1000.0).round() as i32).to_string())
                 .collect();
             println!("edge {}", edges.join(" "));
-            for (code, ln, _, _) in kept {
+            println!("other {}", (learned.ln_other * 1000.0).round() as i32);
+            for (code, ln, _, _) in &learned.patterns {
                 println!("{code} {}", (ln * 1000.0).round() as i32);
             }
         }

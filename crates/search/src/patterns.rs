@@ -16,7 +16,8 @@
 //! Two smaller groups of strengths say where the move lies from the opponent's last move
 //! (next to it, a bridge away, or neither or not known) and how far it lies from the mover's
 //! own edges and from the opponent's (0 to 3 rows in, or farther: 25 classes). A move's gamma
-//! is the product of its pattern's, its relation's and its edge class's.
+//! is the product of its pattern's, its relation's and its edge class's. The patterns the
+//! trainer saw too rarely share one strength, `other`, which also stands for those it never saw.
 //!
 //! Everything is pure: the weights are data compiled into the crate ([`learned`]).
 
@@ -213,6 +214,8 @@ pub struct Weights {
     /// By edge class (`edge_class_at`).
     ln_edge: [f32; EDGE_CLASSES],
     named: usize,
+    /// The strength of every pattern the weights do not name.
+    ln_other: f32,
 }
 
 impl Weights {
@@ -220,19 +223,21 @@ impl Weights {
     /// from [`canonical`], the logarithm of its gamma times 1,000), and at most one line
     /// `last NEXT BRIDGE` giving the relations' logarithms times 1,000 ([`NEXT_TO_LAST`],
     /// [`BRIDGE_FROM_LAST`]; 0 without the line), and at most one line `edge` followed by
-    /// the 25 edge classes' logarithms times 1,000 (0 without it); blank lines and lines
-    /// starting with `#` are skipped.
+    /// the 25 edge classes' logarithms times 1,000 (0 without it), and at most one line
+    /// `other LN_GAMMA_X1000`, the strength of every pattern not named (the rare patterns
+    /// [`train`] pooled; 0 without it); blank lines and lines starting with `#` are skipped.
     ///
     /// # Errors
     /// The line number and what was wrong with it, for a line that is not two integers (three
-    /// after `last`, 25 after `edge`), a code that is not canonical, or a code, `last` or
-    /// `edge` named twice.
+    /// after `last`, 25 after `edge`, two after `other`), a code that is not canonical, or a
+    /// code, `last`, `edge` or `other` named twice.
     pub fn parse(text: &str) -> Result<Weights, String> {
         let mut ln_gamma = vec![0.0f32; CODES as usize];
         let mut ln_last = [0.0f32; 3];
         let mut ln_edge = [0.0f32; EDGE_CLASSES];
         let mut seen = vec![false; CODES as usize];
         let (mut seen_last, mut seen_edge) = (false, false);
+        let mut ln_other = None;
         let mut named = 0;
         for (k, line) in text.lines().enumerate() {
             let line = line.trim();
@@ -249,6 +254,16 @@ impl Weights {
                 };
                 ln_last = [0.0, next as f32 / 1000.0, bridge as f32 / 1000.0];
                 seen_last = true;
+                continue;
+            }
+            if let Some(rest) = line.strip_prefix("other ") {
+                let (Ok(value), None) = (rest.trim().parse::<i32>(), ln_other) else {
+                    return Err(format!(
+                        "line {}: expected `other LN_GAMMA_X1000`, once",
+                        k + 1
+                    ));
+                };
+                ln_other = Some(value as f32 / 1000.0);
                 continue;
             }
             if let Some(rest) = line.strip_prefix("edge ") {
@@ -284,18 +299,22 @@ impl Weights {
             ln_gamma[code as usize] = value as f32 / 1000.0;
             named += 1;
         }
-        // every image of a named code takes its value
+        // every image of a code takes its canonical code's value, named or other
+        let ln_other = ln_other.unwrap_or(0.0);
         for code in 0..CODES {
             let c = canonical(code);
-            if c != code {
-                ln_gamma[code as usize] = ln_gamma[c as usize];
-            }
+            ln_gamma[code as usize] = if seen[c as usize] {
+                ln_gamma[c as usize]
+            } else {
+                ln_other
+            };
         }
         Ok(Weights {
             ln_gamma,
             ln_last,
             ln_edge,
             named,
+            ln_other,
         })
     }
 
@@ -305,11 +324,14 @@ impl Weights {
         self.named
     }
 
-    /// The natural logarithm of the gamma of `code` (any code, canonical or not; 0 past
-    /// [`CODES`]).
+    /// The natural logarithm of the gamma of `code` (any code, canonical or not; a code not
+    /// named, or past [`CODES`], has the `other` strength).
     #[must_use]
     pub fn ln_gamma(&self, code: u32) -> f32 {
-        self.ln_gamma.get(code as usize).copied().unwrap_or(0.0)
+        self.ln_gamma
+            .get(code as usize)
+            .copied()
+            .unwrap_or(self.ln_other)
     }
 
     /// The natural logarithm of the gamma of a relation to the last move (0 for
@@ -350,6 +372,7 @@ pub fn learned() -> &'static Weights {
             ln_last: [0.0; 3],
             ln_edge: [0.0; EDGE_CLASSES],
             named: 0,
+            ln_other: 0.0,
         })
     })
 }
@@ -443,6 +466,9 @@ pub struct Trained {
     pub ln_last: [f32; 3],
     /// The logarithms of the edge classes' gammas, centred on the candidates.
     pub ln_edge: [f32; EDGE_CLASSES],
+    /// The logarithm of the gamma the patterns seen fewer than `min_seen` times share (0
+    /// when none was pooled).
+    pub ln_other: f32,
 }
 
 /// The gamma of every pattern, relation and edge class seen in `choices`, by `iterations`
@@ -453,23 +479,37 @@ pub struct Trained {
 /// [`AWAY_FROM_LAST`] is the relations' reference (gamma 1); the edge classes' logarithms
 /// are centred on the candidates, and the patterns' so that the mean of a candidate's whole
 /// `ln gamma` over every candidate of every choice is 0. Choices whose `chosen` is out of
-/// range are skipped.
+/// range are skipped. The patterns seen fewer than `min_seen` times among the candidates are
+/// pooled into one pattern, `other` ([`Trained::ln_other`]), which then also stands for the
+/// patterns the choices never showed: a rare pattern is most often a poor move's, and a
+/// gamma of 1 would rate it as an average one.
 #[must_use]
-pub fn train(choices: &[Choice], iterations: usize) -> Trained {
+pub fn train(choices: &[Choice], iterations: usize, min_seen: u32) -> Trained {
     /// A candidate: its pattern's id, its relation and its edge class.
     type Candidate = (usize, usize, usize);
+    /// The pooled rare patterns' code (no pattern's: codes lie below [`CODES`]).
+    const OTHER: u32 = CODES;
+    let valid = || choices.iter().filter(|ch| ch.chosen < ch.codes.len());
+    let mut times: HashMap<u32, u32> = HashMap::new();
+    for ch in valid() {
+        for &c in &ch.codes {
+            *times.entry(c).or_insert(0) += 1;
+        }
+    }
     let mut index: HashMap<u32, usize> = HashMap::new();
     let mut codes: Vec<u32> = Vec::new();
     let mut flat: Vec<(Vec<Candidate>, usize)> = Vec::with_capacity(choices.len());
-    for ch in choices {
-        if ch.chosen >= ch.codes.len() {
-            continue;
-        }
+    for ch in valid() {
         let ids = ch
             .codes
             .iter()
             .enumerate()
             .map(|(k, &c)| {
+                let c = if times.get(&c).copied().unwrap_or(0) < min_seen {
+                    OTHER
+                } else {
+                    c
+                };
                 let id = *index.entry(c).or_insert_with(|| {
                     codes.push(c);
                     codes.len() - 1
@@ -563,7 +603,11 @@ pub fn train(choices: &[Choice], iterations: usize) -> Trained {
     let mean = |sum: f64| if count > 0 { sum / count as f64 } else { 0.0 };
     let edge_centre = mean(edge_sum);
     let pattern_centre = mean(pattern_sum) + mean(rel_sum);
+    let ln_other = index
+        .get(&OTHER)
+        .map_or(0.0, |&i| (gamma[i].ln() - pattern_centre) as f32);
     let mut patterns: Vec<(u32, f32, u32, u32)> = (0..m)
+        .filter(|&i| codes[i] != OTHER)
         .map(|i| {
             (
                 codes[i],
@@ -578,6 +622,7 @@ pub fn train(choices: &[Choice], iterations: usize) -> Trained {
         patterns,
         ln_last: [0.0, rel[1].ln() as f32, rel[2].ln() as f32],
         ln_edge: edge.map(|g| (g.ln() - edge_centre) as f32),
+        ln_other,
     }
 }
 
@@ -744,7 +789,7 @@ mod tests {
                 chosen,
             });
         }
-        let out = train(&choices, 60);
+        let out = train(&choices, 60, 1);
         let ln = |code: u32| {
             out.patterns
                 .iter()
@@ -776,6 +821,62 @@ mod tests {
         assert_eq!(seen, 180_000);
         let chosen: u32 = out.patterns.iter().map(|e| e.3).sum();
         assert_eq!(chosen, 30_000);
+    }
+
+    #[test]
+    fn rare_patterns_share_one_learned_strength() {
+        // patterns 10 (gamma 1) and 20 (gamma 0.25) are common; every other candidate is a
+        // pattern seen once (a fresh code), all of gamma 4
+        let mut rng = Pcg64::seed_from_u64(11);
+        let mut fresh = 1_000u32;
+        let mut choices = Vec::new();
+        for _ in 0..20_000 {
+            let codes: Vec<u32> = (0..6)
+                .map(|_| match rng.next_u32() % 3 {
+                    0 => 10,
+                    1 => 20,
+                    _ => {
+                        fresh += 1;
+                        fresh
+                    }
+                })
+                .collect();
+            let g = |c: u32| match c {
+                10 => 1.0,
+                20 => 0.25,
+                _ => 4.0,
+            };
+            let total: f64 = codes.iter().map(|&c| g(c)).sum();
+            let mut pick = f64::from(rng.next_u32()) / f64::from(u32::MAX) * total;
+            let mut chosen = codes.len() - 1;
+            for (k, &c) in codes.iter().enumerate() {
+                pick -= g(c);
+                if pick <= 0.0 {
+                    chosen = k;
+                    break;
+                }
+            }
+            choices.push(Choice {
+                relations: vec![0; codes.len()],
+                edges: Vec::new(),
+                codes,
+                chosen,
+            });
+        }
+        let pooled = train(&choices, 60, 100);
+        let named: Vec<u32> = pooled.patterns.iter().map(|e| e.0).collect();
+        assert_eq!(named, vec![10, 20], "only the common patterns are named");
+        let (a, b) = (
+            f64::from(pooled.patterns[0].1),
+            f64::from(pooled.patterns[1].1),
+        );
+        let other = f64::from(pooled.ln_other);
+        assert!((other - a - 4f64.ln()).abs() < 0.1, "{other} {a}");
+        assert!((a - b - 4f64.ln()).abs() < 0.1, "{a} {b}");
+        // unpooled, every rare pattern is named on its own and `other` stays at 0
+        let unpooled = train(&choices, 5, 1);
+        assert_eq!(unpooled.patterns.len(), 2 + (fresh - 1_000) as usize);
+        assert_eq!(unpooled.ln_other, 0.0);
     }
 
     #[test]
@@ -918,6 +1019,16 @@ mod tests {
         // not canonical
         let other = code_from([0, 0, 1, 0, 0, 0], [0; 6]);
         assert!(Weights::parse(&format!("{other} 3")).is_err());
+        // `other`: the strength of every code not named, and of codes past the last
+        let w = Weights::parse(&format!("other -800\n{k} 1500")).expect("parses");
+        assert!((w.ln_gamma(k) - 1.5).abs() < 1e-6);
+        assert!((w.ln_gamma(image) - 1.5).abs() < 1e-6);
+        assert!((w.ln_gamma(0) + 0.8).abs() < 1e-6);
+        assert!((w.ln_gamma(CODES + 3) + 0.8).abs() < 1e-6);
+        assert_eq!(w.named(), 1);
+        assert!(Weights::parse("other 1\nother 2").is_err());
+        assert!(Weights::parse("other x").is_err());
+        assert!(Weights::parse("other 1 2").is_err());
     }
 
     #[test]
