@@ -14,7 +14,8 @@
 //! `closure-deep` ([`hex::Tuning::CLOSURE_DEEP`], deeper and sooner in the tree) or
 //! `closure-all` ([`hex::Tuning::CLOSURE_ALL`], at every depth) or `closure-kept`
 //! ([`hex::Tuning::CLOSURE_KEPT`], going on from its last search's subtree) or `closure-light`
-//! ([`hex::Tuning::CLOSURE_LIGHT`], `closure-tree` with half the local-shape prior), each
+//! ([`hex::Tuning::CLOSURE_LIGHT`], `closure-tree` with half the local-shape prior) or
+//! `closure-learned` ([`hex::Tuning::CLOSURE_LEARNED`], `closure-tree` with the learned prior), each
 //! optionally followed by changes `:key=value,...`
 //! (`pv`: `pattern_visits`, `pa`: `pattern_amaf`, `dead`: `prune_dead`, `prior`:
 //! `prior_visits`, `fill`: `fill_in`, `solver`: `solver`, `ka`: `knowledge_at`, `kd`:
@@ -117,7 +118,7 @@ fn main() {
     })();
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
-            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge | frozen | learned | closure | closure-tree | closure-deep | closure-all | closure-kept | closure-light, \
+            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge | frozen | learned | closure | closure-tree | closure-deep | closure-all | closure-kept | closure-light | closure-learned, \
              each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kd=N,kroot=0|1|2,closure=0|1,room=0|1,nodes=N,lp=X,lpow=X,keep=0|1,dom=0|1; \
              or bias,expand,prior[,nodes])"
         );

@@ -177,6 +177,16 @@ impl Tuning {
         ..Tuning::CLOSURE_TREE
     };
 
+    /// [`Tuning::CLOSURE_TREE`] with the learned move prior averaged with the hand-set shapes
+    /// ([`Tuning::learned_prior`] 0.5, [`Tuning::learned_power`] 0.5), the prior learned from
+    /// closure-tree's own games at 250 ms a move (`crates/search/data/`); measured against it at
+    /// equal time in `BENCHMARKS.md` (issue 23, stop 45).
+    pub const CLOSURE_LEARNED: Tuning = Tuning {
+        learned_prior: 0.5,
+        learned_power: 0.5,
+        ..Tuning::CLOSURE_TREE
+    };
+
     /// [`Tuning::CLOSURE_TREE`] deeper and sooner: nodes within four plies of the root
     /// analysed at 500 visits ([`Tuning::knowledge_depth`] 4, [`Tuning::knowledge_at`] 500);
     /// measured against it in `BENCHMARKS.md` ("H-search to closure", stop 41: not adopted).
@@ -225,8 +235,8 @@ impl Tuning {
     /// The named tunings, for tools that measure one against another or against an outside
     /// engine: `house`, `plain`, `frozen`, `knowledge`, `fill-in`, `tree-knowledge`, `learned`,
     /// `closure`, `closure-tree`, `closure-deep`, `closure-all`, `closure-kept`,
-    /// `closure-light`.
-    pub const NAMED: [(&'static str, Tuning); 13] = [
+    /// `closure-light`, `closure-learned`.
+    pub const NAMED: [(&'static str, Tuning); 14] = [
         ("house", Tuning::HOUSE),
         ("plain", Tuning::PLAIN),
         ("frozen", Tuning::FROZEN),
@@ -240,6 +250,7 @@ impl Tuning {
         ("closure-all", Tuning::CLOSURE_ALL),
         ("closure-kept", Tuning::CLOSURE_KEPT),
         ("closure-light", Tuning::CLOSURE_LIGHT),
+        ("closure-learned", Tuning::CLOSURE_LEARNED),
     ];
 
     /// The tuning of [`Tuning::NAMED`] called `name` (ASCII case ignored).
