@@ -25,8 +25,9 @@
 //! strength, `other`, which also stands for the patterns it never saw). It also reads the
 //! older one-position-a-line records (`COMPACT ROW COL RATE LAST_ROW LAST_COL`).
 //! `assess` says how well a weights file (`patterns.txt`'s form) foretells the choices of
-//! records it was not trained on: how often the chosen move has the largest gamma (ties
-//! shared), lies among the five largest, and the mean log-likelihood of the choice (the
+//! records it was not trained on: how often the chosen move has the largest gamma, lies among
+//! the five largest (a move tied with others shares its places with them), and the mean
+//! log-likelihood of the choice (the
 //! chosen gamma over the sum of all), beside a uniform choice's.
 //! Standard library plus the engine only.
 
@@ -168,7 +169,7 @@ fn read_choices(files: &[String], min_rate: f64) -> Vec<Choice> {
 
 /// Prints how well `weights` foretell `choices` (see the module doc).
 fn assess(weights: &Weights, choices: &[Choice]) {
-    let (mut top1, mut top5, mut ll, mut uniform) = (0.0f64, 0u32, 0.0f64, 0.0f64);
+    let (mut top1, mut top5, mut ll, mut uniform) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
     for ch in choices {
         let score: Vec<f64> = ch
             .codes
@@ -188,7 +189,10 @@ fn assess(weights: &Weights, choices: &[Choice]) {
         if above == 0 {
             top1 += 1.0 / level as f64;
         }
-        top5 += u32::from(above < 5);
+        // the chosen move shares the places its level spans with the moves tied with it
+        if above < 5 {
+            top5 += ((5 - above) as f64 / level as f64).min(1.0);
+        }
         let max = score.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let sum: f64 = score.iter().map(|x| (x - max).exp()).sum();
         ll += mine - max - sum.ln();
@@ -199,7 +203,7 @@ fn assess(weights: &Weights, choices: &[Choice]) {
         "{} choices: first {:.3}, among the first five {:.3}, log-likelihood {:.3} a choice (uniform {:.3})",
         choices.len(),
         top1 / n,
-        f64::from(top5) / n,
+        top5 / n,
         ll / n,
         uniform / n
     );

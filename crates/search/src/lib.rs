@@ -24,8 +24,10 @@
 //!   ([`Tuning::expand_by_room`], in [`Tuning::HOUSE`]; [`Tuning::FROZEN`] without it).
 //!
 //! - [`patterns`]: a learned move prior (issue 23, ninth piece): a Bradley-Terry strength for
-//!   each twelve-cell pattern around a move, fitted to the moves a longer search chose, which
-//!   the tree can use in place of the hand-set shapes ([`Tuning::learned_prior`]).
+//!   each twelve-cell pattern around a move, fitted to the moves a stronger search chose
+//!   (`crates/search/data/`), which the tree can mix with the hand-set shapes or use in their
+//!   place ([`Tuning::learned_prior`], [`Tuning::CLOSURE_LEARNED`]). The root's children are
+//!   valued without the relation to the opponent's last move (a position holds no history).
 //!
 //! - [`analysis`]: the arena's analysis of a game (issue 21): seat 1's win probability per
 //!   position and the mistakes, from the same search with [`Tuning::HOUSE`].

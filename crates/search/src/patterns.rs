@@ -205,8 +205,8 @@ pub fn mover_codes(pos: &Position) -> Vec<(Cell, u32, u8)> {
         .collect()
 }
 
-/// Learned strengths, one per code (the natural logarithm of its gamma, 0 for a pattern the
-/// weights do not name).
+/// Learned strengths, one per code (the natural logarithm of its gamma; a pattern the weights
+/// do not name has the `other` strength, 0 without it).
 pub struct Weights {
     ln_gamma: Vec<f32>,
     /// By relation to the last move ([`AWAY_FROM_LAST`] is always 0).
@@ -968,6 +968,11 @@ mod tests {
             Ok(0)
         );
         assert_eq!(record_choices("game 4", 0.05), Ok(Vec::new()));
+        // the last move is the opponent's, not the mover's own before it: c4 is next to c3,
+        // the mover's, and a bridge away from a5, the opponent's last
+        let read = record_choices("game 5 a1 e5 c3=0.5 a5 c4=0.5", 0.05).expect("replays");
+        assert_eq!(read.len(), 2);
+        assert_eq!(read[1].relations[read[1].chosen], BRIDGE_FROM_LAST);
     }
 
     #[test]
@@ -1026,6 +1031,10 @@ mod tests {
         assert!((w.ln_gamma(k) - 1.5).abs() < 1e-6);
         assert!((w.ln_gamma(image) - 1.5).abs() < 1e-6);
         assert!((w.ln_gamma(0) + 0.8).abs() < 1e-6);
+        // and the images of an unnamed code too
+        assert_eq!(canonical(9), 1);
+        assert!((w.ln_gamma(1) + 0.8).abs() < 1e-6);
+        assert!((w.ln_gamma(9) + 0.8).abs() < 1e-6);
         assert!((w.ln_gamma(CODES + 3) + 0.8).abs() < 1e-6);
         assert_eq!(w.named(), 1);
         assert!(Weights::parse("other 1\nother 2").is_err());
@@ -1039,5 +1048,23 @@ mod tests {
         let w = Weights::parse(text).expect("patterns.txt parses");
         assert!(w.named() > 1_000, "{} patterns", w.named());
         assert_eq!(learned().named(), w.named());
+        // a canonical code the file does not name has the file's `other` strength
+        let other: f32 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("other "))
+            .and_then(|v| v.trim().parse::<i32>().ok())
+            .map_or(0.0, |v| v as f32 / 1000.0);
+        let named: std::collections::HashSet<u32> = text
+            .lines()
+            .filter_map(|l| l.split_ascii_whitespace().next()?.parse().ok())
+            .collect();
+        let unnamed = (0..CODES)
+            .find(|&c| canonical(c) == c && !named.contains(&c))
+            .expect("an unnamed pattern");
+        assert!((learned().ln_gamma(unnamed) - other).abs() < 1e-6);
+        assert!(
+            other != 0.0,
+            "the compiled weights give the pooled rare patterns a strength"
+        );
     }
 }
