@@ -180,7 +180,8 @@ impl Tuning {
     /// [`Tuning::CLOSURE_TREE`] with the learned move prior averaged with the hand-set shapes
     /// ([`Tuning::learned_prior`] 0.5, [`Tuning::learned_power`] 0.5), the prior learned from
     /// closure-tree's own games at 250 ms a move (`crates/search/data/`); measured against it at
-    /// equal time in `BENCHMARKS.md` (issue 23, stop 45).
+    /// equal time in `BENCHMARKS.md` (issue 23, stop 45: 417 of 800 games, +15 Elo, -9..+39;
+    /// not adopted).
     pub const CLOSURE_LEARNED: Tuning = Tuning {
         learned_prior: 0.5,
         learned_power: 0.5,
