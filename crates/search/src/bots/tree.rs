@@ -226,7 +226,9 @@ impl Tuning {
     };
 
     /// [`Tuning::HOUSE`] with the learned move prior averaged with the hand-set shapes (weight
-    /// 0.5, power 0.5); measured against it in `BENCHMARKS.md` ("A learned move prior").
+    /// 0.5, power 0.5); measured against it in `BENCHMARKS.md` ("A learned move prior"), with
+    /// the weights of then (taught by `house`); `patterns.txt` now holds stop 45's, taught by
+    /// `closure-tree`.
     pub const LEARNED: Tuning = Tuning {
         learned_prior: 0.5,
         learned_power: 0.5,
