@@ -58,11 +58,58 @@ async fn a_stopping_instance_fires_no_timeout_refuses_writes_and_freezes_its_hea
         "{:?}",
         r.body
     );
+    assert_eq!(
+        heartbeat_ms(&app).await,
+        stop_ms,
+        "the heartbeat marks the stop moment"
+    );
+}
+
+/// This instance's heartbeat as stored, ms.
+async fn heartbeat_ms(app: &common::TestApp) -> i64 {
     let mut c = app.arena.store.pool.acquire().await.expect("connection");
     let (hb,): (i64,) = sqlx::query_as("SELECT heartbeat_ms FROM instances WHERE id = $1")
         .bind(&app.arena.instance_id)
         .fetch_one(&mut *c)
         .await
         .expect("heartbeat row");
-    assert_eq!(hb, stop_ms, "the heartbeat marks the stop moment");
+    hb
+}
+
+/// The writes of the instance's row that were under way at the stop land after the final
+/// heartbeat and must not move it: a periodic heartbeat that read the clock before the stop
+/// (CI saw one land after it, leaving the row at the earlier time, so the next start would
+/// have credited 2 s too much downtime), and a credit of time refused on an untrusted clock.
+#[tokio::test]
+async fn no_heartbeat_or_credit_that_lands_after_the_stop_moves_the_stop_moment() {
+    use common::{Spawn, spawn_with};
+    use hexarena::arena::{clock::FakeTime, scheduler};
+    use std::sync::Arc;
+
+    const T0: i64 = 1_800_000_000_000;
+    let time = Arc::new(FakeTime::new(T0));
+    let app = spawn_with(Spawn {
+        time: time.clone(),
+        ..Spawn::default()
+    })
+    .await;
+    time.advance(2_000);
+    app.arena.stop_serving().await;
+    let stop_ms = T0 + 2_000;
+    assert_eq!(heartbeat_ms(&app).await, stop_ms);
+    scheduler::heartbeat(&app.arena, T0)
+        .await
+        .expect("a stopping instance's heartbeat is skipped, not failed");
+    assert_eq!(
+        heartbeat_ms(&app).await,
+        stop_ms,
+        "a heartbeat timed before the stop, written after it"
+    );
+    time.advance(3_000);
+    let credit = scheduler::credit_refused(&app.arena, T0).await;
+    assert!(
+        credit.is_err(),
+        "a stopping instance credits nothing: {credit:?}"
+    );
+    assert_eq!(heartbeat_ms(&app).await, stop_ms, "a credit after the stop");
 }

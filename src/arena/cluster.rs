@@ -255,6 +255,7 @@ const JOIN_BEATS_MAX: usize = 40;
 /// stored time was recent when it committed).
 async fn beat_in_time(arena: &Arena) -> Result<bool, StoreError> {
     let started = std::time::Instant::now();
+    let _gate = arena.beat_gate().await.ok_or(StoreError::PoolClosed)?;
     let at = arena.now_ms();
     let mut c = arena.store.conn().await?;
     crate::store::instances::beat(&mut c, &arena.instance_id, at).await?;

@@ -211,6 +211,8 @@ pub struct Arena {
     pub house: std::sync::OnceLock<Arc<house::House>>,
     /// Set once a stop signal came: the arena no longer serves (see [`Arena::stop_serving`]).
     stopping: tokio::sync::watch::Sender<bool>,
+    /// Held by each write of this instance's own `instances` row (see [`Arena::beat_gate`]).
+    beat_gate: tokio::sync::Mutex<()>,
     /// Token hashes revoked by a rotation (issue 20): the streams they opened end.
     pub revoked_tokens: broadcast::Sender<Arc<str>>,
 }
@@ -274,6 +276,7 @@ impl Arena {
             versions,
             house: std::sync::OnceLock::new(),
             stopping: tokio::sync::watch::Sender::new(false),
+            beat_gate: tokio::sync::Mutex::new(()),
             revoked_tokens: broadcast::channel(64).0,
         })
     }
@@ -281,6 +284,17 @@ impl Arena {
     /// Whether this instance is stopping (a stop signal came; it drains its connections).
     pub fn is_stopping(&self) -> bool {
         *self.stopping.borrow()
+    }
+
+    /// The right to write this instance's own `instances` row (heartbeat, `serving_ms`), held
+    /// until the write commits; `None` once the arena is stopping. Every such write takes it,
+    /// so the final heartbeat of [`Arena::stop_serving`] is the last one: a write already under
+    /// way commits before it, and a later one finds the arena stopping and writes nothing (a
+    /// heartbeat that read the clock before the stop and reached the database after it would
+    /// otherwise move the stop moment back, and the next start credit the wrong downtime).
+    pub(crate) async fn beat_gate(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        let gate = self.beat_gate.lock().await;
+        (!self.is_stopping()).then_some(gate)
     }
 
     /// Resolves once this instance is stopping (event streams and long-polls end on it).

@@ -250,11 +250,12 @@ async fn housekeeping(a: Arc<Arena>) {
 /// arena as a whole was serving, or another instance already credited the same outage). On commit the outage ends: the games held in memory are
 /// reloaded and the deadlines swept again. Returns the credit, ms.
 ///
-/// Errors: the write failed (storage still down).
+/// Errors: the write failed (storage still down); `PoolClosed` once the arena is stopping.
 pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
     let Some(since) = arena.store.health.down_since_ms() else {
         return Ok(0);
     };
+    let _gate = arena.beat_gate().await.ok_or(StoreError::PoolClosed)?;
     let now = arena.now_ms();
     let mut tx = arena.store.begin_write_probe().await?;
     let mut credit_ms = (now - since).max(0);
@@ -305,6 +306,8 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
 /// Writes this instance's last heartbeat at the stop moment (see [`Arena::stop_serving`]);
 /// returns that moment, ms since epoch.
 pub async fn final_heartbeat(arena: &Arena) -> Result<i64, StoreError> {
+    // After the stopping flag, so every other writer of the row is done or writes nothing.
+    let _gate = arena.beat_gate.lock().await;
     let now = arena.now_ms();
     let mut c = arena.store.conn().await?;
     instances::last_beat(&mut c, &arena.instance_id, now).await?;
@@ -407,8 +410,9 @@ pub async fn sync_clock(arena: &Arena) -> Option<Unsynced> {
 /// the arena was serving, or that instance credited the same period first. Writes this
 /// instance's heartbeat and `serving_ms`. Returns the credit, ms.
 ///
-/// Errors: the transaction failed.
+/// Errors: the transaction failed; `PoolClosed` once the arena is stopping (nothing written).
 pub async fn credit_refused(arena: &Arena, since_ms: i64) -> Result<i64, StoreError> {
+    let _gate = arena.beat_gate().await.ok_or(StoreError::PoolClosed)?;
     let mut tx = arena.store.begin_write().await?;
     // Instances trusted again together credit one after the other: the later one sees the
     // earlier one's serving_ms.
@@ -486,7 +490,12 @@ async fn beat(a: &Arena) -> Result<(), String> {
 
 /// Writes the heartbeat at `at_ms`, and `serving_ms` too while this instance serves writes
 /// (clock trusted, storage up, not stopping): what [`credit_refused`] reads of the others.
-async fn heartbeat(arena: &Arena, at_ms: i64) -> Result<(), StoreError> {
+/// Once the arena is stopping it writes nothing: the final heartbeat stays the stop moment
+/// ([`Arena::beat_gate`]). Public for the grey-box tests.
+pub async fn heartbeat(arena: &Arena, at_ms: i64) -> Result<(), StoreError> {
+    let Some(_gate) = arena.beat_gate().await else {
+        return Ok(());
+    };
     let serving = arena.clock.unsynced().is_none() && !arena.is_stopping();
     let mut c = arena.store.conn().await?;
     instances::beat_serving(&mut c, &arena.instance_id, at_ms, serving).await
