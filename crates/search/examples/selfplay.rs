@@ -15,7 +15,8 @@
 //! `closure-all` ([`hex::Tuning::CLOSURE_ALL`], at every depth) or `closure-kept`
 //! ([`hex::Tuning::CLOSURE_KEPT`], going on from its last search's subtree) or `closure-light`
 //! ([`hex::Tuning::CLOSURE_LIGHT`], `closure-tree` with half the local-shape prior) or
-//! `closure-learned` ([`hex::Tuning::CLOSURE_LEARNED`], `closure-tree` with the learned prior), each
+//! `closure-learned` ([`hex::Tuning::CLOSURE_LEARNED`], `closure-tree` with the learned prior) or
+//! `closure-last` ([`hex::Tuning::CLOSURE_LAST`], its root knowing the last move), each
 //! optionally followed by changes `:key=value,...`
 //! (`pv`: `pattern_visits`, `pa`: `pattern_amaf`, `dead`: `prune_dead`, `prior`:
 //! `prior_visits`, `fill`: `fill_in`, `solver`: `solver`, `ka`: `knowledge_at`, `kd`:
@@ -24,7 +25,7 @@
 //! closure, `closure`: 1 for H-search to closure in the root's analysis, `room`: 1 for
 //! `expand_by_room`, `nodes`: `max_nodes`, `lp`: `learned_prior`, `lpow`: `learned_power`,
 //! `keep`: 1 for `keep_tree` (each side keeps its own tree from move to move), `dom`: 1 for
-//! `prune_dominated`; e.g.
+//! `prune_dominated`, `last`: 1 for `root_knows_last`; e.g.
 //! `plain:pv=10,dead=1`); or `rave_bias,expand_at,prior_visits[,max_nodes]` on top of `plain`.
 //! With `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a
 //! cap), and the two sides alternate in one process, so they share the machine's load.
@@ -61,6 +62,7 @@ fn tuning(text: &str) -> Option<Tuning> {
             "room" => t.expand_by_room = v != 0.0,
             "keep" => t.keep_tree = v != 0.0,
             "dom" => t.prune_dominated = v != 0.0,
+            "last" => t.root_knows_last = v != 0.0,
             "nodes" => t.max_nodes = v as usize,
             "lp" => t.learned_prior = v,
             "lpow" => t.learned_power = v,
@@ -118,8 +120,8 @@ fn main() {
     })();
     let Some((size, pairs, playouts, seed, a, b, per_move)) = parsed else {
         eprintln!(
-            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge | frozen | learned | closure | closure-tree | closure-deep | closure-all | closure-kept | closure-light | closure-learned, \
-             each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kd=N,kroot=0|1|2,closure=0|1,room=0|1,nodes=N,lp=X,lpow=X,keep=0|1,dom=0|1; \
+            "usage: selfplay SIZE PAIRS PLAYOUTS SEED A B [MS] (A, B: house | knowledge | fill-in | plain | tree-knowledge | frozen | learned | closure | closure-tree | closure-deep | closure-all | closure-kept | closure-light | closure-learned | closure-last, \
+             each optionally followed by :pv=N,pa=N,dead=0|1,prior=N,fill=0|1,solver=0|1,ka=N,kd=N,kroot=0|1|2,closure=0|1,room=0|1,nodes=N,lp=X,lpow=X,keep=0|1,dom=0|1,last=0|1; \
              or bias,expand,prior[,nodes])"
         );
         std::process::exit(2);

@@ -46,8 +46,14 @@ pub struct Position {
     opening_len: u16,
     swapped: bool,
     outcome: Option<Outcome>,
+    /// Padded index of the stone the last move placed (a swap's: the stone it took over);
+    /// not part of the position's identity (see `PartialEq`), so search code can read the
+    /// opponent's last move without a move list.
+    last: Option<u16>,
 }
 
+/// Two positions are equal when their boards, plies, openings, swap and outcome are: the
+/// move that came last is history, not position.
 impl PartialEq for Position {
     fn eq(&self, other: &Self) -> bool {
         self.size == other.size
@@ -87,6 +93,7 @@ impl Position {
             opening_len: 0,
             swapped: false,
             outcome: None,
+            last: None,
         })
     }
 
@@ -276,6 +283,8 @@ impl Position {
             Move::Swap => {
                 if let Some(i) = self.board.iter().position(|&v| v == 1 || v == 2) {
                     self.board[i] = Seat::Two.number();
+                    // padded boards have at most 28 * 28 cells: fits
+                    self.last = Some(i as u16);
                 }
                 self.swapped = true;
                 self.ply += 1;

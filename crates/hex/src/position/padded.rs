@@ -44,6 +44,14 @@ impl Position {
         Cell::new((i / self.stride - 1) as u8, (i % self.stride - 1) as u8)
     }
 
+    /// Padded index of the stone the last move placed, or that a swap took over: the
+    /// opponent's last move, as search code weighs the answers to it. `None` before the first
+    /// move (opening stones are not moves) and for a position read from its compact form,
+    /// which keeps no history.
+    pub fn last_index(&self) -> Option<usize> {
+        self.last.map(usize::from)
+    }
+
     /// The stone owner whose axis is top-bottom (1, or 2 after a swap).
     pub fn top_bottom_owner(&self) -> u8 {
         if self.swapped { 2 } else { 1 }
@@ -155,6 +163,8 @@ impl Position {
         let seat = self.mover();
         let connected = self.place_stone(i, seat.number());
         self.ply += 1;
+        // padded boards have at most 28 * 28 cells: fits
+        self.last = Some(i as u16);
         if connected {
             self.outcome = Some(Outcome::Connection { winner: seat });
         } else if self.ply >= MAX_MOVES {

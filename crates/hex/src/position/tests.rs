@@ -483,3 +483,38 @@ fn compact_accepts_finished_games() {
     assert_eq!(back.winning_path(), Some(vec![c(0, 1), c(1, 0)]));
     assert_eq!(back, pos);
 }
+
+#[test]
+fn the_last_move_is_known_as_a_padded_index_but_is_not_part_of_the_position() {
+    let mut pos = Position::with_opening(5, &[c(0, 0), c(4, 4)]).expect("opening");
+    assert_eq!(pos.last_index(), None, "opening stones are not moves");
+    pos.play(place(2, 1)).expect("legal");
+    assert_eq!(pos.last_index(), pos.index(c(2, 1)));
+    pos.play(place(3, 3)).expect("legal");
+    assert_eq!(pos.last_index(), pos.index(c(3, 3)));
+
+    let mut swapped = Position::new(5).expect("size");
+    swapped.play(place(1, 3)).expect("legal");
+    swapped.play(Move::Swap).expect("swap allowed at ply 1");
+    assert_eq!(
+        swapped.last_index(),
+        swapped.index(c(1, 3)),
+        "a swap's last stone is the one it took over"
+    );
+
+    // The same stones reached in another order are the same position.
+    let mut a = Position::new(5).expect("size");
+    let mut b = Position::new(5).expect("size");
+    play_all(
+        &mut a,
+        &[place(0, 0), place(1, 1), place(2, 2), place(3, 3)],
+    );
+    play_all(
+        &mut b,
+        &[place(2, 2), place(3, 3), place(0, 0), place(1, 1)],
+    );
+    assert_ne!(a.last_index(), b.last_index());
+    assert_eq!(a, b);
+    let round_trip = Position::from_compact(&a.to_compact()).expect("compact");
+    assert_eq!((round_trip == a, round_trip.last_index()), (true, None));
+}

@@ -91,6 +91,11 @@ pub struct Tuning {
     /// `BENCHMARKS.md` (issue 23, stop 44: 190 of 400 games, not adopted): off in every named
     /// tuning.
     pub prune_dominated: bool,
+    /// Issue 23: the root's children get their prior ([`Tuning::pattern_visits`], the learned
+    /// one's relation to the last move) knowing the opponent's last move
+    /// ([`Position::last_index`]), as every deeper node's children do. `false`: the root's
+    /// children are valued as if no move came last, as before stop 46.
+    pub root_knows_last: bool,
 }
 
 impl Tuning {
@@ -136,6 +141,7 @@ impl Tuning {
         root_vc: VcLimits::ROOT,
         keep_tree: false,
         prune_dominated: false,
+        root_knows_last: false,
     };
 
     /// [`Tuning::HOUSE`] with all the Hex knowledge at the root (`fill_in` and `solver`);
@@ -185,6 +191,14 @@ impl Tuning {
     pub const CLOSURE_LEARNED: Tuning = Tuning {
         learned_prior: 0.5,
         learned_power: 0.5,
+        ..Tuning::CLOSURE_TREE
+    };
+
+    /// [`Tuning::CLOSURE_TREE`] whose root knows the opponent's last move
+    /// ([`Tuning::root_knows_last`]): the hand-set shapes' bonus for the answers next to it
+    /// reaches the root's children, where house-master's prior matters most.
+    pub const CLOSURE_LAST: Tuning = Tuning {
+        root_knows_last: true,
         ..Tuning::CLOSURE_TREE
     };
 
@@ -238,8 +252,8 @@ impl Tuning {
     /// The named tunings, for tools that measure one against another or against an outside
     /// engine: `house`, `plain`, `frozen`, `knowledge`, `fill-in`, `tree-knowledge`, `learned`,
     /// `closure`, `closure-tree`, `closure-deep`, `closure-all`, `closure-kept`,
-    /// `closure-light`, `closure-learned`.
-    pub const NAMED: [(&'static str, Tuning); 14] = [
+    /// `closure-light`, `closure-learned`, `closure-last`.
+    pub const NAMED: [(&'static str, Tuning); 15] = [
         ("house", Tuning::HOUSE),
         ("plain", Tuning::PLAIN),
         ("frozen", Tuning::FROZEN),
@@ -254,6 +268,7 @@ impl Tuning {
         ("closure-kept", Tuning::CLOSURE_KEPT),
         ("closure-light", Tuning::CLOSURE_LIGHT),
         ("closure-learned", Tuning::CLOSURE_LEARNED),
+        ("closure-last", Tuning::CLOSURE_LAST),
     ];
 
     /// The tuning of [`Tuning::NAMED`] called `name` (ASCII case ignored).
@@ -820,7 +835,12 @@ fn grow(
     let all_empties = empty_indices(pos);
     let mut filler = Filler::new(pos);
     let mut nodes: Vec<Node> = Vec::with_capacity(1 + candidates.len() * 64);
-    nodes.push(Node::new(u16::MAX, me ^ 3));
+    // the root's cell is the last move (what `expand` relates its children to), if known
+    let last = pos
+        .last_index()
+        .filter(|_| tuning.root_knows_last)
+        .and_then(|i| u16::try_from(i).ok());
+    nodes.push(Node::new(last.unwrap_or(u16::MAX), me ^ 3));
     let stride = pos.stride();
     let mut roots = candidates.to_vec();
     if tuning.prune_dead {
@@ -838,7 +858,8 @@ fn grow(
         if with_prior { &all_empties } else { &[] },
         learned,
     );
-    cache.begin(std::iter::empty());
+    // the cells within reach of the last move are valued afresh, knowing it
+    cache.begin(last.map(usize::from).into_iter());
     match kept {
         Some(kept) => nodes = kept,
         None => expand(
@@ -1132,6 +1153,35 @@ mod tests {
             stop: &mut |_| false,
         };
         grow(pos, &mut rng, limits, tuning, &empty_indices(pos), None).expect("candidates")
+    }
+
+    #[test]
+    fn a_root_that_knows_the_last_move_values_the_answer_to_its_intrusion_highest() {
+        // seat 1's (1,1) and (2,2) are a bridge over (1,2) and (2,1); seat 2's last move took
+        // (1,2): seat 1 saves the bridge at (2,1) (the hand-set shapes' 0.9, else 0.75)
+        let mut pos = Position::new(5).expect("size");
+        for (r, c) in [(1, 1), (4, 4), (2, 2), (1, 2)] {
+            pos.play(hex::Move::Place(hex::Cell::new(r, c)))
+                .expect("legal");
+        }
+        let save = pos.index(hex::Cell::new(2, 1)).expect("on the board");
+        let prior_wins = |tuning: &Tuning| {
+            let (nodes, _) = grown(&pos, tuning, 1, 7);
+            let k = nodes[0]
+                .children()
+                .find(|&k| usize::from(nodes[k].cell) == save)
+                .expect("a root move");
+            // one playout adds at most one win to the prior's 10 virtual visits
+            nodes[k].wins
+        };
+        let knowing = Tuning {
+            root_knows_last: true,
+            ..Tuning::HOUSE
+        };
+        let w = prior_wins(&knowing);
+        assert!((9.0..=10.0).contains(&w), "{w}");
+        let w = prior_wins(&Tuning::HOUSE);
+        assert!((7.5..=8.5).contains(&w), "{w}");
     }
 
     fn searched(pos: &Position, tuning: &Tuning, playouts: u32, seed: u64) -> Report {
