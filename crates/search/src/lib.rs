@@ -27,7 +27,8 @@
 //!   each twelve-cell pattern around a move, fitted to the moves a stronger search chose
 //!   (`crates/search/data/`), which the tree can mix with the hand-set shapes or use in their
 //!   place ([`Tuning::learned_prior`], [`Tuning::CLOSURE_LEARNED`]). The root's children are
-//!   valued without the relation to the opponent's last move (a position holds no history).
+//!   valued knowing the opponent's last move ([`Position::last_index`]) only with
+//!   [`Tuning::root_knows_last`].
 //!
 //! - [`analysis`]: the arena's analysis of a game (issue 21): seat 1's win probability per
 //!   position and the mistakes, from the same search with [`Tuning::HOUSE`].
