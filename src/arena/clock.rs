@@ -332,6 +332,18 @@ impl SyncedTime {
         )
     }
 
+    /// When the refusal not credited yet began (arena ms): while writes are refused on an
+    /// untrusted clock, or trusted again but not yet credited for it (see
+    /// [`SyncedTime::credit_due_ms`]). A stop then owes the turns that time
+    /// (`scheduler::final_heartbeat`).
+    #[must_use]
+    pub fn owed_since_ms(&self) -> Option<i64> {
+        self.state
+            .lock()
+            .ok()
+            .and_then(|st| st.refused_since_ms.or(st.credit_due_ms))
+    }
+
     /// When the refusal that is owed a credit began (arena ms), if the clock is trusted again.
     #[must_use]
     pub fn credit_due_ms(&self) -> Option<i64> {

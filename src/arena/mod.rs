@@ -292,7 +292,9 @@ impl Arena {
     /// way commits before it, and a later one finds the arena stopping and writes nothing (a
     /// heartbeat that read the clock before the stop and reached the database after it would
     /// otherwise move the stop moment back, and the next start credit the wrong downtime).
-    pub(crate) async fn beat_gate(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+    /// Public for the grey-box tests.
+    #[doc(hidden)]
+    pub async fn beat_gate(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
         let gate = self.beat_gate.lock().await;
         (!self.is_stopping()).then_some(gate)
     }

@@ -255,7 +255,7 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
     let Some(since) = arena.store.health.down_since_ms() else {
         return Ok(0);
     };
-    let _gate = arena.beat_gate().await.ok_or(StoreError::PoolClosed)?;
+    let gate = arena.beat_gate().await.ok_or(StoreError::PoolClosed)?;
     let now = arena.now_ms();
     let mut tx = arena.store.begin_write_probe().await?;
     let mut credit_ms = (now - since).max(0);
@@ -283,6 +283,7 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
     };
     instances::beat(&mut tx, &arena.instance_id, now).await?;
     tx.commit().await?;
+    drop(gate);
     // The held copies and queued deadlines predate the shift.
     arena.live.clear_all();
     if let Err(e) = sweep(arena, i64::MAX).await {
@@ -304,15 +305,36 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
 }
 
 /// Writes this instance's last heartbeat at the stop moment (see [`Arena::stop_serving`]);
-/// returns that moment, ms since epoch.
+/// returns that moment, ms since epoch. The stop moment is now, or the start of a refusal
+/// not credited yet (storage down, or a clock not trusted or not yet credited for): the
+/// next start credits the downtime from the heartbeat, and no turn could start while writes
+/// were refused, so the refused time is credited then as the recovery would have.
 pub async fn final_heartbeat(arena: &Arena) -> Result<i64, StoreError> {
-    // After the stopping flag, so every other writer of the row is done or writes nothing.
-    let _gate = arena.beat_gate.lock().await;
+    // After the stopping flag: every other writer of the row is done or writes nothing. A
+    // writer stuck on a hung connection may not hold up the stop: past the wait, the final
+    // heartbeat is written without the gate.
+    let _gate = match tokio::time::timeout(FINAL_GATE_WAIT, arena.beat_gate.lock()).await {
+        Ok(gate) => Some(gate),
+        Err(_) => {
+            tracing::warn!("stopping: a heartbeat write is stuck; the final one goes ahead");
+            None
+        }
+    };
     let now = arena.now_ms();
+    let at = [
+        arena.store.health.down_since_ms(),
+        arena.clock.owed_since_ms(),
+    ]
+    .into_iter()
+    .flatten()
+    .fold(now, i64::min);
     let mut c = arena.store.conn().await?;
-    instances::last_beat(&mut c, &arena.instance_id, now).await?;
-    Ok(now)
+    instances::last_beat(&mut c, &arena.instance_id, at).await?;
+    Ok(at)
 }
+
+/// Longest wait of the final heartbeat for a write of the instance's row under way.
+const FINAL_GATE_WAIT: Duration = Duration::from_secs(2);
 
 /// Catches up from the database after notices may have been missed (this instance's listener
 /// reconnected, or another instance died between a commit and its notice): copies are loaded
@@ -412,7 +434,7 @@ pub async fn sync_clock(arena: &Arena) -> Option<Unsynced> {
 ///
 /// Errors: the transaction failed; `PoolClosed` once the arena is stopping (nothing written).
 pub async fn credit_refused(arena: &Arena, since_ms: i64) -> Result<i64, StoreError> {
-    let _gate = arena.beat_gate().await.ok_or(StoreError::PoolClosed)?;
+    let gate = arena.beat_gate().await.ok_or(StoreError::PoolClosed)?;
     let mut tx = arena.store.begin_write().await?;
     // Instances trusted again together credit one after the other: the later one sees the
     // earlier one's serving_ms.
@@ -431,6 +453,7 @@ pub async fn credit_refused(arena: &Arena, since_ms: i64) -> Result<i64, StoreEr
     }
     instances::beat_serving(&mut tx, &arena.instance_id, now, true).await?;
     tx.commit().await?;
+    drop(gate);
     if credit_ms > 0 {
         arena.live.clear_all();
         if let Err(e) = sweep(arena, i64::MAX).await {
@@ -492,6 +515,7 @@ async fn beat(a: &Arena) -> Result<(), String> {
 /// (clock trusted, storage up, not stopping): what [`credit_refused`] reads of the others.
 /// Once the arena is stopping it writes nothing: the final heartbeat stays the stop moment
 /// ([`Arena::beat_gate`]). Public for the grey-box tests.
+#[doc(hidden)]
 pub async fn heartbeat(arena: &Arena, at_ms: i64) -> Result<(), StoreError> {
     let Some(_gate) = arena.beat_gate().await else {
         return Ok(());

@@ -36,14 +36,16 @@ pub async fn newest_heartbeat(c: &mut AnyConnection) -> sqlx::Result<Option<i64>
     Ok(last)
 }
 
-/// The newest heartbeat of any instance but `id`.
+/// The newest heartbeat of any instance but `id` (its house row, `id` + [`HOUSE_ROW`], is
+/// its own too).
 pub async fn newest_heartbeat_of_others(
     c: &mut AnyConnection,
     id: &str,
 ) -> sqlx::Result<Option<i64>> {
     let (last,): (Option<i64>,) =
-        sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances WHERE id <> $1")
+        sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances WHERE id <> $1 AND id <> $2")
             .bind(id)
+            .bind(format!("{id}{HOUSE_ROW}"))
             .fetch_one(c)
             .await?;
     Ok(last)

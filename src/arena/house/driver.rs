@@ -255,9 +255,15 @@ async fn accept_private(arena: &Arena, house: &House, bot_id: &str) -> ArenaResu
 
 /// Says that this instance runs house bots and reads which live instances do (PostgreSQL).
 async fn refresh_peers(arena: &Arena, house: &House) -> Result<(), StoreError> {
+    // The house row is a heartbeat too (the next start credits from the newest): it moves
+    // no further once this instance is stopping (see `Arena::beat_gate`).
+    let Some(gate) = arena.beat_gate().await else {
+        return Ok(());
+    };
     let now = arena.now_ms();
     let mut c = arena.store.conn().await?;
     instances::beat(&mut c, &format!("{}{HOUSE_ROW}", arena.instance_id), now).await?;
+    drop(gate);
     let rows = instances::alive_with_suffix(&mut c, now - PEER_ALIVE_MS, HOUSE_ROW).await?;
     drop(c);
     let mut ids: Vec<String> = rows
