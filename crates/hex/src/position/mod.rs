@@ -26,11 +26,13 @@ pub(crate) const RIGHT: u8 = 8;
 pub(crate) const TOP_BOTTOM: u8 = TOP | BOTTOM;
 pub(crate) const LEFT_RIGHT: u8 = LEFT | RIGHT;
 
-/// A game position: board, seat on move, swap state, move count and outcome.
+/// A game position: board, seat on move, swap state, move count and outcome, and the last move
+/// ([`Position::last_index`]).
 ///
 /// Build one with [`Position::new`], [`Position::with_opening`] or [`Position::from_compact`];
 /// advance it with [`Position::play`]. Equality (`==`) compares the observable state (size, stones,
-/// ply, opening length, swap flag, outcome), not the internal union-find layout.
+/// ply, opening length, swap flag, outcome), not the internal union-find layout nor the last
+/// move.
 #[derive(Clone, Debug)]
 pub struct Position {
     size: u8,

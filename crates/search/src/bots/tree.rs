@@ -94,7 +94,7 @@ pub struct Tuning {
     /// Issue 23: the root's children get their prior ([`Tuning::pattern_visits`], the learned
     /// one's relation to the last move) knowing the opponent's last move
     /// ([`Position::last_index`]), as every deeper node's children do. `false`: the root's
-    /// children are valued as if no move came last, as before stop 46.
+    /// children are valued as if no move came last (as every search did before this field).
     pub root_knows_last: bool,
 }
 
@@ -861,7 +861,11 @@ fn grow(
     // the cells within reach of the last move are valued afresh, knowing it
     cache.begin(last.map(usize::from).into_iter());
     match kept {
-        Some(kept) => nodes = kept,
+        Some(kept) => {
+            // a kept root's children were valued below the move that is now the last
+            nodes = kept;
+            nodes[0].cell = last.unwrap_or(u16::MAX);
+        }
         None => expand(
             &mut nodes,
             0,
