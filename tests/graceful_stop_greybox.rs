@@ -101,7 +101,10 @@ async fn a_heartbeat_under_way_at_the_stop_is_overwritten_by_the_final_one() {
     time.advance(2_000);
     let arena = app.arena.clone();
     let stop = tokio::spawn(async move { arena.stop_serving().await });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // One runtime thread: yielding lets the stop run until it waits for the gate.
+    for _ in 0..10 {
+        tokio::task::yield_now().await;
+    }
     assert!(
         !stop.is_finished(),
         "the final heartbeat waits for the write under way"
@@ -148,7 +151,8 @@ async fn a_stop_during_an_outage_marks_the_outage_s_start() {
 }
 
 /// An instance's house row (PostgreSQL's house drivers beat it) is its own: it says nothing
-/// of whether another instance served during this one's outage.
+/// of whether another instance served during this one's outage, and a stop lowers it to the
+/// stop moment (the next start reads the newest of all rows).
 #[tokio::test]
 async fn an_instance_s_own_house_row_is_not_another_instance_s_heartbeat() {
     use hexarena::store::instances::{self, HOUSE_ROW};
@@ -169,4 +173,13 @@ async fn an_instance_s_own_house_row_is_not_another_instance_s_heartbeat() {
         .await
         .expect("read");
     assert_eq!(others, Some(T0 + 7_000));
+    // Read as a heartbeat at the next start, it is no later than the stop moment.
+    drop(c);
+    app.arena.stop_serving().await;
+    let (house,): (i64,) = sqlx::query_as("SELECT heartbeat_ms FROM instances WHERE id = $1")
+        .bind(format!("{id}{HOUSE_ROW}"))
+        .fetch_one(&app.arena.store.pool)
+        .await
+        .expect("house row");
+    assert_eq!((house, heartbeat_ms(&app).await), (T0, T0));
 }

@@ -283,13 +283,14 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
     };
     instances::beat(&mut tx, &arena.instance_id, now).await?;
     tx.commit().await?;
-    drop(gate);
     // The held copies and queued deadlines predate the shift.
     arena.live.clear_all();
     if let Err(e) = sweep(arena, i64::MAX).await {
         tracing::warn!(error = %e, "deadline sweep after the outage failed");
     }
     arena.store.health.recovered();
+    // Only now: a final heartbeat waiting for the gate must not find this outage still owed.
+    drop(gate);
     arena.scheduler.wake_up();
     // Waiters, streams and the house driver look again (the turns moved).
     arena.publish(super::Change {
@@ -312,7 +313,8 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
 pub async fn final_heartbeat(arena: &Arena) -> Result<i64, StoreError> {
     // After the stopping flag: every other writer of the row is done or writes nothing. A
     // writer stuck on a hung connection may not hold up the stop: past the wait, the final
-    // heartbeat is written without the gate.
+    // heartbeat is written without the gate (and that writer, if it ever commits, may still
+    // move it: `docs/fair-time.md`).
     let _gate = match tokio::time::timeout(FINAL_GATE_WAIT, arena.beat_gate.lock()).await {
         Ok(gate) => Some(gate),
         Err(_) => {
@@ -330,6 +332,9 @@ pub async fn final_heartbeat(arena: &Arena) -> Result<i64, StoreError> {
     .fold(now, i64::min);
     let mut c = arena.store.conn().await?;
     instances::last_beat(&mut c, &arena.instance_id, at).await?;
+    // The house row (PostgreSQL) is read as a heartbeat too: no later than the stop moment.
+    let house_row = format!("{}{}", arena.instance_id, instances::HOUSE_ROW);
+    instances::last_beat_at_most(&mut c, &house_row, at).await?;
     Ok(at)
 }
 
@@ -408,7 +413,6 @@ pub async fn sync_clock(arena: &Arena) -> Option<Unsynced> {
     {
         match credit_refused(arena, since).await {
             Ok(credit_ms) => {
-                arena.clock.credited();
                 tracing::info!(
                     credit_ms,
                     "time refused on an untrusted clock credited: serving writes"
@@ -430,7 +434,8 @@ pub async fn sync_clock(arena: &Arena) -> Option<Unsynced> {
 /// again now, and forfeit windows and presence move too. Nothing is credited if another
 /// instance served writes well after it began (its `serving_ms` past the liveness window):
 /// the arena was serving, or that instance credited the same period first. Writes this
-/// instance's heartbeat and `serving_ms`. Returns the credit, ms.
+/// instance's heartbeat and `serving_ms`, and marks the refusal credited
+/// (`SyncedTime::credited`). Returns the credit, ms.
 ///
 /// Errors: the transaction failed; `PoolClosed` once the arena is stopping (nothing written).
 pub async fn credit_refused(arena: &Arena, since_ms: i64) -> Result<i64, StoreError> {
@@ -453,6 +458,8 @@ pub async fn credit_refused(arena: &Arena, since_ms: i64) -> Result<i64, StoreEr
     }
     instances::beat_serving(&mut tx, &arena.instance_id, now, true).await?;
     tx.commit().await?;
+    // Under the gate: a final heartbeat waiting for it must not find this refusal still owed.
+    arena.clock.credited();
     drop(gate);
     if credit_ms > 0 {
         arena.live.clear_all();

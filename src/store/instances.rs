@@ -110,6 +110,17 @@ pub async fn last_beat(c: &mut AnyConnection, id: &str, at_ms: i64) -> sqlx::Res
     Ok(())
 }
 
+/// Lowers the heartbeat of row `id` to `at_ms` if it is later (a stopping instance's house
+/// row); no row, no change.
+pub async fn last_beat_at_most(c: &mut AnyConnection, id: &str, at_ms: i64) -> sqlx::Result<()> {
+    sqlx::query("UPDATE instances SET heartbeat_ms = $1 WHERE id = $2 AND heartbeat_ms > $1")
+        .bind(at_ms)
+        .bind(id)
+        .execute(c)
+        .await?;
+    Ok(())
+}
+
 /// Rows whose heartbeat is at `since_ms` or later, other than `except_id`.
 pub async fn alive_since(
     c: &mut AnyConnection,
