@@ -333,7 +333,7 @@ pub async fn final_heartbeat(arena: &Arena) -> Result<i64, StoreError> {
     let mut c = arena.store.conn().await?;
     instances::last_beat(&mut c, &arena.instance_id, at).await?;
     // The house row (PostgreSQL) is read as a heartbeat too: no later than the stop moment.
-    let house_row = format!("{}{}", arena.instance_id, instances::HOUSE_ROW);
+    let house_row = instances::house_row_of(&arena.instance_id);
     instances::last_beat_at_most(&mut c, &house_row, at).await?;
     Ok(at)
 }

@@ -12,6 +12,11 @@ use super::Backend;
 /// house games).
 pub const HOUSE_ROW: &str = "/house";
 
+/// The id of the house driver's row of instance `id` (see [`HOUSE_ROW`]).
+pub fn house_row_of(id: &str) -> String {
+    format!("{id}{HOUSE_ROW}")
+}
+
 /// Whether a row of the table is a house driver's (see [`HOUSE_ROW`]), not an instance's.
 pub fn is_house_row(id: &str) -> bool {
     id.ends_with(HOUSE_ROW)
@@ -45,7 +50,7 @@ pub async fn newest_heartbeat_of_others(
     let (last,): (Option<i64>,) =
         sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances WHERE id <> $1 AND id <> $2")
             .bind(id)
-            .bind(format!("{id}{HOUSE_ROW}"))
+            .bind(house_row_of(id))
             .fetch_one(c)
             .await?;
     Ok(last)

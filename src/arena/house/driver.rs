@@ -262,7 +262,7 @@ async fn refresh_peers(arena: &Arena, house: &House) -> Result<(), StoreError> {
     };
     let now = arena.now_ms();
     let mut c = arena.store.conn().await?;
-    instances::beat(&mut c, &format!("{}{HOUSE_ROW}", arena.instance_id), now).await?;
+    instances::beat(&mut c, &instances::house_row_of(&arena.instance_id), now).await?;
     drop(gate);
     let rows = instances::alive_with_suffix(&mut c, now - PEER_ALIVE_MS, HOUSE_ROW).await?;
     drop(c);
