@@ -189,3 +189,140 @@ async fn the_time_an_untrusted_clock_refused_writes_is_credited_to_the_turn_on_r
         "charged {elapsed} ms of {on_move} ms on move"
     );
 }
+
+/// A fake clock that says it follows the wall clock, so that a trusted reading after a refusal
+/// owes the refused time (`SyncedTime::record`); on SQLite nothing reads the database's clock,
+/// so the test alone decides when the clock is trusted again.
+struct MeasuredFake(Arc<FakeTime>);
+
+impl hexarena::arena::clock::TimeSource for MeasuredFake {
+    fn now_ms(&self) -> i64 {
+        self.0.now_ms()
+    }
+}
+
+/// A storage outage inside a refusal on an untrusted clock is credited once (SPEC 7,
+/// `docs/fair-time.md`). Before, the outage's recovery moved the turn later by the outage,
+/// and the clock's credit then judged the moved turn to have started inside the refusal and
+/// started it again: the 1 s the seat had used before the refusal came back to it. Injected
+/// clock, SQLite: the seat on move uses 1 s, writes are refused from then on (untrusted
+/// clock), the database is lost 1 s later and answers again 10 s after, the clock is trusted
+/// 1 s after that, and the seat moves 0.5 s later: it is charged 1.5 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_outage_inside_a_refusal_on_an_untrusted_clock_is_credited_once() {
+    refusal_and_outage(false).await;
+}
+
+/// As above, the other way round: the database is lost after the seat used 1 s, the clock is
+/// not trusted 1 s later,
+/// the database answers again 10 s after, the clock is trusted 1 s after that, and the seat
+/// moves 0.5 s later: it is charged 1.5 s. Before, 0.5 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_refusal_on_an_untrusted_clock_that_began_inside_an_outage_is_credited_once() {
+    refusal_and_outage(true).await;
+}
+
+/// On SQLite, whichever database the suite runs on. Seat 1 on move from `T0` uses 1 s; then the refusal and the outage begin 1 s apart (the
+/// outage first if `outage_first`), the outage ends 10 s later, the clock is trusted 1 s
+/// after that, and seat 1 moves 0.5 s later; asserts it is charged 1.5 s.
+async fn refusal_and_outage(outage_first: bool) {
+    use hexarena::arena::clock::TimeSource;
+    const T0: i64 = 1_800_000_000_000;
+    let time = Arc::new(FakeTime::new(T0));
+    // SQLite on both passes: on PostgreSQL the scheduler would measure this clock against
+    // the database's.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let app = spawn_with(Spawn {
+        time: Arc::new(MeasuredFake(time.clone())),
+        database_url: Some(format!("sqlite://{}/arena.db", dir.path().display())),
+        ..Spawn::default()
+    })
+    .await;
+    let (_, _, alpha) = app.player_with_bot("OnceAlpha").await;
+    let (_, _, beta) = app.player_with_bot("OnceBeta").await;
+    let set_id = app
+        .start_set(
+            &alpha,
+            &beta,
+            json!({"options": {"size": 9, "random_stones": 0},
+                   "clock": {"initial_s": 60, "increment_s": 0}, "stake": 0}),
+        )
+        .await;
+    let s = app.state(&set_id, 1).await;
+    let tokens = seat_tokens(&s, &[("OnceAlpha", &alpha), ("OnceBeta", &beta)]);
+    for ply in 1..=2 {
+        let r = app
+            .play(
+                tokens[(ply as usize - 1) % 2],
+                &set_id,
+                1,
+                quiet_move(ply),
+                Some(ply),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    }
+    time.advance(1_000);
+    for outage in [outage_first, !outage_first] {
+        if outage {
+            // The outage starts at the last heartbeat the database answered: wait for one
+            // at this moment (heartbeats go on while writes are refused).
+            let at = time.now_ms();
+            let until = Instant::now() + Duration::from_secs(10);
+            while heartbeat_ms(&app).await != at {
+                assert!(Instant::now() < until, "no heartbeat at {at}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            app.arena
+                .store
+                .health
+                .unreachable("test: the database cannot be reached");
+            assert_eq!(app.arena.store.health.down_since_ms(), Some(at));
+        } else {
+            app.arena.clock.fail(Unsynced::Jump { jump_ms: 900 });
+        }
+        if outage == outage_first {
+            time.advance(1_000);
+        }
+    }
+    time.advance(10_000);
+    // The recovery probe (the scheduler's, within about a second) credits the outage.
+    let until = Instant::now() + Duration::from_secs(10);
+    while app.arena.store.health.is_down() {
+        assert!(Instant::now() < until, "the outage never ended");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    time.advance(1_000);
+    let now = time.now_ms();
+    assert_eq!(app.arena.clock.record(now, now, now), None, "trusted again");
+    let since = app
+        .arena
+        .clock
+        .credit_due_ms()
+        .expect("the refusal is owed a credit");
+    hexarena::arena::scheduler::credit_refused(&app.arena, since)
+        .await
+        .expect("credited");
+    time.advance(500);
+    let r = app
+        .play(tokens[0], &set_id, 1, quiet_move(3), Some(3))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(
+        r.body["moves"][2]["elapsed_ms"], 1_500,
+        "charged the time on move outside the refusal and the outage, each credited once: {:?}",
+        r.body["moves"][2]
+    );
+}
+
+/// This instance's heartbeat as stored, ms.
+async fn heartbeat_ms(app: &common::TestApp) -> i64 {
+    let mut c = app.arena.store.pool.acquire().await.expect("connection");
+    let (hb,): (i64,) = sqlx::query_as("SELECT heartbeat_ms FROM instances WHERE id = $1")
+        .bind(&app.arena.instance_id)
+        .fetch_one(&mut *c)
+        .await
+        .expect("heartbeat row");
+    hb
+}

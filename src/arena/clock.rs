@@ -354,6 +354,21 @@ impl SyncedTime {
             .and_then(|st| st.credit_due_ms)
     }
 
+    /// The time up to arena ms `at_ms` was credited by another path (a storage outage's
+    /// recovery, `scheduler::recover_storage`): a refusal still owed now counts from then on,
+    /// so no refused millisecond is credited twice. A refusal that began later is unchanged.
+    pub fn credited_through(&self, at_ms: i64) {
+        if let Ok(mut st) = self.state.lock() {
+            let st = &mut *st;
+            for since in [&mut st.refused_since_ms, &mut st.credit_due_ms]
+                .into_iter()
+                .flatten()
+            {
+                *since = (*since).max(at_ms);
+            }
+        }
+    }
+
     /// The refused time up to now was credited: writes are served again.
     pub fn credited(&self) {
         if let Ok(mut st) = self.state.lock() {

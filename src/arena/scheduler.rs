@@ -250,14 +250,20 @@ async fn housekeeping(a: Arc<Arena>) {
 /// arena as a whole was serving, or another instance already credited the same outage). On commit the outage ends: the games held in memory are
 /// reloaded and the deadlines swept again. Returns the credit, ms.
 ///
+/// Writes refused on an untrusted clock (not yet credited) that began before the outage are
+/// one refusal with it: the credit starts at the refusal's start (if [`credit_refused`]'s
+/// rule would credit it), and the refusal still owed counts from now on
+/// (`SyncedTime::credited_through`), so no refused time is credited twice.
+///
 /// Errors: the write failed (storage still down); `PoolClosed` once the arena is stopping.
 pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
-    let Some(since) = arena.store.health.down_since_ms() else {
+    let Some(down_since) = arena.store.health.down_since_ms() else {
         return Ok(0);
     };
     let gate = arena.beat_gate().await.ok_or(StoreError::PoolClosed)?;
     let now = arena.now_ms();
     let mut tx = arena.store.begin_write_probe().await?;
+    let mut since = down_since;
     let mut credit_ms = (now - since).max(0);
     if arena.store.backend == Backend::Postgres {
         let others = instances::newest_heartbeat_of_others(&mut tx, &arena.instance_id).await?;
@@ -266,6 +272,20 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
         // outage); an instance recovering after another one sees that one's probe here.
         if others.is_some_and(|h| h > since + ALIVE_WITHIN_MS) {
             credit_ms = 0;
+        }
+    }
+    if credit_ms > 0
+        && let Some(refused) = arena.clock.owed_since_ms().filter(|&r| r < down_since)
+    {
+        let served = match arena.store.backend {
+            Backend::Postgres => {
+                instances::newest_serving_of_others(&mut tx, &arena.instance_id).await?
+            }
+            Backend::Sqlite => None,
+        };
+        if !served.is_some_and(|s| s > refused + ALIVE_WITHIN_MS) {
+            since = refused;
+            credit_ms = now - since;
         }
     }
     let games = if credit_ms > 0 {
@@ -289,6 +309,9 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
         tracing::warn!(error = %e, "deadline sweep after the outage failed");
     }
     arena.store.health.recovered();
+    if credit_ms > 0 {
+        arena.clock.credited_through(now);
+    }
     // Only now: a final heartbeat waiting for the gate must not find this outage still owed.
     drop(gate);
     arena.scheduler.wake_up();
