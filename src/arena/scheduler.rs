@@ -283,7 +283,7 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
             }
             Backend::Sqlite => None,
         };
-        if !served.is_some_and(|s| s > refused + ALIVE_WITHIN_MS) {
+        if served.is_none_or(|s| s <= refused + ALIVE_WITHIN_MS) {
             since = refused;
             credit_ms = now - since;
         }
