@@ -161,14 +161,12 @@ async fn housekeeping(a: Arc<Arena>) {
             return;
         }
         if a.store.health.is_down() {
-            // Bounded: against an unreachable database the pool would wait its full
-            // acquire timeout per probe.
-            match tokio::time::timeout(PROBE_TIMEOUT, recover_storage(&a)).await {
-                Ok(Ok(_)) => probe.succeeded(),
-                Ok(Err(e)) => tokio::time::sleep(probe.failed(&e)).await,
-                Err(_) => {
-                    tokio::time::sleep(probe.failed(&"the recovery probe timed out")).await;
-                }
+            // Bounded inside (against an unreachable database the pool would wait its full
+            // acquire timeout per probe); not cancelled here, so a committed credit is
+            // always recorded as given.
+            match recover_storage(&a).await {
+                Ok(_) => probe.succeeded(),
+                Err(e) => tokio::time::sleep(probe.failed(&e)).await,
             }
             continue;
         }
@@ -244,74 +242,51 @@ async fn housekeeping(a: Arc<Arena>) {
 
 /// The recovery probe while storage is down (`store::health`): one write transaction that
 /// moves every running turn later by the outage (as [`recover`] does after a restart, so no
-/// seat is charged time it could not use, SPEC 7) and writes the heartbeat. Only turns that
-/// started before the outage are moved. On PostgreSQL the credit is given only if no other
-/// instance's heartbeat moved on past the liveness window after the outage began (then the
-/// arena as a whole was serving, or another instance already credited the same outage). On commit the outage ends: the games held in memory are
-/// reloaded and the deadlines swept again. Returns the credit, ms.
+/// seat is charged time it could not use, SPEC 7) and writes the heartbeat. Turns that
+/// started before the credited period are moved; turns that started inside it start again
+/// now. On PostgreSQL the credit is given only if no other instance's heartbeat moved on past
+/// the liveness window after the outage began (then the arena as a whole was serving, or
+/// another instance already credited the same outage). On commit the outage ends: the games
+/// held in memory are reloaded and the deadlines swept again. Returns the credit, ms.
 ///
 /// Writes refused on an untrusted clock (not yet credited) that began before the outage are
-/// one refusal with it: the credit starts at the refusal's start (if [`credit_refused`]'s
-/// rule would credit it), and the refusal still owed counts from now on
-/// (`SyncedTime::credited_through`), so no refused time is credited twice.
+/// one refusal with it: the credited period starts at the refusal's start (if
+/// [`credit_refused`]'s rule would credit it), and the refusal still owed counts from now on
+/// (`SyncedTime::credited_through`), so no refused time is credited twice. A credit writes
+/// `serving_ms` too, as [`credit_refused`] does: another instance's refusal of the same
+/// period then sees it credited.
 ///
-/// Errors: the write failed (storage still down); `PoolClosed` once the arena is stopping.
+/// The probe is bounded by [`PROBE_TIMEOUT`]; what follows a commit is not cancelled with it.
+///
+/// Errors: the write failed or timed out (storage still down); `PoolClosed` once the arena is
+/// stopping.
 pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
     let Some(down_since) = arena.store.health.down_since_ms() else {
         return Ok(0);
     };
-    let gate = arena.beat_gate().await.ok_or(StoreError::PoolClosed)?;
-    let now = arena.now_ms();
-    let mut tx = arena.store.begin_write_probe().await?;
-    let mut since = down_since;
-    let mut credit_ms = (now - since).max(0);
-    if arena.store.backend == Backend::Postgres {
-        let others = instances::newest_heartbeat_of_others(&mut tx, &arena.instance_id).await?;
-        // Another instance that wrote its heartbeat well after this outage began was
-        // serving (a heartbeat within the liveness window may be its last before the same
-        // outage); an instance recovering after another one sees that one's probe here.
-        if others.is_some_and(|h| h > since + ALIVE_WITHIN_MS) {
-            credit_ms = 0;
-        }
-    }
-    if credit_ms > 0
-        && let Some(refused) = arena.clock.owed_since_ms().filter(|&r| r < down_since)
-    {
-        let served = match arena.store.backend {
-            Backend::Postgres => {
-                instances::newest_serving_of_others(&mut tx, &arena.instance_id).await?
-            }
-            Backend::Sqlite => None,
-        };
-        if served.is_none_or(|s| s <= refused + ALIVE_WITHIN_MS) {
-            since = refused;
-            credit_ms = now - since;
-        }
-    }
-    let games = if credit_ms > 0 {
-        // A turn that started after the outage's start (between the last answered heartbeat
-        // and the failure) was all outage: it starts again now. First, so that the shift
-        // below does not move a turn into that range.
-        let restarted = games::restart_turns_started_between(&mut tx, since, now).await?;
-        let n = restarted + games::shift_turns_started_before(&mut tx, since, credit_ms).await?;
-        // An outage, like a restart, counts toward no forfeit window and against no presence.
-        crate::store::tournaments::shift_pending(&mut tx, credit_ms).await?;
-        crate::store::presence::shift_seen(&mut tx, credit_ms, now).await?;
-        n
-    } else {
-        0
+    let probe = tokio::time::timeout(PROBE_TIMEOUT, credit_outage(arena, down_since));
+    let Ok(done) = probe.await else {
+        return Err(StoreError::PoolTimedOut);
     };
-    instances::beat(&mut tx, &arena.instance_id, now).await?;
-    tx.commit().await?;
-    // The held copies and queued deadlines predate the shift.
-    arena.live.clear_all();
-    if let Err(e) = sweep(arena, i64::MAX).await {
-        tracing::warn!(error = %e, "deadline sweep after the outage failed");
-    }
-    arena.store.health.recovered();
-    if credit_ms > 0 {
+    let Credited {
+        now,
+        credit_ms,
+        games,
+        refusal_covered,
+        gate,
+    } = done?;
+    // The outage and the refusal it covered are over before anything else can fail.
+    if refusal_covered {
         arena.clock.credited_through(now);
     }
+    // The held copies and queued deadlines predate the shift.
+    arena.live.clear_all();
+    match tokio::time::timeout(PROBE_TIMEOUT, sweep(arena, i64::MAX)).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => tracing::warn!(error = %e, "deadline sweep after the outage failed"),
+        Err(_) => tracing::warn!("deadline sweep after the outage timed out"),
+    }
+    arena.store.health.recovered();
     // Only now: a final heartbeat waiting for the gate must not find this outage still owed.
     drop(gate);
     arena.scheduler.wake_up();
@@ -326,6 +301,81 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
         "storage outage credited to the running turns"
     );
     Ok(credit_ms)
+}
+
+/// What [`credit_outage`] committed.
+struct Credited<'a> {
+    /// The arena ms the credited period ends at.
+    now: i64,
+    credit_ms: i64,
+    /// Running games moved or started again.
+    games: u64,
+    /// The period credited covers the refusal on an untrusted clock owed up to `now`, if any.
+    refusal_covered: bool,
+    /// The right to write this instance's row, held until the outage is marked over.
+    gate: tokio::sync::MutexGuard<'a, ()>,
+}
+
+/// The transaction of [`recover_storage`] for an outage since `down_since` (arena ms).
+async fn credit_outage(arena: &Arena, down_since: i64) -> Result<Credited<'_>, StoreError> {
+    let gate = arena.beat_gate().await.ok_or(StoreError::PoolClosed)?;
+    let now = arena.now_ms();
+    let mut tx = arena.store.begin_write_probe().await?;
+    // Instances recovering or crediting a refusal together do it one after the other: the
+    // later one sees the earlier one's heartbeat and `serving_ms`.
+    instances::lock(&mut tx, arena.store.backend).await?;
+    let mut since = down_since;
+    let mut credit_ms = (now - since).max(0);
+    if arena.store.backend == Backend::Postgres {
+        let others = instances::newest_heartbeat_of_others(&mut tx, &arena.instance_id).await?;
+        // Another instance that wrote its heartbeat well after this outage began was
+        // serving (a heartbeat within the liveness window may be its last before the same
+        // outage); an instance recovering after another one sees that one's probe here.
+        if others.is_some_and(|h| h > since + ALIVE_WITHIN_MS) {
+            credit_ms = 0;
+        }
+    }
+    // A refusal still owed that began later is covered by this credit; one that began
+    // earlier is covered if credited from its start, as `credit_refused` would.
+    let mut refusal_covered = credit_ms > 0;
+    if credit_ms > 0
+        && let Some(refused) = arena.clock.owed_since_ms().filter(|&r| r < down_since)
+    {
+        let served = match arena.store.backend {
+            Backend::Postgres => {
+                instances::newest_serving_of_others(&mut tx, &arena.instance_id).await?
+            }
+            Backend::Sqlite => None,
+        };
+        if served.is_none_or(|s| s <= refused + ALIVE_WITHIN_MS) {
+            since = refused;
+            credit_ms = now - since;
+        } else {
+            refusal_covered = false;
+        }
+    }
+    let games = if credit_ms > 0 {
+        // A turn that started after the credited period's start (for an outage, between the
+        // last answered heartbeat and the failure) was all refused: it starts again now.
+        // First, so that the shift below does not move a turn into that range.
+        let restarted = games::restart_turns_started_between(&mut tx, since, now).await?;
+        let n = restarted + games::shift_turns_started_before(&mut tx, since, credit_ms).await?;
+        // An outage, like a restart, counts toward no forfeit window and against no presence.
+        crate::store::tournaments::shift_pending(&mut tx, credit_ms).await?;
+        crate::store::presence::shift_seen(&mut tx, credit_ms, now).await?;
+        n
+    } else {
+        0
+    };
+    instances::beat_serving(&mut tx, &arena.instance_id, now, credit_ms > 0).await?;
+    tx.commit().await?;
+    Ok(Credited {
+        now,
+        credit_ms,
+        games,
+        refusal_covered,
+        gate,
+    })
 }
 
 /// Writes this instance's last heartbeat at the stop moment (see [`Arena::stop_serving`]);

@@ -97,6 +97,12 @@ impl Health {
         self.last_answer_ms.fetch_max(at_ms, Ordering::AcqRel);
     }
 
+    /// When the database last answered a heartbeat (ms since epoch, injected clock), if ever.
+    pub fn last_answer_ms(&self) -> Option<i64> {
+        let v = self.last_answer_ms.load(Ordering::Acquire);
+        (v != UP).then_some(v)
+    }
+
     /// Where an outage of a database that stopped answering begins: the last heartbeat it
     /// answered (it may have gone any time after), else now. Never later than now.
     fn last_answer_or_now(&self) -> i64 {
