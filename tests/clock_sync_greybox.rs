@@ -314,3 +314,114 @@ async fn refusal_and_outage(outage_first: bool) {
         r.body["moves"][2]
     );
 }
+
+/// Two instances on one PostgreSQL database both refuse writes on untrusted clocks when the
+/// database is lost under them (SPEC 7, 12; `docs/fair-time.md`): whichever recovers first
+/// credits the refusal and the outage from the refusal's start, and writes its `serving_ms`,
+/// so the other credits nothing of the same period when its clock is trusted again. Before,
+/// the other instance credited the refusal a second time and started the moved turn again:
+/// the seat got back the 1 s it had used. Injected clock, shared by both instances.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_instances_credit_a_refusal_and_an_outage_of_one_database_once() {
+    use hexarena::arena::clock::TimeSource;
+    const T0: i64 = 1_800_000_000_000;
+    let Some(url) = fresh_pg_db().await else {
+        return;
+    };
+    let time = Arc::new(FakeTime::new(T0));
+    let mut apps = Vec::new();
+    for _ in 0..2 {
+        apps.push(
+            spawn_with(Spawn {
+                time: time.clone(),
+                database_url: Some(url.clone()),
+                ..Spawn::default()
+            })
+            .await,
+        );
+    }
+    let app = &apps[0];
+    let (_, _, alpha) = app.player_with_bot("PairAlpha").await;
+    let (_, _, beta) = app.player_with_bot("PairBeta").await;
+    let set_id = app
+        .start_set(
+            &alpha,
+            &beta,
+            json!({"options": {"size": 9, "random_stones": 0},
+                   "clock": {"initial_s": 60, "increment_s": 0}, "stake": 0}),
+        )
+        .await;
+    let s = app.state(&set_id, 1).await;
+    let tokens = seat_tokens(&s, &[("PairAlpha", &alpha), ("PairBeta", &beta)]);
+    for ply in 1..=2 {
+        let r = app
+            .play(
+                tokens[(ply as usize - 1) % 2],
+                &set_id,
+                1,
+                quiet_move(ply),
+                Some(ply),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    }
+    // Seat 1 on move from T0 uses 1 s; then both clocks are untrusted.
+    time.advance(1_000);
+    for a in &apps {
+        a.arena.clock.fail(Unsynced::Jump { jump_ms: 900 });
+    }
+    time.advance(1_000);
+    // Both lose the database after a heartbeat answered 1 s into the refusal.
+    let at = time.now_ms();
+    for a in &apps {
+        let until = Instant::now() + Duration::from_secs(10);
+        while a.arena.store.health.last_answer_ms() != Some(at) {
+            assert!(Instant::now() < until, "no heartbeat answered at {at}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    for a in &apps {
+        a.arena
+            .store
+            .health
+            .unreachable("test: the database cannot be reached");
+    }
+    time.advance(10_000);
+    // Both recovery probes run (the schedulers'); one credits, the other finds it done.
+    let until = Instant::now() + Duration::from_secs(10);
+    while apps.iter().any(|a| a.arena.store.health.is_down()) {
+        assert!(Instant::now() < until, "the outage never ended");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Both clocks trusted again: each credits what it still owes (a fake clock is never
+    // measured, so the test does what `scheduler::sync_clock` does for a measured one).
+    // The instance that did not credit the outage goes first: it owes from the refusal's start.
+    time.advance(1_000);
+    let now = time.now_ms();
+    let mut owed: Vec<(i64, &common::TestApp)> = apps
+        .iter()
+        .filter_map(|a| a.arena.clock.owed_since_ms().map(|since| (since, a)))
+        .collect();
+    owed.sort_by_key(|(since, _)| *since);
+    assert_eq!(
+        owed.len(),
+        2,
+        "both refusals are owed (from their start, or the recovery)"
+    );
+    for (since, a) in owed {
+        hexarena::arena::scheduler::credit_refused(&a.arena, since)
+            .await
+            .expect("credited");
+        assert_eq!(a.arena.clock.record(now, now, now), None, "trusted again");
+    }
+    time.advance(500);
+    let r = apps[1]
+        .play(tokens[0], &set_id, 1, quiet_move(3), Some(3))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(
+        r.body["moves"][2]["elapsed_ms"], 1_500,
+        "charged the time on move outside the refusal, credited once by the two instances: {:?}",
+        r.body["moves"][2]
+    );
+}
