@@ -207,6 +207,17 @@ impl Tuning {
         ..Tuning::CLOSURE_TREE
     };
 
+    /// [`Tuning::CLOSURE_LEARNED`] and [`Tuning::CLOSURE_LAST`] together: the learned prior
+    /// mixed in, and the root that knows the opponent's last move (the learned prior's
+    /// strongest factor is its relation to that move). Measured against
+    /// [`Tuning::CLOSURE_TREE`] at equal time in `BENCHMARKS.md` (issue 23, stop 47).
+    pub const CLOSURE_LEARNED_LAST: Tuning = Tuning {
+        learned_prior: 0.5,
+        learned_power: 0.5,
+        root_knows_last: true,
+        ..Tuning::CLOSURE_TREE
+    };
+
     /// [`Tuning::CLOSURE_TREE`] deeper and sooner: nodes within four plies of the root
     /// analysed at 500 visits ([`Tuning::knowledge_depth`] 4, [`Tuning::knowledge_at`] 500);
     /// measured against it in `BENCHMARKS.md` ("H-search to closure", stop 41: not adopted).
@@ -257,8 +268,8 @@ impl Tuning {
     /// The named tunings, for tools that measure one against another or against an outside
     /// engine: `house`, `plain`, `frozen`, `knowledge`, `fill-in`, `tree-knowledge`, `learned`,
     /// `closure`, `closure-tree`, `closure-deep`, `closure-all`, `closure-kept`,
-    /// `closure-light`, `closure-learned`, `closure-last`.
-    pub const NAMED: [(&'static str, Tuning); 15] = [
+    /// `closure-light`, `closure-learned`, `closure-last`, `closure-learned-last`.
+    pub const NAMED: [(&'static str, Tuning); 16] = [
         ("house", Tuning::HOUSE),
         ("plain", Tuning::PLAIN),
         ("frozen", Tuning::FROZEN),
@@ -274,6 +285,7 @@ impl Tuning {
         ("closure-light", Tuning::CLOSURE_LIGHT),
         ("closure-learned", Tuning::CLOSURE_LEARNED),
         ("closure-last", Tuning::CLOSURE_LAST),
+        ("closure-learned-last", Tuning::CLOSURE_LEARNED_LAST),
     ];
 
     /// The tuning of [`Tuning::NAMED`] called `name` (ASCII case ignored).
