@@ -498,3 +498,75 @@ async fn a_database_refusing_new_connections_is_a_storage_error() {
         .expect_err("no such database");
     assert!(hexarena::store::health::is_storage_error(&gone), "{gone}");
 }
+
+/// An outage of one instance while another serves, and that one then stops (an outside
+/// tester's case, stop 47): the time after the last other instance stopped serving, when no
+/// instance could take a move, is credited when the outage ends. Before, any other instance
+/// alive past the outage's first 3 s cancelled the whole credit, and the seat on move lost on
+/// time the moment storage came back, every try refused meanwhile with 503
+/// `storage_unavailable`. Two in-process instances on one PostgreSQL database, one injected
+/// clock: seat on move with 10 s from `T0`; instance A loses the database at `T0`; B serves
+/// on for 6 s and stops; A recovers 10 s later and the seat moves 0.5 s after: it is charged
+/// the 6.5 s it was on move while an instance served (run with `TEST_DATABASE_URL`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_outage_is_credited_from_when_the_last_other_instance_stopped_serving() {
+    use hexarena::arena::clock::TimeSource;
+    let Some(url) = common::fresh_pg_db().await else {
+        return;
+    };
+    let time = Arc::new(FakeTime::new(T0));
+    let mut apps = Vec::new();
+    for _ in 0..2 {
+        apps.push(
+            spawn_with(Spawn {
+                time: time.clone(),
+                database_url: Some(url.clone()),
+                ..Spawn::default()
+            })
+            .await,
+        );
+    }
+    let (a, b) = (&apps[0], &apps[1]);
+    let (_, _, alice) = b.player_with_bot("Alice").await;
+    let (_, _, bob) = b.player_with_bot("Bob").await;
+    let clock =
+        json!({"clock": {"initial_s": 10, "increment_s": 0}, "options": {"random_stones": 0}});
+    let running = b.start_set(&alice, &bob, clock).await;
+    b.play_moves(
+        [&bob, &alice],
+        &running,
+        1,
+        &[json!({"cell": [5, 5]}), json!({"cell": [3, 3]})],
+    )
+    .await;
+    // A loses the database after a heartbeat answered at T0; the test holds A's row so that
+    // its recovery probe waits until the other instance has served and stopped.
+    let until = Instant::now() + Duration::from_secs(10);
+    while a.arena.store.health.last_answer_ms() != Some(T0) {
+        assert!(Instant::now() < until, "no heartbeat answered at T0");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let gate = a.arena.beat_gate().await.expect("not stopping");
+    a.arena
+        .store
+        .health
+        .unreachable("test: the database cannot be reached");
+    time.advance(6_000);
+    hexarena::arena::scheduler::heartbeat(&b.arena, time.now_ms())
+        .await
+        .expect("B serves at T0 + 6 s");
+    b.arena.stop_serving().await;
+    time.advance(10_000);
+    drop(gate);
+    let until = Instant::now() + Duration::from_secs(10);
+    while a.arena.store.health.is_down() {
+        assert!(Instant::now() < until, "A's outage never ended");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    time.advance(500);
+    let r = a
+        .play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(r.body["moves"][2]["elapsed_ms"], 6_500, "{:?}", r.body);
+}

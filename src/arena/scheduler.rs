@@ -244,17 +244,17 @@ async fn housekeeping(a: Arc<Arena>) {
 /// moves every running turn later by the outage (as [`recover`] does after a restart, so no
 /// seat is charged time it could not use, SPEC 7) and writes the heartbeat. Turns that
 /// started before the credited period are moved; turns that started inside it start again
-/// now. On PostgreSQL the credit is given only if no other instance's heartbeat moved on past
-/// the liveness window after the outage began (then the arena as a whole was serving, or
-/// another instance already credited the same outage). On commit the outage ends: the games
-/// held in memory are reloaded and the deadlines swept again. Returns the credit, ms.
+/// now. On PostgreSQL the period starts no earlier than the newest `serving_ms` of another
+/// instance: while another instance served writes the arena was serving (a seat could move
+/// there), and an instance that recovered first credited what came before. On commit the
+/// outage ends: the games held in memory are reloaded and the deadlines swept again. Returns
+/// the credit, ms.
 ///
 /// Writes refused on an untrusted clock (not yet credited) that began before the outage are
-/// one refusal with it: the credited period starts at the refusal's start (if
-/// [`credit_refused`]'s rule would credit it), and the refusal still owed counts from now on
-/// (`SyncedTime::credited_through`), so no refused time is credited twice. A credit writes
-/// `serving_ms` too, as [`credit_refused`] does: another instance's refusal of the same
-/// period then sees it credited.
+/// one refusal with it: the credited period starts at the refusal's start then, and the
+/// refusal still owed counts from now on (`SyncedTime::credited_through`), so no refused time
+/// is credited twice. A credit writes `serving_ms` too, as [`credit_refused`] does: another
+/// instance's credit of the same period then starts after it.
 ///
 /// The probe is bounded by [`PROBE_TIMEOUT`]; what follows a commit is not cancelled with it.
 ///
@@ -272,13 +272,11 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
         now,
         credit_ms,
         games,
-        refusal_covered,
         gate,
     } = done?;
-    // The outage and the refusal it covered are over before anything else can fail.
-    if refusal_covered {
-        arena.clock.credited_through(now);
-    }
+    // The outage and any refusal owed are accounted for up to `now` (credited, or served by
+    // another instance) before anything else can fail.
+    arena.clock.credited_through(now);
     // The held copies and queued deadlines predate the shift.
     arena.live.clear_all();
     match tokio::time::timeout(PROBE_TIMEOUT, sweep(arena, i64::MAX)).await {
@@ -310,8 +308,6 @@ struct Credited<'a> {
     credit_ms: i64,
     /// Running games moved or started again.
     games: u64,
-    /// The period credited covers the refusal on an untrusted clock owed up to `now`, if any.
-    refusal_covered: bool,
     /// The right to write this instance's row, held until the outage is marked over.
     gate: tokio::sync::MutexGuard<'a, ()>,
 }
@@ -322,38 +318,12 @@ async fn credit_outage(arena: &Arena, down_since: i64) -> Result<Credited<'_>, S
     let now = arena.now_ms();
     let mut tx = arena.store.begin_write_probe().await?;
     // Instances recovering or crediting a refusal together do it one after the other: the
-    // later one sees the earlier one's heartbeat and `serving_ms`.
+    // later one sees the earlier one's `serving_ms`.
     instances::lock(&mut tx, arena.store.backend).await?;
-    let mut since = down_since;
-    let mut credit_ms = (now - since).max(0);
-    if arena.store.backend == Backend::Postgres {
-        let others = instances::newest_heartbeat_of_others(&mut tx, &arena.instance_id).await?;
-        // Another instance that wrote its heartbeat well after this outage began was
-        // serving (a heartbeat within the liveness window may be its last before the same
-        // outage); an instance recovering after another one sees that one's probe here.
-        if others.is_some_and(|h| h > since + ALIVE_WITHIN_MS) {
-            credit_ms = 0;
-        }
-    }
-    // A refusal still owed that began later is covered by this credit; one that began
-    // earlier is covered if credited from its start, as `credit_refused` would.
-    let mut refusal_covered = credit_ms > 0;
-    if credit_ms > 0
-        && let Some(refused) = arena.clock.owed_since_ms().filter(|&r| r < down_since)
-    {
-        let served = match arena.store.backend {
-            Backend::Postgres => {
-                instances::newest_serving_of_others(&mut tx, &arena.instance_id).await?
-            }
-            Backend::Sqlite => None,
-        };
-        if served.is_none_or(|s| s <= refused + ALIVE_WITHIN_MS) {
-            since = refused;
-            credit_ms = now - since;
-        } else {
-            refusal_covered = false;
-        }
-    }
+    // A refusal on an untrusted clock still owed that began earlier is part of the period.
+    let refused = arena.clock.owed_since_ms().filter(|&r| r < down_since);
+    let since = unserved_since(&mut tx, arena, refused.unwrap_or(down_since)).await?;
+    let credit_ms = (now - since).max(0);
     let games = if credit_ms > 0 {
         // A turn that started after the credited period's start (for an outage, between the
         // last answered heartbeat and the failure) was all refused: it starts again now.
@@ -373,9 +343,25 @@ async fn credit_outage(arena: &Arena, down_since: i64) -> Result<Credited<'_>, S
         now,
         credit_ms,
         games,
-        refusal_covered,
         gate,
     })
+}
+
+/// Where the time this instance could not serve since `since_ms` (arena ms) starts to be
+/// owed to the running turns: `since_ms`, or on PostgreSQL the newest `serving_ms` of another
+/// instance if later (until then the arena served, or that instance credited the time before
+/// it). Time after it is owed even if another instance served for a while after `since_ms`
+/// and then stopped: no instance could take a move then.
+async fn unserved_since(
+    tx: &mut crate::store::Conn,
+    arena: &Arena,
+    since_ms: i64,
+) -> Result<i64, StoreError> {
+    if arena.store.backend != Backend::Postgres {
+        return Ok(since_ms);
+    }
+    let served = instances::newest_serving_of_others(tx, &arena.instance_id).await?;
+    Ok(served.map_or(since_ms, |s| s.max(since_ms)))
 }
 
 /// Writes this instance's last heartbeat at the stop moment (see [`Arena::stop_serving`]);
@@ -504,9 +490,9 @@ pub async fn sync_clock(arena: &Arena) -> Option<Unsynced> {
 /// Credits the time this instance refused writes on an untrusted clock, from `since_ms` (arena
 /// ms) to now, to the running turns it judges, as [`recover_storage`] does for an outage (SPEC
 /// 7): turns that started before it move later by its length, turns started during it start
-/// again now, and forfeit windows and presence move too. Nothing is credited if another
-/// instance served writes well after it began (its `serving_ms` past the liveness window):
-/// the arena was serving, or that instance credited the same period first. Writes this
+/// again now, and forfeit windows and presence move too. On PostgreSQL the period starts no
+/// earlier than the newest `serving_ms` of another instance (until then the arena was
+/// serving, or that instance credited the time before it). Writes this
 /// instance's heartbeat and `serving_ms`, and marks the refusal credited
 /// (`SyncedTime::credited`). Returns the credit, ms.
 ///
@@ -518,14 +504,11 @@ pub async fn credit_refused(arena: &Arena, since_ms: i64) -> Result<i64, StoreEr
     // earlier one's serving_ms.
     instances::lock(&mut tx, arena.store.backend).await?;
     let now = arena.now_ms();
-    let others = instances::newest_serving_of_others(&mut tx, &arena.instance_id).await?;
-    let mut credit_ms = (now - since_ms).max(0);
-    if others.is_some_and(|s| s > since_ms + ALIVE_WITHIN_MS) {
-        credit_ms = 0;
-    }
+    let since = unserved_since(&mut tx, arena, since_ms).await?;
+    let credit_ms = (now - since).max(0);
     if credit_ms > 0 {
-        games::restart_turns_started_between(&mut tx, since_ms, now).await?;
-        games::shift_turns_started_before(&mut tx, since_ms, credit_ms).await?;
+        games::restart_turns_started_between(&mut tx, since, now).await?;
+        games::shift_turns_started_before(&mut tx, since, credit_ms).await?;
         crate::store::tournaments::shift_pending(&mut tx, credit_ms).await?;
         crate::store::presence::shift_seen(&mut tx, credit_ms, now).await?;
     }
