@@ -570,3 +570,65 @@ async fn an_outage_is_credited_from_when_the_last_other_instance_stopped_serving
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(r.body["moves"][2]["elapsed_ms"], 6_500, "{:?}", r.body);
 }
+
+/// While a storage outage holds the clocks, the state shows them as they stood when it began
+/// (`clock.remaining_ms` and `server_time`), as no time of it will be charged (an outside
+/// tester's case, stop 47: the seat on move saw its time run out to 0 ms meanwhile, then jump
+/// back after the recovery). Injected clock; the test holds the instance's row so the
+/// recovery waits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_clock_shown_during_an_outage_stands_where_the_outage_began() {
+    use hexarena::arena::clock::TimeSource;
+    let time = Arc::new(FakeTime::new(T0));
+    let app = spawn_with(Spawn {
+        time: time.clone(),
+        ..Spawn::default()
+    })
+    .await;
+    let (_, _, alice) = app.player_with_bot("Alice").await;
+    let (_, _, bob) = app.player_with_bot("Bob").await;
+    let clock =
+        json!({"clock": {"initial_s": 60, "increment_s": 0}, "options": {"random_stones": 0}});
+    let running = app.start_set(&alice, &bob, clock).await;
+    app.play_moves(
+        [&bob, &alice],
+        &running,
+        1,
+        &[json!({"cell": [5, 5]}), json!({"cell": [3, 3]})],
+    )
+    .await;
+    time.advance(1_000);
+    let at = time.now_ms();
+    let until = Instant::now() + Duration::from_secs(10);
+    while app.arena.store.health.last_answer_ms() != Some(at) {
+        assert!(Instant::now() < until, "no heartbeat answered at {at}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let gate = app.arena.beat_gate().await.expect("not stopping");
+    app.arena
+        .store
+        .health
+        .unreachable("test: the database cannot be reached");
+    time.advance(5_000);
+    let during = app.state(&running, 1).await;
+    let shown = |s: &Value| {
+        (
+            left(s, 0),
+            s["clock"]["server_time"]
+                .as_str()
+                .unwrap_or("?")
+                .to_string(),
+        )
+    };
+    let held = shown(&during);
+    assert_eq!(held.0, 59_000, "{during}");
+    drop(gate);
+    let until = Instant::now() + Duration::from_secs(10);
+    while app.arena.store.health.is_down() {
+        assert!(Instant::now() < until, "the outage never ended");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let after = app.state(&running, 1).await;
+    assert_eq!(left(&after, 0), 59_000, "credited: {after}");
+    assert_ne!(shown(&after).1, held.1, "the clock runs again: {after}");
+}

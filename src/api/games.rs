@@ -105,7 +105,7 @@ async fn get_game(
             _ => arena.game_snapshot(&set_id, game_no).await?,
         };
     }
-    Ok(state_response(state.body_at(arena.now_ms())))
+    Ok(state_response(state.body_at(arena.clock_view_ms())))
 }
 
 #[derive(Deserialize)]
@@ -205,7 +205,7 @@ async fn get_turn(
             let state = arena.game_snapshot(&set_id, game_no).await?;
             // The row may have moved on between the two reads; only answer a real turn.
             if mine(&state) {
-                return Ok(state_response(state.body_at(arena.now_ms())));
+                return Ok(state_response(state.body_at(arena.clock_view_ms())));
             }
         }
         loop {
@@ -216,7 +216,7 @@ async fn get_turn(
             match next_change(arena, &mut rx, until, move |c| c.bots.contains(&id)).await {
                 Some(Some(c)) => match &c.state {
                     Some(s) if mine(s) => {
-                        return Ok(state_response(s.body_at(arena.now_ms())));
+                        return Ok(state_response(s.body_at(arena.clock_view_ms())));
                     }
                     Some(_) => continue, // a change in one of its games that is not its turn
                     None => break,

@@ -213,6 +213,9 @@ pub struct Arena {
     stopping: tokio::sync::watch::Sender<bool>,
     /// Held by each write of this instance's own `instances` row (see [`Arena::beat_gate`]).
     beat_gate: tokio::sync::Mutex<()>,
+    /// Other instances alive at the scheduler's last look (PostgreSQL; 0 on SQLite): whether a
+    /// storage outage of this instance holds the arena's clocks ([`Arena::clock_view_ms`]).
+    others_alive: std::sync::atomic::AtomicUsize,
     /// Token hashes revoked by a rotation (issue 20): the streams they opened end.
     pub revoked_tokens: broadcast::Sender<Arc<str>>,
 }
@@ -277,8 +280,30 @@ impl Arena {
             house: std::sync::OnceLock::new(),
             stopping: tokio::sync::watch::Sender::new(false),
             beat_gate: tokio::sync::Mutex::new(()),
+            others_alive: std::sync::atomic::AtomicUsize::new(0),
             revoked_tokens: broadcast::channel(64).0,
         })
+    }
+
+    /// The moment a game's clock is shown at (`clock.remaining_ms`, `server_time`): now, or
+    /// while a storage outage holds the arena's clocks (this instance's, with no other
+    /// instance alive at its last look), the outage's start: none of that time will be
+    /// charged (SPEC 7, `docs/fair-time.md`), so a bot reading its clock meanwhile sees the
+    /// time it will have, not a clock running out.
+    pub fn clock_view_ms(&self) -> i64 {
+        let now = self.now_ms();
+        match self.store.health.down_since_ms() {
+            Some(since) if self.others_alive.load(std::sync::atomic::Ordering::Relaxed) == 0 => {
+                since.min(now)
+            }
+            _ => now,
+        }
+    }
+
+    /// Records how many other instances the scheduler found alive (PostgreSQL).
+    pub(crate) fn set_others_alive(&self, n: usize) {
+        self.others_alive
+            .store(n, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Whether this instance is stopping (a stop signal came; it drains its connections).

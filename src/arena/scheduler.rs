@@ -205,6 +205,7 @@ async fn housekeeping(a: Arc<Arena>) {
                         tracing::info!("an instance stopped; catching up from the database");
                         resync(&a);
                     }
+                    a.set_others_alive(now_alive.len());
                     alive = now_alive;
                 }
                 Err(e) => {

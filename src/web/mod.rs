@@ -124,7 +124,7 @@ async fn set_page(
     let mut games = vec![];
     let status = set["status"].as_str().unwrap_or_default();
     if SetStatus::is_in(status, &[SetStatus::Active, SetStatus::Finished]) {
-        let now = st.arena.now_ms();
+        let now = st.arena.clock_view_ms();
         for n in [1, 2] {
             let body = st.arena.game_snapshot(&id, n).await?.body_at(now);
             let state: Value = serde_json::from_str(&body)

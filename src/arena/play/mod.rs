@@ -270,7 +270,7 @@ impl Arena {
         Ok(self
             .game_snapshot(set_id, game_no)
             .await?
-            .body_at(self.now_ms()))
+            .body_at(self.clock_view_ms()))
     }
 
     /// The state a stored game-state event stands for: the current one when it is that ply,
