@@ -189,8 +189,8 @@ impl Tuning {
     /// [`Tuning::CLOSURE_TREE`] with the learned move prior averaged with the hand-set shapes
     /// ([`Tuning::learned_prior`] 0.5, [`Tuning::learned_power`] 0.5), the prior learned from
     /// closure-tree's own games at 250 ms a move (`crates/search/data/`); measured against it at
-    /// equal time in `BENCHMARKS.md` (issue 23, stop 45: 417 of 800 games, +15 Elo, -9..+39;
-    /// not adopted).
+    /// equal time in `BENCHMARKS.md` (issue 23, stop 45, with weights from the first 577 of
+    /// those games: 417 of 800 games, +15 Elo, -9..+39; not adopted).
     pub const CLOSURE_LEARNED: Tuning = Tuning {
         learned_prior: 0.5,
         learned_power: 0.5,
@@ -210,7 +210,8 @@ impl Tuning {
     /// [`Tuning::CLOSURE_LEARNED`] and [`Tuning::CLOSURE_LAST`] together: the learned prior
     /// mixed in, and the root that knows the opponent's last move (the learned prior's
     /// strongest factor is its relation to that move). Measured against
-    /// [`Tuning::CLOSURE_TREE`] at equal time in `BENCHMARKS.md` (issue 23, stop 47).
+    /// [`Tuning::CLOSURE_TREE`] at equal time in `BENCHMARKS.md` (issue 23, stop 47: 428 of
+    /// 800 games, +24 Elo, +0..+48, one win short of the rule; not adopted).
     pub const CLOSURE_LEARNED_LAST: Tuning = Tuning {
         learned_prior: 0.5,
         learned_power: 0.5,
@@ -257,8 +258,8 @@ impl Tuning {
 
     /// [`Tuning::HOUSE`] with the learned move prior averaged with the hand-set shapes (weight
     /// 0.5, power 0.5); measured against it in `BENCHMARKS.md` ("A learned move prior"), with
-    /// the weights of then (taught by `house`); `patterns.txt` now holds stop 45's, taught by
-    /// `closure-tree`.
+    /// the weights of then (taught by `house`); `patterns.txt` now holds weights taught by
+    /// `closure-tree` (stop 47's: all 776 teacher games).
     pub const LEARNED: Tuning = Tuning {
         learned_prior: 0.5,
         learned_power: 0.5,
