@@ -505,11 +505,27 @@ async fn a_database_refusing_new_connections_is_a_storage_error() {
 /// alive past the outage's first 3 s cancelled the whole credit, and the seat on move lost on
 /// time the moment storage came back, every try refused meanwhile with 503
 /// `storage_unavailable`. Two in-process instances on one PostgreSQL database, one injected
-/// clock: seat on move with 10 s from `T0`; instance A loses the database at `T0`; B serves
-/// on for 6 s and stops; A recovers 10 s later and the seat moves 0.5 s after: it is charged
-/// the 6.5 s it was on move while an instance served (run with `TEST_DATABASE_URL`).
+/// clock: seat on move from `T0`; instance A loses the database at `T0`; B serves on for 6 s
+/// and stops; A recovers 10 s later and the seat moves 0.5 s after: it is charged the 6.5 s it
+/// was on move while an instance served (run with `TEST_DATABASE_URL`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_outage_is_credited_from_when_the_last_other_instance_stopped_serving() {
+    outage_of_one_of_two(true).await;
+}
+
+/// As above, but B serves on all along: A's outage was its own (the seat could move on B all
+/// the while), so nothing is credited, not even the second since B's last heartbeat: the seat
+/// is charged the 16.5 s it was on move (15.5 s without the liveness window, a reviewer's
+/// find).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_outage_of_one_instance_while_another_serves_is_not_credited() {
+    outage_of_one_of_two(false).await;
+}
+
+/// Instance A loses the database at `T0` with a seat on move; B serves on for 6 s, then stops
+/// if `b_stops`; 10 s later A recovers (if B serves on, its last heartbeat a second old, its
+/// row held), and the seat moves on A 0.5 s after; asserts what it is charged.
+async fn outage_of_one_of_two(b_stops: bool) {
     use hexarena::arena::clock::TimeSource;
     let Some(url) = common::fresh_pg_db().await else {
         return;
@@ -530,7 +546,7 @@ async fn an_outage_is_credited_from_when_the_last_other_instance_stopped_serving
     let (_, _, alice) = b.player_with_bot("Alice").await;
     let (_, _, bob) = b.player_with_bot("Bob").await;
     let clock =
-        json!({"clock": {"initial_s": 10, "increment_s": 0}, "options": {"random_stones": 0}});
+        json!({"clock": {"initial_s": 60, "increment_s": 0}, "options": {"random_stones": 0}});
     let running = b.start_set(&alice, &bob, clock).await;
     b.play_moves(
         [&bob, &alice],
@@ -539,36 +555,57 @@ async fn an_outage_is_credited_from_when_the_last_other_instance_stopped_serving
         &[json!({"cell": [5, 5]}), json!({"cell": [3, 3]})],
     )
     .await;
+    // The heartbeat of `app` answered at the fake clock's now.
+    let beat_now = |app: &'static str, t: &common::TestApp| {
+        let at = time.now_ms();
+        let health = t.arena.store.health.clone();
+        async move {
+            let until = Instant::now() + Duration::from_secs(10);
+            while health.last_answer_ms() != Some(at) {
+                assert!(Instant::now() < until, "{app} wrote no heartbeat at {at}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
     // A loses the database after a heartbeat answered at T0; the test holds A's row so that
-    // its recovery probe waits until the other instance has served and stopped.
-    let until = Instant::now() + Duration::from_secs(10);
-    while a.arena.store.health.last_answer_ms() != Some(T0) {
-        assert!(Instant::now() < until, "no heartbeat answered at T0");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    // its recovery probe waits until the test lets it go.
+    beat_now("A", a).await;
     let gate = a.arena.beat_gate().await.expect("not stopping");
     a.arena
         .store
         .health
         .unreachable("test: the database cannot be reached");
     time.advance(6_000);
-    hexarena::arena::scheduler::heartbeat(&b.arena, time.now_ms())
-        .await
-        .expect("B serves at T0 + 6 s");
-    b.arena.stop_serving().await;
-    time.advance(10_000);
+    // B's own heartbeat at T0 + 6 s, as serving.
+    beat_now("B", b).await;
+    if b_stops {
+        b.arena.stop_serving().await;
+    }
+    // Serving on, B's last heartbeat before A recovers is a second old (B's row held).
+    let b_gate = if b_stops {
+        time.advance(10_000);
+        None
+    } else {
+        time.advance(9_000);
+        beat_now("B", b).await;
+        let b_gate = b.arena.beat_gate().await.expect("not stopping");
+        time.advance(1_000);
+        Some(b_gate)
+    };
     drop(gate);
     let until = Instant::now() + Duration::from_secs(10);
     while a.arena.store.health.is_down() {
         assert!(Instant::now() < until, "A's outage never ended");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    drop(b_gate);
     time.advance(500);
     let r = a
         .play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3))
         .await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
-    assert_eq!(r.body["moves"][2]["elapsed_ms"], 6_500, "{:?}", r.body);
+    let charged = if b_stops { 6_500 } else { 16_500 };
+    assert_eq!(r.body["moves"][2]["elapsed_ms"], charged, "{:?}", r.body);
 }
 
 /// While a storage outage holds the clocks, the state shows them as they stood when it began

@@ -216,6 +216,9 @@ pub struct Arena {
     /// Other instances alive at the scheduler's last look (PostgreSQL; 0 on SQLite): whether a
     /// storage outage of this instance holds the arena's clocks ([`Arena::clock_view_ms`]).
     others_alive: std::sync::atomic::AtomicUsize,
+    /// The storage outage's credit committed; the recovery is finishing (the rows are shifted,
+    /// so the clocks shown run again: [`Arena::clock_view_ms`]).
+    outage_credited: std::sync::atomic::AtomicBool,
     /// Token hashes revoked by a rotation (issue 20): the streams they opened end.
     pub revoked_tokens: broadcast::Sender<Arc<str>>,
 }
@@ -281,23 +284,38 @@ impl Arena {
             stopping: tokio::sync::watch::Sender::new(false),
             beat_gate: tokio::sync::Mutex::new(()),
             others_alive: std::sync::atomic::AtomicUsize::new(0),
+            outage_credited: std::sync::atomic::AtomicBool::new(false),
             revoked_tokens: broadcast::channel(64).0,
         })
     }
 
     /// The moment a game's clock is shown at (`clock.remaining_ms`, `server_time`): now, or
-    /// while a storage outage holds the arena's clocks (this instance's, with no other
-    /// instance alive at its last look), the outage's start: none of that time will be
-    /// charged (SPEC 7, `docs/fair-time.md`), so a bot reading its clock meanwhile sees the
-    /// time it will have, not a clock running out.
+    /// while this instance refuses writes for a storage outage or an untrusted clock and no
+    /// other instance was alive at its last look, when the refusal began: none of that time
+    /// will be charged (SPEC 7, `docs/fair-time.md`), so a bot reading its clock meanwhile
+    /// sees the time it will have, not a clock running out. Once the credit is committed
+    /// (the rows moved) the clocks run again.
     pub fn clock_view_ms(&self) -> i64 {
+        use std::sync::atomic::Ordering;
         let now = self.now_ms();
-        match self.store.health.down_since_ms() {
-            Some(since) if self.others_alive.load(std::sync::atomic::Ordering::Relaxed) == 0 => {
-                since.min(now)
-            }
-            _ => now,
+        if self.others_alive.load(Ordering::Relaxed) > 0 {
+            return now;
         }
+        let outage = self
+            .store
+            .health
+            .down_since_ms()
+            .filter(|_| !self.outage_credited.load(Ordering::Acquire));
+        outage
+            .into_iter()
+            .chain(self.clock.owed_since_ms())
+            .fold(now, i64::min)
+    }
+
+    /// Marks the storage outage's credit committed (`true`) or the outage over (`false`).
+    pub(crate) fn outage_credited(&self, done: bool) {
+        self.outage_credited
+            .store(done, std::sync::atomic::Ordering::Release);
     }
 
     /// Records how many other instances the scheduler found alive (PostgreSQL).

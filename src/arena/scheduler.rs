@@ -276,8 +276,9 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
         gate,
     } = done?;
     // The outage and any refusal owed are accounted for up to `now` (credited, or served by
-    // another instance) before anything else can fail.
+    // another instance) before anything else can fail; the clocks shown run again.
     arena.clock.credited_through(now);
+    arena.outage_credited(true);
     // The held copies and queued deadlines predate the shift.
     arena.live.clear_all();
     match tokio::time::timeout(PROBE_TIMEOUT, sweep(arena, i64::MAX)).await {
@@ -286,6 +287,7 @@ pub async fn recover_storage(arena: &Arena) -> Result<i64, StoreError> {
         Err(_) => tracing::warn!("deadline sweep after the outage timed out"),
     }
     arena.store.health.recovered();
+    arena.outage_credited(false);
     // Only now: a final heartbeat waiting for the gate must not find this outage still owed.
     drop(gate);
     arena.scheduler.wake_up();
@@ -323,7 +325,7 @@ async fn credit_outage(arena: &Arena, down_since: i64) -> Result<Credited<'_>, S
     instances::lock(&mut tx, arena.store.backend).await?;
     // A refusal on an untrusted clock still owed that began earlier is part of the period.
     let refused = arena.clock.owed_since_ms().filter(|&r| r < down_since);
-    let since = unserved_since(&mut tx, arena, refused.unwrap_or(down_since)).await?;
+    let since = unserved_since(&mut tx, arena, refused.unwrap_or(down_since), now).await?;
     let credit_ms = (now - since).max(0);
     let games = if credit_ms > 0 {
         // A turn that started after the credited period's start (for an outage, between the
@@ -349,20 +351,27 @@ async fn credit_outage(arena: &Arena, down_since: i64) -> Result<Credited<'_>, S
 }
 
 /// Where the time this instance could not serve since `since_ms` (arena ms) starts to be
-/// owed to the running turns: `since_ms`, or on PostgreSQL the newest `serving_ms` of another
-/// instance if later (until then the arena served, or that instance credited the time before
-/// it). Time after it is owed even if another instance served for a while after `since_ms`
-/// and then stopped: no instance could take a move then.
+/// owed to the running turns, `now_ms` being now: `since_ms`, or on PostgreSQL the newest
+/// `serving_ms` of another instance if later (until then the arena served, or that instance
+/// credited the time before it), or `now_ms` (nothing owed) if that is within the liveness
+/// window of now: another instance serves, so a seat can move. Time after an older
+/// `serving_ms` is owed even if another instance served for a while after `since_ms` and then
+/// stopped: no instance could take a move then.
 async fn unserved_since(
     tx: &mut crate::store::Conn,
     arena: &Arena,
     since_ms: i64,
+    now_ms: i64,
 ) -> Result<i64, StoreError> {
     if arena.store.backend != Backend::Postgres {
         return Ok(since_ms);
     }
     let served = instances::newest_serving_of_others(tx, &arena.instance_id).await?;
-    Ok(served.map_or(since_ms, |s| s.max(since_ms)))
+    Ok(match served {
+        Some(s) if s > now_ms - ALIVE_WITHIN_MS => now_ms,
+        Some(s) => s.max(since_ms),
+        None => since_ms,
+    })
 }
 
 /// Writes this instance's last heartbeat at the stop moment (see [`Arena::stop_serving`]);
@@ -505,7 +514,7 @@ pub async fn credit_refused(arena: &Arena, since_ms: i64) -> Result<i64, StoreEr
     // earlier one's serving_ms.
     instances::lock(&mut tx, arena.store.backend).await?;
     let now = arena.now_ms();
-    let since = unserved_since(&mut tx, arena, since_ms).await?;
+    let since = unserved_since(&mut tx, arena, since_ms, now).await?;
     let credit_ms = (now - since).max(0);
     if credit_ms > 0 {
         games::restart_turns_started_between(&mut tx, since, now).await?;
@@ -654,12 +663,14 @@ pub async fn recover(arena: &Arena) -> Result<bool, StoreError> {
         .await?
         .filter(|l| Some(*l) == stale);
     let was_down = down_since.is_some();
+    let mut credited = false;
     if let Some(last) = down_since {
         // A turn that started after the last heartbeat shows the arena was still up then;
         // shifting from before it would start that turn in the future.
         let newest_turn = games::newest_turn_start(&mut tx).await?;
         let down_ms = now - newest_turn.unwrap_or(last).max(last).min(now);
         if down_ms > 0 {
+            credited = true;
             let n = games::shift_turns(&mut tx, down_ms).await?;
             // The downtime counts toward no forfeit window and against no bot's presence.
             let pairings = crate::store::tournaments::shift_pending(&mut tx, down_ms).await?;
@@ -674,6 +685,11 @@ pub async fn recover(arena: &Arena) -> Result<bool, StoreError> {
         }
     }
     instances::start(&mut tx, &arena.instance_id, now, now - 60_000).await?;
+    if credited {
+        // As every credit does: an instance in an outage of its own that recovers next
+        // credits only what comes after (`unserved_since`).
+        instances::beat_serving(&mut tx, &arena.instance_id, now, true).await?;
+    }
     tx.commit().await?;
     sweep(arena, i64::MAX).await?;
     Ok(was_down)
