@@ -325,21 +325,10 @@ async fn refusal_and_outage(outage_first: bool) {
 async fn two_instances_credit_a_refusal_and_an_outage_of_one_database_once() {
     use hexarena::arena::clock::TimeSource;
     const T0: i64 = 1_800_000_000_000;
-    let Some(url) = fresh_pg_db().await else {
+    let time = Arc::new(FakeTime::new(T0));
+    let Some(apps) = common::skew::pair_on(time.clone()).await else {
         return;
     };
-    let time = Arc::new(FakeTime::new(T0));
-    let mut apps = Vec::new();
-    for _ in 0..2 {
-        apps.push(
-            spawn_with(Spawn {
-                time: time.clone(),
-                database_url: Some(url.clone()),
-                ..Spawn::default()
-            })
-            .await,
-        );
-    }
     let app = &apps[0];
     let (_, _, alpha) = app.player_with_bot("PairAlpha").await;
     let (_, _, beta) = app.player_with_bot("PairBeta").await;

@@ -527,21 +527,10 @@ async fn an_outage_of_one_instance_while_another_serves_is_not_credited() {
 /// row held), and the seat moves on A 0.5 s after; asserts what it is charged.
 async fn outage_of_one_of_two(b_stops: bool) {
     use hexarena::arena::clock::TimeSource;
-    let Some(url) = common::fresh_pg_db().await else {
+    let time = Arc::new(FakeTime::new(T0));
+    let Some(apps) = common::skew::pair_on(time.clone()).await else {
         return;
     };
-    let time = Arc::new(FakeTime::new(T0));
-    let mut apps = Vec::new();
-    for _ in 0..2 {
-        apps.push(
-            spawn_with(Spawn {
-                time: time.clone(),
-                database_url: Some(url.clone()),
-                ..Spawn::default()
-            })
-            .await,
-        );
-    }
     let (a, b) = (&apps[0], &apps[1]);
     let (_, _, alice) = b.player_with_bot("Alice").await;
     let (_, _, bob) = b.player_with_bot("Bob").await;

@@ -46,3 +46,22 @@ pub fn quiet_move(ply: i64) -> Value {
     let row = if seat == 0 { 0 } else { 4 } + 2 * (i / 8);
     json!({"cell": [row, i % 8]})
 }
+
+/// Two in-process instances on one fresh PostgreSQL database, both on `time` (a shared fake
+/// clock, so the test decides what each instance sees); None without `TEST_DATABASE_URL`.
+pub async fn pair_on(time: Arc<dyn TimeSource>) -> Option<[TestApp; 2]> {
+    let url = fresh_pg_db().await?;
+    let first = spawn_with(Spawn {
+        time: time.clone(),
+        database_url: Some(url.clone()),
+        ..Spawn::default()
+    })
+    .await;
+    let second = spawn_with(Spawn {
+        time,
+        database_url: Some(url),
+        ..Spawn::default()
+    })
+    .await;
+    Some([first, second])
+}
