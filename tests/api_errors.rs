@@ -46,6 +46,38 @@ async fn out_of_range_stakes_clocks_and_queries_are_bad_requests_naming_the_fiel
         .create_set(Some(&f.alpha), json!({"game": "hex", "stakes": 10}))
         .await;
     assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
+    // A field unknown inside `clock` is named by its whole path, with what `clock` allows,
+    // on every request that takes a clock; so is a value of the wrong type there.
+    let allowed = json!(["initial_s", "increment_s"]);
+    for (body, field, message) in [
+        (
+            json!({"game": "hex", "clock": {"initial": 60}}),
+            "clock.initial",
+            "unknown field 'clock.initial'",
+        ),
+        (
+            json!({"game": "hex", "clock": {"initial_s": "60"}}),
+            "clock.initial_s",
+            "'clock.initial_s' must be an integer",
+        ),
+        (
+            json!({"game": "hex", "clock": 60}),
+            "clock",
+            "'clock' must be a JSON object",
+        ),
+    ] {
+        let r = f.app.create_set(Some(&f.alpha), body.clone()).await;
+        assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
+        assert_eq!(r.body["error"]["details"]["field"], field, "{body}");
+        assert_eq!(r.body["error"]["message"], message, "{body}");
+    }
+    let r = f
+        .app
+        .create_practice_set(Some(&f.alpha), json!({"clock": {"initial": 60}}))
+        .await;
+    assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
+    assert_eq!(r.body["error"]["details"]["field"], "clock.initial");
+    assert_eq!(r.body["error"]["details"]["allowed"], allowed);
     let url = format!("{}?ply=one", f.moves_url(1));
     let r = f.app.post(&url, Some(&f.bravo), mv).await;
     assert_error(&r, StatusCode::BAD_REQUEST, "bad_request");
@@ -74,6 +106,15 @@ async fn a_move_against_move_schema_is_invalid_move_with_the_instance_path() {
             r.body
         );
     }
+    // An error about the body itself names it (its pointer is empty) and says what a move is.
+    let r = f.bravo_plays(json!("e5")).await;
+    assert_error(&r, StatusCode::BAD_REQUEST, "invalid_move");
+    let message = r.body["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("move does not match move_schema: the move: \"e5\" is not of type")
+            && message.ends_with(r#"a move is {"cell": [row, col]} or {"swap": true}"#),
+        "{message}"
+    );
     // The schema alone accepts these two; the server requires exactly one of cell or swap.
     for mv in [json!({}), json!({"cell": [1, 2], "swap": true})] {
         let r = f.bravo_plays(mv.clone()).await;
@@ -254,6 +295,13 @@ async fn bots_of_one_owner_may_not_play_a_staked_set_against_each_other() {
 async fn unknown_sets_games_bots_and_routes_are_not_found() {
     let f = fixture().await;
     let mv = empty_cell(&f).await;
+    // A set nobody has accepted (it has no games yet).
+    let open = f
+        .app
+        .create_set(Some(&f.alpha), json!({"game": "hex", "stake": 0}))
+        .await;
+    assert_eq!(open.status, StatusCode::CREATED, "{}", open.body);
+    let open_id = open.body["id"].as_str().expect("set id").to_string();
     let before = f.snapshot().await;
     let missing = "set_01J000000000000000000000";
     for path in [
@@ -286,6 +334,18 @@ async fn unknown_sets_games_bots_and_routes_are_not_found() {
         "{}",
         r.body
     );
+    // The open set's games do not exist yet: the message says when they will.
+    let r = f
+        .app
+        .play(&f.bravo, &open_id, 1, json!({"cell": [0, 0]}), None)
+        .await;
+    assert_error(&r, StatusCode::NOT_FOUND, "not_found");
+    assert_eq!(
+        r.body["error"]["message"],
+        format!(
+            "no game 1 in set '{open_id}' (a set's games start when it is accepted: GET /v1/sets/{open_id} shows its status)"
+        )
+    );
     let r = f.app.accept_set(Some(&f.bravo), &missing, json!({})).await;
     assert_error(&r, StatusCode::NOT_FOUND, "not_found");
     let r = f
@@ -310,6 +370,10 @@ async fn moving_out_of_turn_is_not_your_turn() {
     let r = f.app.play(&f.alpha, &f.set_id, 1, mv.clone(), None).await;
     assert_error(&r, StatusCode::CONFLICT, "not_your_turn");
     assert_eq!(r.body["error"]["details"]["to_move"], 1);
+    assert_eq!(
+        r.body["error"]["message"],
+        "the other seat is on move (seat 1, after 0 moves); wait for your turn"
+    );
     let r = f
         .app
         .play(&f.alpha, &f.set_id, 1, mv.clone(), Some(1))
@@ -474,6 +538,13 @@ async fn a_stone_on_a_taken_cell_is_occupied() {
     for stone in opening.as_array().expect("opening") {
         let r = f.bravo_plays(json!({"cell": stone})).await;
         assert_error(&r, StatusCode::UNPROCESSABLE_ENTITY, "occupied");
+        assert_eq!(
+            r.body["error"]["message"],
+            format!(
+                "the cell already holds a stone: [{}, {}]",
+                stone[0], stone[1]
+            )
+        );
     }
     assert_eq!(f.snapshot().await, before);
     // A stone played in the game blocks its cell too.

@@ -42,9 +42,12 @@ impl Schemas {
     /// A move body checked against `move_schema`, then for exactly one of `cell` / `swap`.
     /// Errors: 400 `invalid_move` with the schema error's instance path.
     pub fn parse_move(&self, body: &Value) -> Result<Move, ApiError> {
-        schema_errors(&self.move_v, body).map_err(|(path, errors)| {
-            ApiError::invalid_move(format!("move does not match move_schema: {}", errors[0]))
-                .with_details(json!({"instance_path": path, "errors": errors}))
+        schema_errors(&self.move_v, body, "the move").map_err(|(path, errors)| {
+            ApiError::invalid_move(format!(
+                "move does not match move_schema: {}; {MOVE_SHAPES}",
+                errors[0]
+            ))
+            .with_details(json!({"instance_path": path, "errors": errors}))
         })?;
         match (body.get("cell"), body.get("swap")) {
             (Some(cell), None) => {
@@ -60,10 +63,10 @@ impl Schemas {
                 }
             }
             (None, Some(_)) => Ok(Move::Swap),
-            _ => Err(
-                ApiError::invalid_move("a move has exactly one of 'cell' or 'swap'")
-                    .with_details(json!({"instance_path": ""})),
-            ),
+            _ => Err(ApiError::invalid_move(format!(
+                "a move has exactly one of 'cell' or 'swap'; {MOVE_SHAPES}"
+            ))
+            .with_details(json!({"instance_path": ""}))),
         }
     }
 
@@ -73,7 +76,7 @@ impl Schemas {
         let Some(v) = options.filter(|v| !v.is_null()) else {
             return Ok(GameOptions::default());
         };
-        schema_errors(&self.options_v, v).map_err(|(path, errors)| {
+        schema_errors(&self.options_v, v, "options").map_err(|(path, errors)| {
             ApiError::invalid_options(format!(
                 "options do not match options_schema: {}",
                 errors[0]
@@ -92,17 +95,27 @@ impl Schemas {
 /// A JSON number that JSON Schema calls an integer: `7`, and also `7.0` or `7e0`.
 pub use hexarena_contract::numbers::integral;
 
-/// First error's instance path and all messages, if the value does not validate.
-fn schema_errors(v: &jsonschema::Validator, value: &Value) -> Result<(), (String, Vec<String>)> {
+/// What a move body looks like, for the errors of a body that is not one.
+const MOVE_SHAPES: &str = r#"a move is {"cell": [row, col]} or {"swap": true}"#;
+
+/// First error's instance path and all messages, if the value does not validate. Each
+/// message starts with the JSON pointer of what it is about, or with `whole` (`the move`,
+/// `options`) when that is the value itself, whose pointer is empty.
+fn schema_errors(
+    v: &jsonschema::Validator,
+    value: &Value,
+    whole: &str,
+) -> Result<(), (String, Vec<String>)> {
     let errors: Vec<_> = v.iter_errors(value).collect();
+    let at = |e: &jsonschema::ValidationError| match e.instance_path().as_str() {
+        "" => whole.to_string(),
+        path => path.to_string(),
+    };
     match errors.first() {
         None => Ok(()),
         Some(first) => Err((
             first.instance_path().as_str().to_string(),
-            errors
-                .iter()
-                .map(|e| format!("{}: {e}", e.instance_path().as_str()))
-                .collect(),
+            errors.iter().map(|e| format!("{}: {e}", at(e))).collect(),
         )),
     }
 }

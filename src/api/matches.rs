@@ -53,7 +53,7 @@ fn parse(st: &AppState, body: &Value) -> ApiResult<NewMatch> {
     let sprt = match body.get("sprt") {
         None | Some(Value::Null) => None,
         Some(v) => {
-            only_fields(v, &["elo0", "elo1", "alpha", "beta"])?;
+            super::only_fields_at(v, "sprt", &["elo0", "elo1", "alpha", "beta"])?;
             Some(Sprt {
                 elo0: number(v, "elo0")?,
                 elo1: number(v, "elo1")?,

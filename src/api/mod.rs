@@ -543,16 +543,56 @@ pub fn page_limit(limit: Option<i64>, default: i64, max: i64) -> Result<i64, Api
     }
 }
 
-/// Refuses fields a body does not know, so typos do not pass silently.
+/// Refuses fields a body does not know, so typos do not pass silently. Errors: 400
+/// `bad_request` with `details.field` (the unknown field) and `details.allowed`.
 pub fn only_fields(body: &Value, allowed: &[&str]) -> Result<(), ApiError> {
-    let Some(o) = body.as_object() else {
-        return Err(ApiError::bad_request("the body must be a JSON object"));
+    only_fields_at(body, "", allowed)
+}
+
+/// [`only_fields`] for the object at `path` inside a body (`"clock"`, `"sprt"`; `""` for
+/// the body itself): the unknown field is named by its whole path (`clock.initial`), as the
+/// range errors of the same object are, with the fields that object allows.
+pub fn only_fields_at(value: &Value, path: &str, allowed: &[&str]) -> Result<(), ApiError> {
+    let Some(o) = value.as_object() else {
+        return Err(if path.is_empty() {
+            ApiError::bad_request("the body must be a JSON object")
+        } else {
+            ApiError::bad_request(format!("'{path}' must be a JSON object"))
+                .with_details(json!({"field": path, "allowed": allowed}))
+        });
     };
     if let Some(k) = o.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(ApiError::bad_request(format!("unknown field '{k}'"))
-            .with_details(json!({"field": k, "allowed": allowed})));
+        let field = if path.is_empty() {
+            k.clone()
+        } else {
+            format!("{path}.{k}")
+        };
+        return Err(ApiError::bad_request(format!("unknown field '{field}'"))
+            .with_details(json!({"field": field, "allowed": allowed})));
     }
     Ok(())
+}
+
+/// A body's `clock` object (`initial_s`, `increment_s`, seconds; absent or null: the
+/// defaults), its fields named by their whole path in errors (`clock.initial_s`). Ranges are
+/// checked by [`ClockRequest::resolve`](crate::arena::options::ClockRequest::resolve).
+/// Errors: 400 `bad_request` for an unknown field, a value not an object or not an integer.
+pub fn clock_request(body: &Value) -> Result<crate::arena::options::ClockRequest, ApiError> {
+    let clock = match body.get("clock") {
+        None | Some(Value::Null) => return Ok(Default::default()),
+        Some(v) => v,
+    };
+    only_fields_at(clock, "clock", &["initial_s", "increment_s"])?;
+    let int = |name: &str| {
+        opt_i64(clock, name).map_err(|_| {
+            ApiError::bad_request(format!("'clock.{name}' must be an integer"))
+                .with_details(json!({"field": format!("clock.{name}")}))
+        })
+    };
+    Ok(crate::arena::options::ClockRequest {
+        initial_s: int("initial_s")?,
+        increment_s: int("increment_s")?,
+    })
 }
 
 /// Query-string integers as `openapi.yaml` describes them: any run of digits (with an

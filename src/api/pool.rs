@@ -2,12 +2,10 @@
 //! `GET /v1/pool` lists who waits. The pairing itself is `arena::pool`.
 
 use actix_web::{HttpResponse, web};
-use serde_json::{Value, json};
 
 use super::contract::integral;
 use super::{AppState, AuthBot, JsonBody, only_fields, opt_bool, opt_i64};
 use crate::arena::matchmaking::Ask;
-use crate::arena::options::ClockRequest;
 use crate::arena::pool::JoinRequest;
 use crate::error::ApiResult;
 
@@ -33,19 +31,9 @@ async fn join_pool(
     // Validated as a set's options are; only the fields given are kept.
     st.schemas.parse_options(options)?;
     let given = |name: &str| options.and_then(|o| o.get(name)).and_then(integral);
-    let (initial_s, increment_s) = match body.get("clock") {
-        None | Some(Value::Null) => (None, None),
-        Some(v) => {
-            only_fields(v, &["initial_s", "increment_s"])
-                .map_err(|e| e.with_details(json!({"field": "clock"})))?;
-            let c = ClockRequest {
-                initial_s: opt_i64(v, "initial_s")?,
-                increment_s: opt_i64(v, "increment_s")?,
-            };
-            c.resolve()?;
-            (c.initial_s, c.increment_s)
-        }
-    };
+    let clock = super::clock_request(&body)?;
+    clock.resolve()?;
+    let (initial_s, increment_s) = (clock.initial_s, clock.increment_s);
     let stake = opt_i64(&body, "stake")?.unwrap_or(0);
     let rated = opt_bool(&body, "rated")?.unwrap_or(true);
     let req = JoinRequest {

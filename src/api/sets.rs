@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{AppState, AuthBot, AuthOperator, JsonBody, only_fields, opt_bool, opt_i64, opt_str};
-use crate::arena::options::{ClockRequest, STAKE_DEFAULT};
+use crate::arena::options::STAKE_DEFAULT;
 use crate::arena::sets::NewSet;
 use crate::error::{ApiError, ApiResult};
 
@@ -23,18 +23,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 /// Options, clock and stake of a request body.
 pub(crate) fn new_set(st: &AppState, body: &Value, opponent: Option<String>) -> ApiResult<NewSet> {
     let options = st.schemas.parse_options(body.get("options"))?;
-    let clock: ClockRequest = match body.get("clock") {
-        None | Some(Value::Null) => ClockRequest::default(),
-        Some(v) => {
-            only_fields(v, &["initial_s", "increment_s"])
-                .map_err(|e| e.with_details(serde_json::json!({"field": "clock"})))?;
-            ClockRequest {
-                initial_s: opt_i64(v, "initial_s")?,
-                increment_s: opt_i64(v, "increment_s")?,
-            }
-        }
-    };
-    let (initial_ms, increment_ms) = clock.resolve()?;
+    let (initial_ms, increment_ms) = super::clock_request(body)?.resolve()?;
     let stake = opt_i64(body, "stake")?.unwrap_or(STAKE_DEFAULT);
     let rated = opt_bool(body, "rated")?.unwrap_or(stake > 0);
     Ok(NewSet {

@@ -170,7 +170,11 @@ impl std::fmt::Display for GameError {
         match self {
             GameError::NotYourSeat => write!(f, "your bot has no seat in this game"),
             GameError::NotStarted => write!(f, "this game has not started yet"),
-            GameError::NotYourTurn { .. } => write!(f, "the other seat is on move"),
+            GameError::NotYourTurn { to_move, ply } => write!(
+                f,
+                "the other seat is on move (seat {}, after {ply} moves); wait for your turn",
+                to_move.number()
+            ),
             GameError::StalePly {
                 given,
                 played: Some((seat, mv)),
@@ -185,6 +189,10 @@ impl std::fmt::Display for GameError {
                 expected, given, ..
             } => write!(f, "this move would be ply {expected}, not {given}"),
             GameError::GameOver => write!(f, "the game is over"),
+            GameError::Illegal {
+                error,
+                mv: Move::Place(c),
+            } => write!(f, "{error}: [{}, {}]", c.row, c.col),
             GameError::Illegal { error, .. } => write!(f, "{error}"),
             GameError::Corrupt(m) => write!(f, "stored game is invalid: {m}"),
         }

@@ -379,8 +379,17 @@ fn game_at(l: &LiveGame, moves: &[MoveRow]) -> ArenaResult<Game> {
     })
 }
 
+/// 404 for a game that has no row: a wrong number or set, or a set not yet accepted (its
+/// games are made when it is), which the message names as a likely cause.
 fn not_found(set_id: &str, game_no: i64) -> ArenaError {
-    ArenaError::not_found(format!("no game {game_no} in set '{set_id}'"))
+    let why = if (1..=2).contains(&game_no) {
+        format!(
+            " (a set's games start when it is accepted: GET /v1/sets/{set_id} shows its status)"
+        )
+    } else {
+        String::new()
+    };
+    ArenaError::not_found(format!("no game {game_no} in set '{set_id}'{why}"))
 }
 
 /// 409 `game_over` with the result (the same body however the game ended).
