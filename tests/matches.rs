@@ -195,6 +195,20 @@ async fn a_match_needs_two_of_the_players_own_bots_and_sound_sprt_bounds() {
             json!({"bots": ["Mine", "MineToo"], "sprt": {"elo0": 0, "elo1": 5, "alpha": 0.7}}),
             "sprt.alpha",
         ),
+        // Bounds no test could tell apart (an outside tester's -1e308..1e308 decided H1
+        // after 6 sets): at most 1,000 Elo either way.
+        (
+            json!({"bots": ["Mine", "MineToo"], "sprt": {"elo0": -1e308, "elo1": 1e308}}),
+            "sprt.elo0",
+        ),
+        (
+            json!({"bots": ["Mine", "MineToo"], "sprt": {"elo0": 0, "elo1": 1000.5}}),
+            "sprt.elo1",
+        ),
+        (
+            json!({"bots": ["Mine", "MineToo"], "sprt": {"elo0": 0, "elo1": 5, "gamma": 1}}),
+            "sprt.gamma",
+        ),
     ] {
         let r = app.create_match(Some(&owner), body.clone()).await;
         assert_eq!(

@@ -118,6 +118,18 @@ pub fn parse(raw: &[u8]) -> Result<Option<MoveInfo>, ArenaError> {
                     ),
                 )
             })?;
+        // Shown on the set page and in the SGF: refused as a name would be (a bidirectional
+        // override would make the text around it read backwards).
+        if let Some(c) = super::accounts::hidden_char(text) {
+            let code_point = format!("U+{:04X}", u32::from(c));
+            return Err(ArenaError::new(
+                Code::InvalidInfo,
+                format!(
+                    "comment may not contain {code_point} (a control, invisible, bidirectional formatting or combining character with nothing to combine with)"
+                ),
+            )
+            .with_details(json!({"header": HEADER, "field": "comment", "code_point": code_point})));
+        }
         out.insert("comment".into(), Value::String(text.to_string()));
     }
     if out.is_empty() {
@@ -262,6 +274,16 @@ mod tests {
             code_and_field(r#"{"comment": "a\nb"}"#),
             ("invalid_info", json!("comment"))
         );
+        // Text that would reorder or hide what is shown around it, as in names.
+        for text in [r#""\u202e""#, r#""ok \u200b""#, r#""\u0301a""#] {
+            let header = format!(r#"{{"comment": {text}}}"#);
+            assert_eq!(
+                code_and_field(&header),
+                ("invalid_info", json!("comment")),
+                "{header}"
+            );
+        }
+        assert!(parse(r#"{"comment": "a\u0301 ok"}"#.as_bytes()).is_ok());
         let long = format!(r#"{{"comment": "{}"}}"#, "x".repeat(141));
         assert_eq!(code_and_field(&long), ("invalid_info", json!("comment")));
         assert_eq!(

@@ -26,6 +26,9 @@ pub const MAX_SETS: i64 = 10_000;
 /// Default cap on the sets of an SPRT match without `sets`.
 pub const DEFAULT_SPRT_SETS: i64 = 1_000;
 
+/// The largest `sprt.elo0` / `sprt.elo1`, in either direction (Elo).
+pub const MAX_SPRT_ELO: f64 = 1000.0;
+
 /// SPRT parameters: H0 says the first bot is `elo0` stronger, H1 `elo1`; error rates.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
 pub struct Sprt {
@@ -36,13 +39,24 @@ pub struct Sprt {
 }
 
 impl Sprt {
-    /// Errors: 400 naming the field (`elo1` must exceed `elo0`; alpha, beta in 0..0.5).
+    /// Errors: 400 naming the field (`elo0`, `elo1` within +-[`MAX_SPRT_ELO`], `elo1` above
+    /// `elo0`; alpha, beta in 0..0.5).
     pub fn check(&self) -> ArenaResult<()> {
         let bad = |f: &str, m: &str| {
             ArenaError::bad_request(m.to_string())
                 .with_details(json!({"field": format!("sprt.{f}")}))
         };
-        if !(self.elo0.is_finite() && self.elo1.is_finite() && self.elo1 > self.elo0) {
+        // Beyond 1,000 Elo the expected score is within 0.4% of 0 or 1: no test between
+        // such bounds means anything, and far beyond it the statistic no longer moves.
+        for (f, v) in [("elo0", self.elo0), ("elo1", self.elo1)] {
+            if !(v.is_finite() && v.abs() <= MAX_SPRT_ELO) {
+                return Err(bad(
+                    f,
+                    &format!("sprt.{f} must be between -{MAX_SPRT_ELO} and {MAX_SPRT_ELO}"),
+                ));
+            }
+        }
+        if self.elo1 <= self.elo0 {
             return Err(bad("elo1", "sprt.elo1 must be greater than sprt.elo0"));
         }
         for (f, v) in [("alpha", self.alpha), ("beta", self.beta)] {
