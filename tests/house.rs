@@ -85,6 +85,61 @@ async fn every_rung_of_the_ladder_is_a_house_bot_that_says_what_it_is_and_can_be
 }
 
 #[tokio::test]
+async fn in_practice_a_searching_house_bot_shows_what_it_thought_of_each_move() {
+    let app = spawn_with(Spawn {
+        house_bots: true,
+        house_lobby_wait_ms: -1,
+        ..Spawn::default()
+    })
+    .await;
+    // A random rung searches nothing; in a set that counts the line would be a hint.
+    for (rung, practice, shown, student) in [
+        ("house-club", true, true, "StudentA"),
+        ("house-random", true, false, "StudentB"),
+        ("house-club", false, false, "StudentC"),
+    ] {
+        let (_, _, token) = app.player_with_bot(student).await;
+        let r = if practice {
+            app.create_practice_set(Some(&token), json!({"opponent": rung}))
+                .await
+        } else {
+            let body = json!({"game": "hex", "opponent": rung, "stake": 0});
+            app.create_set(Some(&token), body).await
+        };
+        assert_eq!(r.status, StatusCode::CREATED, "{rung}: {:?}", r.body);
+        // Our turn comes after the house bot's first move (it sits in seat 1 of game 1); we
+        // answer twice to see two more of its moves.
+        let mut house_moves = vec![];
+        for _ in 0..3 {
+            let t = app.get_turn(Some(&token), "wait_s=30").await;
+            assert_eq!(t.status, StatusCode::OK, "{rung}: {:?}", t.body);
+            let moves = t.body["moves"].as_array().expect("moves").clone();
+            let last = moves.last().expect("the house moved").clone();
+            assert_eq!(last["seat"], 1, "{rung}: {last}");
+            house_moves.push(last);
+            let k = t.body["ply"].as_i64().expect("ply");
+            let mv = t.body["legal_moves"][0].clone();
+            let set = t.body["set_id"].as_str().expect("set id").to_string();
+            let game_no = t.body["game_no"].as_i64().expect("game");
+            let r = app.play(&token, &set, game_no, mv, Some(k + 1)).await;
+            assert_eq!(r.status, StatusCode::OK, "{rung}: {:?}", r.body);
+        }
+        for m in &house_moves {
+            let info = &m["info"];
+            if !shown {
+                assert_eq!(*info, Value::Null, "{rung}: {m}");
+                continue;
+            }
+            let eval = info["eval"].as_f64().expect("eval");
+            assert!((0.0..=1.0).contains(&eval), "{m}");
+            assert!(info["nodes"].as_u64().expect("nodes") > 0, "{m}");
+            // The line starts with the move itself.
+            assert_eq!(info["pv"][0], m["name"], "{m}");
+        }
+    }
+}
+
+#[tokio::test]
 async fn a_busy_house_refuses_new_practice_and_private_challenges_with_503_and_creates_nothing() {
     // One thread, one game at 10+0 per thread: the first house game at 10+0 fills the house.
     let app = spawn_with(Spawn {

@@ -139,6 +139,34 @@ pub fn parse(raw: &[u8]) -> Result<Option<MoveInfo>, ArenaError> {
     Ok(Some(MoveInfo { json, pv }))
 }
 
+/// What a house bot's search knew of its move, as the info a bot may send with its own: `eval`
+/// (the mover's win rate after the move, to 3 decimals), `pv` (the search's line from the move
+/// on, at most [`MAX_PV`] cells, a swap left out) and `nodes` (its playouts). None only if the
+/// search's figures could not pass the checks a bot's info passes (they always do).
+#[must_use]
+pub fn of_search(s: &hex_search::SearchInfo) -> Option<MoveInfo> {
+    let pv: Vec<String> =
+        s.pv.iter()
+            .filter_map(|m| match m {
+                hex::Move::Place(c) => Some(hex::cell_name(*c)),
+                hex::Move::Swap => None,
+            })
+            .take(MAX_PV)
+            .collect();
+    let mut fields = Map::new();
+    fields.insert(
+        "eval".into(),
+        json!((s.win_rate.clamp(0.0, 1.0) * 1000.0).round() / 1000.0),
+    );
+    if !pv.is_empty() {
+        fields.insert("pv".into(), json!(pv));
+    }
+    fields.insert("nodes".into(), json!(s.playouts));
+    parse(Value::Object(fields).to_string().as_bytes())
+        .ok()
+        .flatten()
+}
+
 /// The fields in the order of the contract (eval, pv, depth, nodes, comment), compact.
 fn ordered_json(fields: &Map<String, Value>) -> String {
     let mut parts = vec![];

@@ -23,7 +23,7 @@ use super::pool::Job;
 use super::{House, lobby};
 use crate::arena::error::{ArenaResult, Code};
 use crate::arena::game::{EndReason, Status};
-use crate::arena::{Arena, Change};
+use crate::arena::{Arena, Change, info};
 use crate::store::StoreError;
 use crate::store::events::LOBBY;
 use crate::store::instances::HOUSE_ROW;
@@ -358,11 +358,15 @@ async fn play_one(
     let i = usize::from(seat.number() - 1);
     let flag_in = Duration::from_millis(u64::try_from(flag_ms - now_ms).unwrap_or(0));
     let flag_at = Instant::now() + flag_in;
-    let (mv, thought_ms) = match rung.play {
+    let (mv, thought_ms, info) = match rung.play {
         hex_search::ladder::Play::Random => {
             let mut rng =
                 <rand_pcg::Pcg64 as rand_core::SeedableRng>::seed_from_u64(rand::random());
-            (hex_search::random_move(&l.game.position, &mut rng), None)
+            (
+                hex_search::random_move(&l.game.position, &mut rng),
+                None,
+                None,
+            )
         }
         hex_search::ladder::Play::Search { .. } => {
             let job = Job {
@@ -380,7 +384,12 @@ async fn play_one(
                 .await
                 .map_err(|_| crate::arena::error::ArenaError::internal("house search lost"))?;
             tracing::trace!(set_id, game_no, ?thought, "house thought");
-            (thought.mv, Some(thought.thought_ms))
+            // Shown only in practice: in a set that counts, the line's next move would be a
+            // free hint from the house's search to the opponent.
+            let info = (l.set.practice != 0)
+                .then(|| thought.info.as_ref().and_then(info::of_search))
+                .flatten();
+            (thought.mv, Some(thought.thought_ms), info)
         }
     };
     let Some(mv) = mv else { return Ok(()) };
@@ -388,7 +397,7 @@ async fn play_one(
         pace(arena, house, clock.turn_started_ms, flag_at).await;
     }
     arena
-        .play_move(&hb.bot, set_id, game_no, mv, Some(ply + 1), None)
+        .play_move(&hb.bot, set_id, game_no, mv, Some(ply + 1), info.as_ref())
         .await?;
     // What the move cost its clock besides thinking: the pool plans the next ones with it.
     // (A free first move is not charged; a random rung does not use the pool.)

@@ -72,10 +72,13 @@ pub struct Job {
 }
 
 /// A job's answer and what it cost.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Thought {
     /// The move (None when the game is over or the search failed).
     pub mv: Option<Move>,
+    /// What the search knew of the move (its win rate, line and playouts), shown with the move
+    /// as a bot's `Hexarena-Info` would be; None for a move chosen without a search.
+    pub info: Option<hex_search::SearchInfo>,
     /// Time spent in the queue, ms.
     pub waited_ms: u64,
     /// Time spent thinking, ms.
@@ -446,17 +449,18 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
     // The whole clock's share (an idle pool), to shrink the slice if the load grows later.
     let idle_ms = budget_at(shared.threads).think_ms;
     let mut rng = rand_pcg::Pcg64::seed_from_u64(job.seed);
-    let (mv, playouts) = think::choose(&job.position, job.rung, b, started, &mut rng, &|| {
-        if b.cheap {
-            return false;
-        }
-        if shared.urgent_now() {
-            return true;
-        }
-        let (num, den) = think::load_share(shared.threads, shared.jobs.load(Ordering::Relaxed));
-        let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        elapsed_ms.saturating_mul(den) >= idle_ms.saturating_mul(num)
-    });
+    let (mv, playouts, info) =
+        think::choose_reported(&job.position, job.rung, b, started, &mut rng, &|| {
+            if b.cheap {
+                return false;
+            }
+            if shared.urgent_now() {
+                return true;
+            }
+            let (num, den) = think::load_share(shared.threads, shared.jobs.load(Ordering::Relaxed));
+            let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            elapsed_ms.saturating_mul(den) >= idle_ms.saturating_mul(num)
+        });
     let done = Instant::now();
     let margin_ms = if done <= job.flag_at {
         i64::try_from(job.flag_at.duration_since(done).as_millis()).unwrap_or(i64::MAX)
@@ -465,6 +469,7 @@ fn run(shared: &Shared, job: &Job, queued_at: Instant, load: usize) -> Thought {
     };
     Thought {
         mv,
+        info,
         waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
         thought_ms: u64::try_from(done.duration_since(started).as_millis()).unwrap_or(u64::MAX),
         budget: b,
