@@ -266,6 +266,8 @@ fn check_analysis(a: &Value, state: &Value) {
         );
         let best = m["best"].as_str().expect("best");
         assert_ne!(best, played["name"].as_str().expect("name"), "{m}");
+        // The mistake names the move played, as the game state does.
+        assert_eq!(m["played"], played["name"], "{m}");
     }
 }
 

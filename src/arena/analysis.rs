@@ -510,7 +510,7 @@ async fn store_result(arena: &Arena, job: &Job, a: &GameAnalysis) -> ArenaResult
 
 impl Arena {
     /// The body of `GET /v1/sets/{id}/games/{n}/analysis`: `{"status": "ready", "engine",
-    /// "win_prob", "mistakes", "analysed_at"}`, or `{"status": "pending", "engine",
+    /// "win_prob", "mistakes": [{"ply", "seat", "drop", "played", "best"}], "analysed_at"}`, or `{"status": "pending", "engine",
     /// "win_prob": [], "mistakes": [], "analysed_at": null}` for a finished game not analysed
     /// yet.
     ///
@@ -535,13 +535,28 @@ impl Arena {
             .with_details(json!({"status": g.status})));
         }
         Ok(match store::get(&mut c, set_id, game_no).await? {
-            Some(a) => json!({
-                "status": "ready",
-                "engine": a.engine,
-                "win_prob": serde_json::from_str::<Value>(&a.win_prob).map_err(ArenaError::internal)?,
-                "mistakes": serde_json::from_str::<Value>(&a.mistakes).map_err(ArenaError::internal)?,
-                "analysed_at": views::rfc3339(a.done_ms),
-            }),
+            Some(a) => {
+                let mut mistakes =
+                    serde_json::from_str::<Value>(&a.mistakes).map_err(ArenaError::internal)?;
+                // Each mistake names the move played beside the one preferred (read from the
+                // moves, so analyses stored before this field have it too).
+                let moves = games::moves(&mut c, set_id, game_no).await?;
+                for m in mistakes.as_array_mut().into_iter().flatten() {
+                    let played = m["ply"]
+                        .as_i64()
+                        .and_then(|ply| moves.iter().find(|r| r.ply == ply))
+                        .and_then(views::move_of_row)
+                        .map(move_name);
+                    m["played"] = json!(played);
+                }
+                json!({
+                    "status": "ready",
+                    "engine": a.engine,
+                    "win_prob": serde_json::from_str::<Value>(&a.win_prob).map_err(ArenaError::internal)?,
+                    "mistakes": mistakes,
+                    "analysed_at": views::rfc3339(a.done_ms),
+                })
+            }
             None => json!({
                 "status": "pending",
                 "engine": engine_name(playouts_for(cfg, u8::try_from(set.size).unwrap_or(11))),

@@ -44,6 +44,9 @@ pub struct AnalysedMistake {
     pub seat: u8,
     /// Win probability the move lost its mover, 0..=1.
     pub drop: f64,
+    /// The move played (`a1` name or `swap`); `None` from a server before this field.
+    #[serde(default)]
+    pub played: Option<String>,
     /// The search's preferred move there, `a1` name.
     pub best: String,
 }
