@@ -342,10 +342,9 @@ async fn unknown_sets_games_bots_and_routes_are_not_found() {
     assert_error(&r, StatusCode::NOT_FOUND, "not_found");
     assert_eq!(
         r.body["error"]["message"],
-        format!(
-            "no game 1 in set '{open_id}' (a set's games start when it is accepted: GET /v1/sets/{open_id} shows its status)"
-        )
+        format!("no game 1 in set '{open_id}': its games start when it is accepted")
     );
+    assert_eq!(r.body["error"]["details"]["set_status"], "open");
     let r = f.app.accept_set(Some(&f.bravo), &missing, json!({})).await;
     assert_error(&r, StatusCode::NOT_FOUND, "not_found");
     let r = f
@@ -359,6 +358,18 @@ async fn unknown_sets_games_bots_and_routes_are_not_found() {
         .await;
     assert_error(&r, StatusCode::NOT_FOUND, "not_found");
     assert_eq!(f.snapshot().await, before);
+    // Once cancelled, the open set never will have games: the message says so instead.
+    let r = f.app.cancel_set(Some(&f.alpha), &open_id, json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let r = f
+        .app
+        .play(&f.bravo, &open_id, 2, json!({"cell": [0, 0]}), None)
+        .await;
+    assert_error(&r, StatusCode::NOT_FOUND, "not_found");
+    assert_eq!(
+        r.body["error"]["message"],
+        format!("no game 2 in set '{open_id}': it was never played: the set is cancelled")
+    );
 }
 
 #[tokio::test]

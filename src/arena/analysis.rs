@@ -540,14 +540,21 @@ impl Arena {
                     serde_json::from_str::<Value>(&a.mistakes).map_err(ArenaError::internal)?;
                 // Each mistake names the move played beside the one preferred (read from the
                 // moves, so analyses stored before this field have it too).
-                let moves = games::moves(&mut c, set_id, game_no).await?;
-                for m in mistakes.as_array_mut().into_iter().flatten() {
-                    let played = m["ply"]
-                        .as_i64()
-                        .and_then(|ply| moves.iter().find(|r| r.ply == ply))
-                        .and_then(views::move_of_row)
-                        .map(move_name);
-                    m["played"] = json!(played);
+                if let Some(list) = mistakes.as_array_mut().filter(|l| !l.is_empty()) {
+                    let moves = games::moves(&mut c, set_id, game_no).await?;
+                    for m in list.iter_mut().filter_map(Value::as_object_mut) {
+                        // Move rows count plies from 1 after the opening, as mistakes do.
+                        let played = m
+                            .get("ply")
+                            .and_then(Value::as_i64)
+                            .and_then(|ply| {
+                                let row = moves.get(usize::try_from(ply - 1).ok()?)?;
+                                (row.ply == ply).then_some(row)
+                            })
+                            .and_then(views::move_of_row)
+                            .map(move_name);
+                        m.insert("played".into(), json!(played));
+                    }
                 }
                 json!({
                     "status": "ready",

@@ -218,7 +218,9 @@ pub fn sgf_comment(info: &Value) -> Option<String> {
         }
     }
     let mut text = words.join(" ");
-    if let Some(c) = obj.get("comment").and_then(Value::as_str) {
+    // A comment stored before such characters were refused is left out rather than shown.
+    let shown = |c: &&str| super::accounts::hidden_char(c).is_none();
+    if let Some(c) = obj.get("comment").and_then(Value::as_str).filter(shown) {
         if !text.is_empty() {
             text.push_str(": ");
         }
@@ -337,5 +339,8 @@ mod tests {
             sgf_comment(&v).as_deref(),
             Some("eval 0.625 depth 4 pv e5 f6: centre")
         );
+        // A comment stored before hidden characters were refused is left out.
+        let v = json!({"eval": 0.5, "comment": "ab\u{202e}cd"});
+        assert_eq!(sgf_comment(&v).as_deref(), Some("eval 0.500"));
     }
 }

@@ -424,3 +424,29 @@ impl Arena {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_SPRT_ELO, Sprt};
+
+    fn check(elo0: f64, elo1: f64) -> Result<(), String> {
+        let s = Sprt {
+            elo0,
+            elo1,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        s.check()
+            .map_err(|e| e.details["field"].as_str().unwrap_or("?").to_string())
+    }
+
+    #[test]
+    fn sprt_bounds_lie_within_a_thousand_elo_either_way_and_in_order() {
+        assert_eq!(check(-MAX_SPRT_ELO, MAX_SPRT_ELO), Ok(()));
+        assert_eq!(check(0.0, 10.0), Ok(()));
+        assert_eq!(check(-1000.5, 0.0), Err("sprt.elo0".into()));
+        assert_eq!(check(0.0, 1000.5), Err("sprt.elo1".into()));
+        assert_eq!(check(f64::NAN, 5.0), Err("sprt.elo0".into()));
+        assert_eq!(check(5.0, 5.0), Err("sprt.elo1".into()));
+    }
+}

@@ -336,7 +336,7 @@ async fn load(
         (Some(set), Some(g)) => Ok((set, g)),
         // Say which is missing: an unknown set is not a wrong game number.
         (None, _) => Err(ArenaError::not_found(format!("no set '{set_id}'"))),
-        (Some(_), None) => Err(not_found(set_id, game_no)),
+        (Some(set), None) => Err(not_started(&set, game_no)),
     }
 }
 
@@ -379,17 +379,21 @@ fn game_at(l: &LiveGame, moves: &[MoveRow]) -> ArenaResult<Game> {
     })
 }
 
-/// 404 for a game that has no row: a wrong number or set, or a set not yet accepted (its
-/// games are made when it is), which the message names as a likely cause.
 fn not_found(set_id: &str, game_no: i64) -> ArenaError {
-    let why = if (1..=2).contains(&game_no) {
-        format!(
-            " (a set's games start when it is accepted: GET /v1/sets/{set_id} shows its status)"
-        )
+    ArenaError::not_found(format!("no game {game_no} in set '{set_id}'"))
+}
+
+/// 404 for a game of a set that has no game rows: one never accepted. The message says why,
+/// since the set exists: it is still open (its games start when it is accepted), or it ended
+/// unplayed (declined, cancelled, expired).
+fn not_started(set: &SetRow, game_no: i64) -> ArenaError {
+    let why = if set.status == "open" {
+        "its games start when it is accepted".to_string()
     } else {
-        String::new()
+        format!("it was never played: the set is {}", set.status)
     };
-    ArenaError::not_found(format!("no game {game_no} in set '{set_id}'{why}"))
+    ArenaError::not_found(format!("no game {game_no} in set '{}': {why}", set.id))
+        .with_details(json!({"set_status": set.status}))
 }
 
 /// 409 `game_over` with the result (the same body however the game ended).
