@@ -510,9 +510,9 @@ async fn store_result(arena: &Arena, job: &Job, a: &GameAnalysis) -> ArenaResult
 
 impl Arena {
     /// The body of `GET /v1/sets/{id}/games/{n}/analysis`: `{"status": "ready", "engine",
-    /// "win_prob", "mistakes": [{"ply", "seat", "drop", "played", "best"}], "analysed_at"}`, or `{"status": "pending", "engine",
-    /// "win_prob": [], "mistakes": [], "analysed_at": null}` for a finished game not analysed
-    /// yet.
+    /// "win_prob", "mistakes": [{"ply", "seat", "drop", "played", "best"}], "analysed_at"}`,
+    /// or `{"status": "pending", "engine", "win_prob": [], "mistakes": [], "analysed_at":
+    /// null}` for a finished game not analysed yet.
     ///
     /// Errors: 404 for an unknown set or game; 409 `game_not_finished` for a game still
     /// pending or in play.

@@ -118,7 +118,7 @@ pub fn parse(raw: &[u8]) -> Result<Option<MoveInfo>, ArenaError> {
                     ),
                 )
             })?;
-        // Shown on the set page and in the SGF: refused as a name would be (a bidirectional
+        // Shown in the game state and the SGF: refused as a name would be (a bidirectional
         // override would make the text around it read backwards).
         if let Some(c) = super::accounts::hidden_char(text) {
             let code_point = format!("U+{:04X}", u32::from(c));
