@@ -145,14 +145,7 @@ pub fn parse(raw: &[u8]) -> Result<Option<MoveInfo>, ArenaError> {
 /// search's figures could not pass the checks a bot's info passes (they always do).
 #[must_use]
 pub fn of_search(s: &hex_search::SearchInfo) -> Option<MoveInfo> {
-    let pv: Vec<String> =
-        s.pv.iter()
-            .filter_map(|m| match m {
-                hex::Move::Place(c) => Some(hex::cell_name(*c)),
-                hex::Move::Swap => None,
-            })
-            .take(MAX_PV)
-            .collect();
+    let pv = s.pv_names(MAX_PV);
     let mut fields = Map::new();
     fields.insert(
         "eval".into(),

@@ -184,15 +184,7 @@ impl Bot for RungBot {
 /// rate, its best line (at most 16 moves, the swap left out) and its playouts.
 #[must_use]
 pub fn move_info(info: &hex_search::SearchInfo) -> MoveInfo {
-    let pv: Vec<String> = info
-        .pv
-        .iter()
-        .filter_map(|m| match m {
-            hex_search::Move::Place(c) => Some(hex_search::cell_name(*c)),
-            hex_search::Move::Swap => None,
-        })
-        .take(16)
-        .collect();
+    let pv = info.pv_names(16);
     MoveInfo {
         eval: Some((info.win_rate * 1000.0).round() / 1000.0),
         pv: (!pv.is_empty()).then_some(pv),

@@ -170,6 +170,22 @@ pub struct SearchInfo {
     pub playouts: u32,
 }
 
+impl SearchInfo {
+    /// The expected line as `a1` cell names, at most `max` of them, a swap left out: the
+    /// `pv` of a move's `Hexarena-Info` (a house bot's in practice, `hexarena play`'s).
+    #[must_use]
+    pub fn pv_names(&self, max: usize) -> Vec<String> {
+        self.pv
+            .iter()
+            .filter_map(|m| match m {
+                Move::Place(c) => Some(hex::cell_name(*c)),
+                Move::Swap => None,
+            })
+            .take(max)
+            .collect()
+    }
+}
+
 /// [`strong_move_within`] with what the search knew: None for a move chosen without a search
 /// (the pie rule, the first move's ring, a forced block), a win rate of 1 for a move that wins
 /// at once. The move is the one [`strong_move_within`] plays for the same RNG state.
