@@ -25,7 +25,7 @@
 //! closure, `closure`: 1 for H-search to closure in the root's analysis, `room`: 1 for
 //! `expand_by_room`, `nodes`: `max_nodes`, `lp`: `learned_prior`, `lpow`: `learned_power`,
 //! `keep`: 1 for `keep_tree` (each side keeps its own tree from move to move), `dom`: 1 for
-//! `prune_dominated`, `last`: 1 for `root_knows_last`; e.g.
+//! `prune_dominated`, `last`: 1 for `root_knows_last`, `rb`: `rave_bias`, `exp`: `expand_at`, `uct`: `uct_bias`; e.g.
 //! `plain:pv=10,dead=1`); or `rave_bias,expand_at,prior_visits[,max_nodes]` on top of `plain`.
 //! With `MS`, each move also stops after MS ms of thinking (equal time; `PLAYOUTS` is then a
 //! cap), and the two sides alternate in one process, so they share the machine's load.
@@ -66,6 +66,9 @@ fn tuning(text: &str) -> Option<Tuning> {
             "nodes" => t.max_nodes = v as usize,
             "lp" => t.learned_prior = v,
             "lpow" => t.learned_power = v,
+            "rb" => t.rave_bias = v,
+            "exp" => t.expand_at = v,
+            "uct" => t.uct_bias = v,
             "kroot" => {
                 t.knowledge_vc = match v as u8 {
                     0 => VcLimits::TREE,
