@@ -265,6 +265,21 @@ async fn a_match_with_another_players_bot_waits_until_that_player_accepts() {
     let r = app.accept_match(Some(&their_owner), &id, json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(r.body["status"], "finished");
+    // A finished match cannot be cancelled, and the refusal calls it a match (found by an
+    // outside tester: it said "tournament").
+    let r = app.cancel_match(Some(&mine_owner), &id, json!({})).await;
+    assert_eq!(
+        (
+            r.status,
+            r.code(),
+            r.body["error"]["details"]["status"].clone()
+        ),
+        (StatusCode::CONFLICT, "tournament_state", json!("finished"))
+    );
+    assert_eq!(
+        r.body["error"]["message"],
+        "cannot cancel a match that is finished"
+    );
 }
 
 /// A match against a house bot (issue 23's rungs as a yardstick; found by an outside tester: it

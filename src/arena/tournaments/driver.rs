@@ -39,7 +39,7 @@ impl Arena {
             ],
         };
         let Some((from, to)) = moves.iter().find(|(f, _)| *f == t.status) else {
-            let mut e = state_error(action, &t.status);
+            let mut e = state_error(action, &t);
             if action == "start" && t.status == TournamentStatus::Paused {
                 e.message = format!(
                     "{}: POST /v1/tournaments/{id}/resume continues it",

@@ -117,10 +117,20 @@ pub enum InPlay {
     Forfeit,
 }
 
-fn state_error(action: &str, status: &str) -> ArenaError {
+/// 409 `tournament_state`: `t` (a tournament, or a match: the message names which) is in a
+/// status that does not allow `action`; `details.status` is that status.
+fn state_error(action: &str, t: &TournamentRow) -> ArenaError {
+    let (noun, status) = (
+        if t.format == "match" {
+            "match"
+        } else {
+            "tournament"
+        },
+        &t.status,
+    );
     ArenaError::new(
         Code::TournamentState,
-        format!("cannot {action} a tournament that is {status}"),
+        format!("cannot {action} a {noun} that is {status}"),
     )
     .with_details(json!({"status": status}))
 }

@@ -238,7 +238,7 @@ impl Arena {
             .filter(|t| t.format != "match")
             .ok_or_else(|| not_found(id))?;
         if t.status != TournamentStatus::Created {
-            return Err(state_error("change", &t.status));
+            return Err(state_error("change", &t));
         }
         if req.start_ms != t.start_ms {
             check_start(req.start_ms, self.now_ms())?;
@@ -391,7 +391,7 @@ impl Arena {
                 &[TournamentStatus::Created, TournamentStatus::Cancelled],
             )
         {
-            let mut e = state_error("delete", &t.status);
+            let mut e = state_error("delete", &t);
             e.message = format!(
                 "only a tournament that never started can be deleted; this one started (it is \
                  {}), and its record is kept",
@@ -415,7 +415,7 @@ impl Arena {
             .filter(|t| t.format != "match")
             .ok_or_else(|| not_found(id))?;
         if t.status != TournamentStatus::Created {
-            return Err(state_error(action, &t.status));
+            return Err(state_error(action, &t));
         }
         Ok(t)
     }

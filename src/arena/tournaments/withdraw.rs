@@ -77,7 +77,7 @@ impl Arena {
             &t.status,
             &[TournamentStatus::Running, TournamentStatus::Paused],
         ) {
-            return Err(state_error("withdraw from", &t.status));
+            return Err(state_error("withdraw from", &t));
         }
         let entries = store::entries(&mut tx, id).await?;
         let Some(e) = entries.iter().find(|e| e.bot_id == b.id) else {
