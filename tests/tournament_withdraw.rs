@@ -195,6 +195,15 @@ async fn a_staked_swiss_forfeits_the_set_in_play_of_a_withdrawn_bot_and_pairs_it
     let c = standing(&r.body, "WsC");
     assert_eq!(c["withdrawn"]["round"], 1, "{c}");
     assert_eq!(c["withdrawn"]["by"], "operator");
+    // The answer is the tournament after the forfeit, not before it (found by an outside
+    // tester: the pairing was still `playing` and WsA on 0 points until the driver's next step).
+    let p = pairing(&r.body, 1, "WsA", "WsC");
+    assert_eq!(
+        (p["status"].clone(), p["result"].clone()),
+        (json!("finished"), json!("WsA wins by forfeit")),
+        "{p}"
+    );
+    assert_eq!(standing(&r.body, "WsA")["points"], 1.0);
     let set = app.get_set(&ac).await.body;
     assert_eq!(set["status"], "finished", "{set}");
     assert_eq!(set["result"], "WsA wins by forfeit");

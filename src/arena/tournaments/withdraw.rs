@@ -95,10 +95,21 @@ impl Arena {
             .await?;
         tx.commit().await?;
         tracing::info!(tournament = id, bot = %b.name, ?in_play, "participant withdrawn");
+        let forfeits = !sets.is_empty();
         for set_id in sets {
             // The withdrawal stands either way: if the forfeit fails now, the driver retries it.
             if let Err(e) = self.forfeit_set(&set_id, &b.id).await {
                 tracing::warn!(tournament = id, set_id, error = %e, "forfeit left to the driver");
+            }
+        }
+        if forfeits && self.clock.unsynced().is_none() {
+            // The answer shows the forfeited set recorded (its pairing decided, its points in
+            // the standings), as the driver's next step would; it is idempotent, so a driver
+            // step running beside it records nothing twice. A failure, or a clock the driver
+            // would not trust either (absence forfeits are judged on it), leaves it to the
+            // driver.
+            if let Err(e) = self.drive_tournament(id).await {
+                tracing::warn!(tournament = id, error = %e, "recording left to the driver");
             }
         }
         self.tournament_wake.notify_one();
