@@ -4,7 +4,7 @@
 //! stones as `AB`/`AW` setup with `PL[B]`, moves `;B[e3]`, the swap as `;W[swap-pieces]` after
 //! which the colours follow the players (seat 2 is Black, seat 1 White and moves next, so the
 //! node after the swap is `W` again), `RE` by the winner's colour at the end (`B+`, `W+Resign`,
-//! `B+Time`, `0` for a move-cap draw), `DT` the date of the first move, `OT` the increment and
+//! `B+Time`, `W+Forfeit`, `0` for a move-cap draw), `DT` the date of the first move, `OT` the increment and
 //! the clocks in the root comment.
 
 use hex::sgf::SgfRecord;
@@ -96,7 +96,11 @@ pub fn to_sgf_in(state: &Value, ctx: &SgfContext) -> Option<String> {
     let bot = |i: usize| state["seats"][i]["bot"].as_str().map(str::to_string);
     let result = state["result"].as_object().map(|res| {
         let winner = res.get("winner").and_then(Value::as_u64);
+        // A forfeit (a withdrawal, an absence) is stored as a resignation with `forfeit`;
+        // SGF has a word of its own for it.
+        let forfeit = res.get("forfeit").and_then(Value::as_bool) == Some(true);
         let how = match res.get("reason").and_then(Value::as_str) {
+            _ if forfeit => "Forfeit",
             Some("resignation") => "Resign",
             Some("timeout") | Some("first_move_timeout") => "Time",
             _ => "",
@@ -165,7 +169,14 @@ pub fn to_sgf_in(state: &Value, ctx: &SgfContext) -> Option<String> {
         ));
     }
     if let Some(reason) = state["result"]["reason"].as_str() {
-        comment.push_str(&format!(" Result: {reason}"));
+        if state["result"]["forfeit"] == Value::Bool(true) {
+            comment.push_str(" Result: forfeit");
+            if move_list.is_empty() {
+                comment.push_str(" (not played)");
+            }
+        } else {
+            comment.push_str(&format!(" Result: {reason}"));
+        }
         if state["result"]["offline"] == Value::Bool(true) {
             comment.push_str(" (the loser had gone away: no event stream or long-poll open)");
         }
@@ -285,6 +296,15 @@ mod tests {
             "moves": [], "result": {"winner": null, "reason": "move_cap"},
         });
         assert!(to_sgf(&draw).expect("sgf").contains("RE[0]"));
+        // A forfeit says so, and a game forfeited before its first move says it was not
+        // played (an outside tester found `RE[B+Resign]` and "Result: resignation" there).
+        let forfeit = json!({
+            "board": {"size": 9}, "seats": [{"bot": "A"}, {"bot": "B"}], "opening": [],
+            "moves": [], "result": {"winner": 2, "reason": "resignation", "forfeit": true},
+        });
+        let text = to_sgf(&forfeit).expect("sgf");
+        assert!(text.contains("RE[W+Forfeit]"), "{text}");
+        assert!(text.contains("Result: forfeit (not played)."), "{text}");
         assert_eq!(to_sgf(&json!({"board": {}})), None);
     }
 
