@@ -103,6 +103,8 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
         tokio::spawn(arena::cluster::watch_peers(arena.clone()));
         tokio::spawn(arena::cluster::Watermark::run(arena.clone()));
     }
+    // A stall of this process (SIGSTOP, a paused container) is an outage credited like one.
+    arena.store.health.watch_stalls();
     tokio::spawn(arena::scheduler::run(arena.clone()));
     tokio::spawn(arena::presence::run(arena.clone()));
     tokio::spawn(arena::tournaments::run(arena.clone()));

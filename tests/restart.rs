@@ -306,3 +306,70 @@ async fn a_kill_during_group_commit_loses_no_acknowledged_move() {
     eprintln!("{total} acknowledged moves all stored after kill -9");
     drop(server);
 }
+
+/// A server that stood still (SIGSTOP for 12 s, as a paused container or virtual machine, or a
+/// machine starved of CPU) charges no bot for it (found by an outside tester: the seat on move
+/// lost on time the moment the process ran again, its move waiting in the socket). The pause
+/// is noticed as a stall (`store::health`), refused as an outage (503 `storage_unavailable`,
+/// retry) and credited to the running turns.
+#[tokio::test]
+async fn a_server_that_stood_still_charges_no_bot_for_the_pause() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let port = free_port();
+    let server = serve(dir.path(), port).await;
+    let url = server.url.clone();
+    let alice = bot(&url, "Alice").await;
+    let bob = bot(&url, "Bob").await;
+    let body = json!({"game": "hex", "clock": {"initial_s": 10, "increment_s": 0}, "options": {"random_stones": 0}});
+    let set = ok(&url, &paths::sets(), Some(&alice), Some(body)).await;
+    let id = set["id"].as_str().expect("set id").to_string();
+    ok(&url, &paths::accept(&id), Some(&bob), Some(json!({}))).await;
+    play(&url, &bob, &id, [5, 5]).await;
+    play(&url, &alice, &id, [3, 3]).await;
+    // Bob (seat 1) is on move with his 10 s running; the server stops for longer than that.
+    let pid = server.proc.id().to_string();
+    let signal = |sig: &str| {
+        let ok = std::process::Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "kill {sig} {pid}");
+    };
+    signal("-STOP");
+    // Bob moves half a second into the pause: the request waits in the socket.
+    let (u, b, i) = (url.clone(), bob.clone(), id.clone());
+    let mover = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let until = Instant::now() + Duration::from_secs(30);
+        let mut refused = 0;
+        loop {
+            let (status, body) = call(
+                &u,
+                &paths::moves(&i, 1),
+                Some(&b),
+                Some(json!({"cell": [5, 6]})),
+            )
+            .await;
+            if status != StatusCode::SERVICE_UNAVAILABLE || Instant::now() > until {
+                return (status, body, refused);
+            }
+            // As agents.md says: nothing changed, clocks held; retry after a second.
+            assert_eq!(body["error"]["code"], "storage_unavailable", "{body}");
+            refused += 1;
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    });
+    tokio::time::sleep(Duration::from_secs(12)).await;
+    signal("-CONT");
+    let (status, body, refused) = mover.await.expect("mover");
+    assert_eq!(status, StatusCode::OK, "{body}\n{}", server.proc.log());
+    assert_eq!(body["status"], "active", "{body}");
+    assert_eq!(body["ply"], 3);
+    let charged = body["moves"][2]["elapsed_ms"].as_i64().expect("elapsed");
+    eprintln!("a 12 s stop: the move refused {refused} time(s), then charged {charged} ms");
+    assert!(
+        charged < 3_000,
+        "charged {charged} ms for a move sent 0.5 s into a 12 s stop"
+    );
+    drop(server);
+}

@@ -267,6 +267,21 @@ impl ArenaError {
         .retry_after(STORAGE_RETRY_S)
     }
 
+    /// 503 `storage_unavailable` for a stall of the arena's own process (`store::health`,
+    /// `Health::watch_stalls`): the same contract as a failing storage (nothing changed,
+    /// clocks held, retry), told apart in the message.
+    pub fn stalled(cause: impl std::fmt::Display) -> Self {
+        Self::new(
+            Code::StorageUnavailable,
+            format!(
+                "the arena stood still for a moment (its process was paused or starved of CPU); nothing was changed and clocks are held until that time is credited; retry in {STORAGE_RETRY_S} s"
+            ),
+        )
+        .with_details(json!({"retry_after_s": STORAGE_RETRY_S}))
+        .caused_by(cause)
+        .retry_after(STORAGE_RETRY_S)
+    }
+
     /// Logs the cause of an internal or unavailable (503) error, once, where it is answered
     /// (the HTTP edge, or a background task that gives up on it).
     pub fn log(&self) {

@@ -389,12 +389,17 @@ impl Arena {
     }
 
     /// Refuses a write now, before it waits for the database: storage down
-    /// (`store::health`, SPEC 12) or the clock not trusted ([`Arena::clock_ok`]).
+    /// (`store::health`, SPEC 12), the process found to have stood still (an outage of the
+    /// same kind) or the clock not trusted ([`Arena::clock_ok`]).
     ///
     /// Errors: 503 `storage_unavailable` or 503 `clock_unsynced`, each with `Retry-After`.
     pub fn writes_ok(&self) -> ArenaResult<()> {
         if self.store.health.is_down() {
-            return Err(ArenaError::storage_unavailable(self.store.health.cause()));
+            let cause = self.store.health.cause();
+            if self.store.health.is_stall() {
+                return Err(ArenaError::stalled(cause));
+            }
+            return Err(ArenaError::storage_unavailable(cause));
         }
         self.clock_ok()
     }

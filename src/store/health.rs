@@ -7,16 +7,35 @@
 //! and `/healthz` answers 503. The heartbeat loop probes with a real write (backing off, at
 //! most [`PROBE_MAX`] apart); the first probe that commits also credits the outage to every
 //! running turn and clears the state (`scheduler::recover_storage`).
+//!
+//! A process that stood still (stopped by a signal, a paused container or virtual machine,
+//! starved of CPU) is an outage of the same kind: its clock ran on while it could take no
+//! move, so the time is credited as a storage outage's is ([`Health::watch_stalls`]).
 
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
 
 /// Longest pause between two recovery probes while storage is down.
 pub const PROBE_MAX: Duration = Duration::from_secs(1);
 
 /// No outage: the value of `down_since_ms` while writes succeed.
 const UP: i64 = i64::MIN;
+
+/// How often the stall watch's thread marks that the process runs ([`Health::watch_stalls`]).
+pub const STALL_TICK: Duration = Duration::from_millis(100);
+
+/// A gap this long between two marks of the stall watch is a stall: the process (or the whole
+/// machine) stood still, not a thread woken a little late.
+pub const STALL_MIN: Duration = Duration::from_millis(1_500);
+
+/// Monotonic milliseconds since the first call (the stall watch's own clock: the arena's may
+/// be injected, and a stall is a fact of this process's real time).
+fn mono_ms() -> i64 {
+    static BASE: OnceLock<Instant> = OnceLock::new();
+    let base = *BASE.get_or_init(Instant::now);
+    i64::try_from(base.elapsed().as_millis()).unwrap_or(i64::MAX)
+}
 
 /// A clock read by the store: milliseconds since the Unix epoch, UTC (the arena passes its
 /// injected clock; see `arena::clock::TimeSource`).
@@ -34,6 +53,10 @@ pub struct Health {
     /// ms since epoch (injected clock) of the last heartbeat the database answered, or
     /// [`UP`] before the first: where an outage of a lost database begins.
     last_answer_ms: AtomicI64,
+    /// [`mono_ms`] of the stall watch's last mark, or [`UP`] while nothing watches.
+    alive_mono_ms: AtomicI64,
+    /// The current outage is a stall of the process, not a failing storage.
+    stalled: AtomicBool,
 }
 
 impl Default for Health {
@@ -44,6 +67,8 @@ impl Default for Health {
             time: OnceLock::new(),
             stopping: AtomicBool::new(false),
             last_answer_ms: AtomicI64::new(UP),
+            alive_mono_ms: AtomicI64::new(UP),
+            stalled: AtomicBool::new(false),
         }
     }
 }
@@ -67,9 +92,79 @@ impl Health {
         (v != UP).then_some(v)
     }
 
-    /// Whether writes are refused now because storage is failing.
+    /// Whether writes are refused now because storage is failing (or the process stood still:
+    /// looked at first, so that no move is charged and no deadline fires across a stall that
+    /// nothing has noticed yet).
     pub fn is_down(&self) -> bool {
+        self.notice_stall();
         self.down_since_ms().is_some()
+    }
+
+    /// Starts a thread that marks every [`STALL_TICK`] that the process runs, and notices a
+    /// stall when a mark comes [`STALL_MIN`] or more after the one before. Whoever notices it
+    /// first (this thread, or [`Health::is_down`] asked by a request or the scheduler when the
+    /// process runs again) starts an outage at the last mark: writes are refused with 503
+    /// `storage_unavailable`, deadlines are held, and the recovery probe credits the stall to
+    /// the running turns (`scheduler::recover_storage`). The thread ends with the last
+    /// [`Arc`] of this `Health`. A second call does nothing.
+    pub fn watch_stalls(self: &Arc<Self>) {
+        if self
+            .alive_mono_ms
+            .compare_exchange(UP, mono_ms(), Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return;
+        }
+        let weak: Weak<Health> = Arc::downgrade(self);
+        let spawned = std::thread::Builder::new()
+            .name("stall-watch".into())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(STALL_TICK);
+                    let Some(h) = weak.upgrade() else { return };
+                    h.notice_stall();
+                    h.alive_mono_ms.fetch_max(mono_ms(), Ordering::AcqRel);
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "no stall watch: a paused process would charge its pause");
+        }
+    }
+
+    /// Starts an outage at the last mark if the process stood still since (see
+    /// [`Health::watch_stalls`]); the first to see a stall takes it (a compare-and-swap of the
+    /// mark), so one stall is one outage.
+    fn notice_stall(&self) {
+        let last = self.alive_mono_ms.load(Ordering::Acquire);
+        if last == UP {
+            return;
+        }
+        let now = mono_ms();
+        let gap = now - last;
+        if gap < STALL_MIN.as_millis() as i64
+            || self
+                .alive_mono_ms
+                .compare_exchange(last, now, Ordering::AcqRel, Ordering::Acquire)
+                .is_err()
+        {
+            return;
+        }
+        let why = format!(
+            "the arena's process stood still for {gap} ms (stopped, paused, or starved of CPU)"
+        );
+        let e = sqlx::Error::Io(std::io::Error::other(why.clone()));
+        if self.start(&e, self.now_ms() - gap) {
+            self.stalled.store(true, Ordering::Release);
+            // Said as it is (not as an error of the database) on `/healthz` and in the 503.
+            if let Ok(mut c) = self.cause.lock() {
+                *c = why;
+            }
+        }
+    }
+
+    /// Whether the current outage is a stall of the process rather than a failing storage.
+    pub fn is_stall(&self) -> bool {
+        self.is_down() && self.stalled.load(Ordering::Acquire)
     }
 
     /// From now on writes are refused (a graceful stop: the arena stopped serving, and what
@@ -144,7 +239,8 @@ impl Health {
         self.start(&e, self.last_answer_or_now());
     }
 
-    fn start(&self, e: &sqlx::Error, now: i64) {
+    /// Starts an outage at `now` unless one is under way; returns whether this one started.
+    fn start(&self, e: &sqlx::Error, now: i64) -> bool {
         if self
             .down_since_ms
             .compare_exchange(UP, now, Ordering::AcqRel, Ordering::Acquire)
@@ -153,8 +249,11 @@ impl Health {
             if let Ok(mut c) = self.cause.lock() {
                 *c = e.to_string();
             }
-            tracing::error!(error = %e, "storage is failing: writes are refused and clocks are held until a write succeeds");
+            self.stalled.store(false, Ordering::Release);
+            tracing::error!(error = %e, "outage: writes are refused and clocks are held until a write succeeds and credits it");
+            return true;
         }
+        false
     }
 
     /// Ends the outage (a probe committed); returns its length, ms, if there was one.
