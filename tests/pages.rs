@@ -397,3 +397,66 @@ async fn the_tournaments_page_links_to_older_pages_as_the_api_pages() {
         "{html}"
     );
 }
+
+/// A set of Alpha (`alpha`) and Bravo (`bravo`) on 9x9 without opening stones that ends 1 – 1:
+/// game 1 won by connection in 10 moves, game 2 by its other bot with one move and a
+/// resignation (so that bot wins on the tiebreak). Returns the set id.
+async fn tiebreak_set(app: &TestApp, alpha: &str, bravo: &str) -> String {
+    let cell = |r: u8, c: u8| json!({"cell": [r, c]});
+    let bots = [("Alpha", alpha), ("Bravo", bravo)];
+    let set = app
+        .start_set(
+            alpha,
+            bravo,
+            json!({"options": {"size": 9, "random_stones": 0}}),
+        )
+        .await;
+    let seats = seat_tokens(&app.state(&set, 1).await, &bots);
+    let mut moves = vec![cell(4, 4), json!({"swap": true})];
+    for c in 0..9u8 {
+        moves.push(cell(0, c)); // seat 1, now left-right after the swap
+        if c < 8 {
+            moves.push(cell(8, c)); // seat 2
+        }
+    }
+    let last = app.play_moves(seats, &set, 1, &moves).await;
+    assert_eq!(last.body["result"]["reason"], "connection");
+    let st = app.state(&set, 2).await;
+    let seats = seat_tokens(&st, &bots);
+    let r = app
+        .play(seats[0], &set, 2, st["legal_moves"][0].clone(), Some(1))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let r = app.resign(Some(seats[1]), &set, 2, json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    set
+}
+
+#[tokio::test]
+async fn a_finished_set_on_the_home_page_says_who_won_on_a_phone_too() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("Alpha").await;
+    let (_, _, bravo) = app.player_with_bot("Bravo").await;
+    let set = tiebreak_set(&app, &alpha, &bravo).await;
+    let view = app.get_set(&set).await.body;
+    let result = view["result"]
+        .as_str()
+        .expect("a finished set has a result");
+    assert_eq!(view["points"], json!([1, 1]), "{view}");
+    assert!(result.ends_with(" wins on the tiebreak"), "{result}");
+    let (_, _, html) = page(&app, "/").await;
+    let finished = between(&html, "<tbody id=\"finished\">", "</tbody>");
+    // A phone has no Result column: "1 – 1" alone reads as a draw, so the result goes under
+    // the bots there (report: phone view of "Recently finished sets").
+    let bots = between(finished, "<td class=\"wrapok\">", "</td>");
+    assert!(
+        bots.contains(&format!(
+            "<span class=\"byline narrow-only\">{result}</span>"
+        )),
+        "{bots}"
+    );
+    assert!(
+        finished.contains(&format!("<td class=\"opt\">{result}</td>")),
+        "a wide screen keeps its column: {finished}"
+    );
+}

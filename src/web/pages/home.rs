@@ -110,11 +110,12 @@ fn lobby_row(row: &Value) -> String {
     )
 }
 
-fn pairing_cell(row: &Value) -> String {
+/// The set's bots and tags; `below` is HTML added after them (a line shown on a phone only).
+fn pairing_cell(row: &Value, below: &str) -> String {
     let id = s(&row["id"]);
     td(
         &format!(
-            "{}{}{}",
+            "{}{}{}{below}",
             pairing(id, &row["creator"], &row["acceptor"]),
             practice_tag(row),
             tournament_tag(row)
@@ -126,7 +127,7 @@ fn pairing_cell(row: &Value) -> String {
 fn active_row(row: &Value) -> String {
     format!(
         "<tr>{}{}{}{}{}</tr>",
-        pairing_cell(row),
+        pairing_cell(row, ""),
         td(&points(&row["points"]), "num"),
         td(&board(&row["options"]), "opt"),
         td(&stake(&row["stake"]), "num"),
@@ -140,11 +141,19 @@ fn finished_row(row: &Value) -> String {
     } else {
         &row["started_at"]
     };
+    // On a phone the result goes under the bots instead of in a column of its own: "1 – 1"
+    // alone does not say who won on the tiebreak.
+    let result = esc(s(&row["result"]));
+    let below = if result.is_empty() {
+        String::new()
+    } else {
+        format!("<span class=\"byline narrow-only\">{result}</span>")
+    };
     format!(
         "<tr>{}{}{}{}{}</tr>",
-        pairing_cell(row),
+        pairing_cell(row, &below),
         td(&points(&row["points"]), "num"),
-        td(&esc(s(&row["result"])), "opt"),
+        td(&result, "opt"),
         td(&stake(&row["stake"]), "num"),
         td(&time(at), ""),
     )
