@@ -460,3 +460,195 @@ async fn a_finished_set_on_the_home_page_says_who_won_on_a_phone_too() {
         "a wide screen keeps its column: {finished}"
     );
 }
+
+/// A running round robin of three online bots and `Ghost`, which never connects, with
+/// `absent: forfeit` after 600 s: its id and the online bots' tokens by name.
+async fn tournament_with_a_ghost(app: &TestApp) -> (String, Vec<(String, String)>) {
+    let mut online = vec![];
+    for name in ["Here1", "Here2", "Here3"] {
+        let (_, _, t) = app.player_with_bot(name).await;
+        // A long-poll of 0 s: the bot is online, so its pairing starts.
+        app.get_turn(Some(&t), "wait_s=0").await;
+        online.push((name.to_string(), t));
+    }
+    app.player_with_bot("Ghost").await;
+    let r = app
+        .create_tournament(
+            Some("op-secret"),
+            json!({"name": "Ghost Cup", "format": "round_robin",
+                   "participants": ["Here1", "Here2", "Here3", "Ghost"],
+                   "options": {"size": 9, "random_stones": 0},
+                   "absent": "forfeit", "forfeit_after_s": 600}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    let r = app
+        .start_tournament(Some("op-secret"), &id, json!({}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    (id, online)
+}
+
+/// Polls tournament `id` until `pred` holds for one of round 1's pairings, and returns it.
+async fn round1_pairing(
+    app: &TestApp,
+    id: &str,
+    pred: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let t = app.get_tournament(id).await.body;
+        if let Some(p) = t["rounds_played"][0]["pairings"]
+            .as_array()
+            .and_then(|ps| ps.iter().find(|p| pred(p)))
+        {
+            return p.clone();
+        }
+        assert!(std::time::Instant::now() < until, "never got there: {t}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_pending_pairing_says_which_bot_it_waits_for_and_when_an_absent_one_forfeits() {
+    let app = spawn_app().await;
+    let (id, _) = tournament_with_a_ghost(&app).await;
+    let p = round1_pairing(&app, &id, |p| p["waiting_for"] == json!(["Ghost"])).await;
+    assert_eq!(p["status"], "pending", "{p}");
+    let (_, _, html) = page(&app, &format!("/tournaments/{id}")).await;
+    let round = between(&html, "<div class=\"round\"><h3>Round 1</h3>", "</table>");
+    let row = round
+        .split("<tr>")
+        .find(|r| r.contains("href=\"/bots/Ghost\""))
+        .expect("Ghost's pairing has a row");
+    assert!(
+        row.contains(
+            "<td class=\"wrapok\">pending: waiting for <a href=\"/bots/Ghost\" class=\"bot\" dir=\"auto\">Ghost</a></td>"
+        ),
+        "{row}"
+    );
+    let notes = between(&html, "<div class=\"round\"><h3>Round 1</h3>", "</p></div>");
+    assert!(
+        notes
+            .contains("a bot still absent 600\u{a0}s after the round was paired forfeits the set."),
+        "{notes}"
+    );
+}
+
+#[tokio::test]
+async fn a_rounds_table_says_its_points_are_set_points_and_shows_the_game_points_too() {
+    let app = spawn_app().await;
+    let (id, online) = tournament_with_a_ghost(&app).await;
+    let p = round1_pairing(&app, &id, |p| p["status"] == "playing").await;
+    let set = p["set_id"].as_str().expect("a set in play").to_string();
+    // Seat 1 of game 2 wins: the loser resigns both games.
+    let g2 = app.state(&set, 2).await;
+    let token = |name: &serde_json::Value| {
+        online
+            .iter()
+            .find(|(n, _)| name == n.as_str())
+            .map(|(_, t)| t.clone())
+            .expect("an online bot")
+    };
+    let winner = token(&g2["seats"][0]["bot"]);
+    let loser = token(&g2["seats"][1]["bot"]);
+    app.lose_set(&loser, &winner, &set).await;
+    let p = round1_pairing(&app, &id, |p| {
+        p["set_id"] == json!(set) && p["status"] == "finished"
+    })
+    .await;
+    let (set_points, games) = if p["points"] == json!([1.0, 0.0]) {
+        ("1 – 0", "2 – 0")
+    } else {
+        ("0 – 1", "0 – 2")
+    };
+    let (_, _, html) = page(&app, &format!("/tournaments/{id}")).await;
+    let round = between(&html, "<div class=\"round\"><h3>Round 1</h3>", "</table>");
+    assert!(
+        round.contains("<abbr title=\"set points: 1 a set won, ½ a drawn set\">Set pts</abbr>")
+            && round
+                .contains("<abbr title=\"game points: 1 a game won, ½ a drawn game\">Games</abbr>"),
+        "{round}"
+    );
+    let row = round
+        .split("<tr>")
+        .find(|r| r.contains(&format!("href=\"/sets/{set}\"")))
+        .expect("the set's row");
+    // The set page, the bot page and the home page show the games (2 – 0): here both.
+    assert!(
+        row.contains(&format!(
+            "<td class=\"num\">{set_points}</td><td class=\"num\">{games}</td>"
+        )),
+        "{row}"
+    );
+    let legend = between(&html, "<p class=\"hint\" id=\"points-legend\">", "</p>");
+    assert!(
+        legend.contains("Set pts: 1 a set won, ½ a drawn set"),
+        "{legend}"
+    );
+}
+
+/// A round robin of three bots, created and not started: its id.
+async fn created_tournament(app: &TestApp) -> String {
+    for name in ["alpha-bot", "bravo-bot", "charlie-bot"] {
+        app.player_with_bot(name).await;
+    }
+    let r = app
+        .create_tournament(
+            Some("op-secret"),
+            json!({"name": "Cup", "format": "round_robin",
+                   "participants": ["alpha-bot", "bravo-bot", "charlie-bot"],
+                   "start_at": "2099-01-02T12:34:56Z"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    r.body["id"].as_str().expect("id").to_string()
+}
+
+#[tokio::test]
+async fn the_phone_note_on_left_out_columns_points_where_they_are_shown() {
+    let app = spawn_app().await;
+    let id = created_tournament(&app).await;
+    let (_, _, html) = page(&app, &format!("/tournaments/{id}")).await;
+    let note = between(&html, "<p class=\"hint narrow\">", "</p>");
+    // The printable page leaves the same columns out at a phone's width, so "the printable
+    // standings have them" was untrue there: turning the phone shows them on either page.
+    assert!(
+        !note.contains("the printable standings have them"),
+        "{note}"
+    );
+    assert!(note.contains("turn the phone sideways"), "{note}");
+    let (_, _, print) = page(&app, &format!("/tournaments/{id}/standings")).await;
+    if print.contains(".o, .long { display: none; }") {
+        assert!(
+            print.contains("turn the phone or print the page for them"),
+            "{print}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_standings_say_what_perf_is_and_when_it_has_a_plus_minus() {
+    let app = spawn_app().await;
+    let id = created_tournament(&app).await;
+    let (_, _, html) = page(&app, &format!("/tournaments/{id}")).await;
+    let legend = between(&html, "id=\"perf-legend\">", "</p>")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for words in [
+        "forfeits and byes left out",
+        "opponents' mean rating when the tournament was created",
+        "Elo difference of its game score",
+        "The ± is the 95% interval",
+        "0 or 100% score",
+    ] {
+        assert!(legend.contains(words), "{words}: {legend}");
+    }
+    let (_, _, print) = page(&app, &format!("/tournaments/{id}/standings")).await;
+    assert!(
+        print.contains("<p class=\"legend\" id=\"perf-legend\">"),
+        "the printable page says it too: {print}"
+    );
+}

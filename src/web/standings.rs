@@ -346,7 +346,11 @@ fn standings_table(h: &mut String, t: &Value) {
     h.push_str(
         "<p class=\"legend\">Ranked by points, then Buchholz, Sonneborn-Berger, game points, fewer \
          own moves in games not lost, seed. A forfeit or bye counts in the tiebreaks as FIDE's \
-         rules for unplayed rounds say (C.07 art. 16).</p>\n</section>\n",
+         rules for unplayed rounds say (C.07 art. 16).</p>\n<p class=\"legend\" id=\"perf-legend\">\
+         Perf is the rating the bot's games here imply (forfeits and byes left out): its \
+         opponents' mean rating when the tournament was created plus the Elo difference of its \
+         game score; – while it has won or lost every game. The ± is the 95% interval, shown \
+         only once that interval stays clear of a 0 or 100% score.</p>\n</section>\n",
     );
 }
 

@@ -173,6 +173,11 @@ fn standing_row(r: &Value) -> String {
     )
 }
 
+/// The rounds tables' points columns: set points (what the standings add up) and game points
+/// (what the set, bot and home pages show as a set's score).
+const SET_POINTS_TH: &str = "<th class=\"num\" scope=\"col\"><abbr title=\"set points: 1 a set won, ½ a drawn set\">Set pts</abbr></th>";
+const GAME_POINTS_TH: &str = "<th class=\"num\" scope=\"col\"><abbr title=\"game points: 1 a game won, ½ a drawn game\">Games</abbr></th>";
+
 /// A crosstable cell for a pairing not played (yet).
 const UNPLAYED: &str = "<td class=\"unplayed\" aria-label=\"not played\"></td>";
 
@@ -225,11 +230,12 @@ fn rounds(t: &Value) -> (String, String) {
     let swiss = s(&t["format"]) == "swiss";
     let mut out = String::new();
     for r in played.iter().rev() {
+        let mut waits = false;
         let _ = write!(
             out,
             "<div class=\"round\"><h3>Round {}</h3><div class=\"wrap\"><table><thead><tr>\
              <th class=\"num opt\" scope=\"col\">Board</th><th scope=\"col\">Bots</th>\
-             <th scope=\"col\" class=\"opt\">Status</th><th class=\"num\" scope=\"col\">Points</th>\
+             <th scope=\"col\" class=\"opt\">Status</th>{SET_POINTS_TH}{GAME_POINTS_TH}\
              <th scope=\"col\">Result</th><th scope=\"col\">Set</th></tr></thead><tbody>",
             num(&r["round"])
         );
@@ -239,20 +245,28 @@ fn rounds(t: &Value) -> (String, String) {
             } else {
                 "<span class=\"muted\">–</span>".into()
             };
+            let waiting = list(p, "waiting_for");
+            // A pairing not decided yet shows its status where its result will be (a phone has
+            // no status column), and the bots it waits for.
             let result = if p["result"].is_string() {
-                &p["result"]
+                esc(s(&p["result"]))
+            } else if waiting.is_empty() {
+                esc(s(&p["status"]))
             } else {
-                &p["status"]
+                waits = true;
+                let names: Vec<String> = waiting.iter().map(bot_link).collect();
+                format!("{}: waiting for {}", esc(s(&p["status"])), names.join(", "))
             };
             let _ = write!(
                 out,
-                "<tr>{}<td class=\"wrapok\">{} – {}</td>{}{}{}<td>{set}</td></tr>",
+                "<tr>{}<td class=\"wrapok\">{} – {}</td>{}{}{}{}<td>{set}</td></tr>",
                 td(&num(&p["board"]), "num opt"),
                 bot_link(&p["bots"][0]),
                 bot_link(&p["bots"][1]),
                 td(&esc(s(&p["status"])), "opt"),
                 td(&points(&p["points"]), "num"),
-                td(&esc(s(result)), "wrapok"),
+                td(&points(&p["game_points"]), "num"),
+                td(&result, "wrapok"),
             );
         }
         out.push_str("</tbody></table></div>");
@@ -274,6 +288,9 @@ fn rounds(t: &Value) -> (String, String) {
             let names: Vec<String> = absent.iter().map(bot_link).collect();
             let _ = write!(notes, "<span>Absent: {}.</span>", names.join(", "));
         }
+        if waits {
+            let _ = write!(notes, "<span>{}</span>", absence_rule(t));
+        }
         if !notes.is_empty() {
             let _ = write!(out, "<p class=\"hint\">{notes}</p>");
         }
@@ -285,6 +302,20 @@ fn rounds(t: &Value) -> (String, String) {
         "<p class=\"empty\" id=\"rounds-empty\" hidden></p>"
     };
     (out, note.into())
+}
+
+/// What becomes of a pairing that waits for an offline bot, from the tournament's `absent` and
+/// `forfeit_after_s` (as `GET /v1/tournaments/{id}` has them).
+fn absence_rule(t: &Value) -> String {
+    let online = "A set starts once both bots are online (holding their event stream or a \
+                  long-poll)";
+    match (s(&t["absent"]), t["forfeit_after_s"].as_i64()) {
+        ("forfeit", Some(n)) => format!(
+            "{online}; a bot still absent {n}\u{a0}s after the round was paired forfeits the set."
+        ),
+        ("forfeit", None) => format!("{online}; a bot that stays absent forfeits the set."),
+        _ => format!("{online}; until then the pairing waits."),
+    }
 }
 
 /// One tournament's page from its JSON view (`GET /v1/tournaments/{id}`).
