@@ -330,6 +330,12 @@ async fn a_read_only_postgres_database_is_an_outage_that_is_credited_when_writes
 /// closes every relayed connection and the listener (later connections are refused), as
 /// killing a proxy in front of the database does.
 async fn pg_relay(port: u16) -> tokio::sync::watch::Sender<()> {
+    pg_relay_slow(port, Duration::ZERO).await
+}
+
+/// [`pg_relay`] whose every new connection waits `delay` before it reaches PostgreSQL (a
+/// database slow to take connections again after an outage).
+async fn pg_relay_slow(port: u16, delay: Duration) -> tokio::sync::watch::Sender<()> {
     use tokio::net::{TcpListener, TcpStream};
     let (tx, rx) = tokio::sync::watch::channel(());
     let listener = TcpListener::bind(("127.0.0.1", port))
@@ -344,6 +350,7 @@ async fn pg_relay(port: u16) -> tokio::sync::watch::Sender<()> {
                     let Ok((mut a, _)) = accepted else { continue };
                     let mut stop = rx.clone();
                     tokio::spawn(async move {
+                        tokio::time::sleep(delay).await;
                         let Ok(mut b) = TcpStream::connect("127.0.0.1:5432").await else {
                             return;
                         };
@@ -452,6 +459,79 @@ async fn an_unreachable_postgres_is_an_outage_found_by_the_heartbeat_and_credite
         .await;
     assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
     assert_eq!(r.body["moves"][2]["elapsed_ms"], 1_000, "{:?}", r.body);
+}
+
+/// The credit of an outage runs until the recovery's write can go ahead, not until it begins
+/// to wait for a connection: a PostgreSQL slow to take connections again (1.5 s here) charged
+/// that wait to the seat on move (found by an outside tester: about 1.2 s of every outage
+/// charged). The injected clock flows with real time while the database comes back.
+#[tokio::test]
+async fn the_wait_for_a_connection_after_an_outage_is_credited_too() {
+    let Some(url) = common::fresh_pg_db().await else {
+        return;
+    };
+    if !url.contains("127.0.0.1:5432") {
+        eprintln!("SKIPPED: the relay test needs PostgreSQL at 127.0.0.1:5432");
+        return;
+    }
+    let port = common::process::free_port();
+    let relay = pg_relay(port).await;
+    let time = Arc::new(FakeTime::new(T0));
+    let app = spawn_with(Spawn {
+        time: time.clone(),
+        database_url: Some(url.replace("127.0.0.1:5432", &format!("127.0.0.1:{port}"))),
+        ..Spawn::default()
+    })
+    .await;
+    let (_, _, alice) = app.player_with_bot("Alice").await;
+    let (_, _, bob) = app.player_with_bot("Bob").await;
+    let clock =
+        json!({"clock": {"initial_s": 60, "increment_s": 0}, "options": {"random_stones": 0}});
+    let running = app.start_set(&alice, &bob, clock).await;
+    app.play_moves(
+        [&bob, &alice],
+        &running,
+        1,
+        &[json!({"cell": [5, 5]}), json!({"cell": [3, 3]})],
+    )
+    .await;
+    time.advance(1_000);
+    let before = app.state(&running, 1).await;
+    tokio::time::sleep(Duration::from_millis(1_300)).await;
+    drop(relay);
+    time.advance(5_000);
+    let until = Instant::now() + Duration::from_secs(10);
+    while app.get("/healthz").await.status != StatusCode::SERVICE_UNAVAILABLE {
+        assert!(Instant::now() < until, "the outage was never found");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    time.advance(30_000);
+    // From here the injected clock flows with real time, 10 ms a step.
+    let flow = {
+        let time = time.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                time.advance(10);
+            }
+        })
+    };
+    let _relay = pg_relay_slow(port, Duration::from_millis(1_500)).await;
+    let until = Instant::now() + Duration::from_secs(20);
+    while app.get("/healthz").await.status != StatusCode::OK {
+        assert!(Instant::now() < until, "storage never came back");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The clock stops as the database is back: the read below waits for a connection too.
+    flow.abort();
+    let after = app.state(&running, 1).await;
+    assert_eq!(after["status"], "active", "{after}");
+    let charged = left(&before, 0) - left(&after, 0);
+    eprintln!("a database 1.5 s slow to take connections again: {charged} ms charged");
+    assert!(
+        charged < 600,
+        "charged {charged} ms\nbefore {before}\nafter {after}"
+    );
 }
 
 /// Stop 35's breaker (F4): a database that refuses new connections (`ALLOW_CONNECTIONS
