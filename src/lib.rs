@@ -208,6 +208,9 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
 
 /// Runs the arena until the process is stopped.
 pub async fn serve(cfg: ServeConfig) -> anyhow::Result<()> {
+    // One process per SQLite file (found by an outside tester: a second one started cleanly
+    // and the two never saw each other's moves); held until the process ends.
+    let _sqlite_lock = store::Store::lock_sqlite_file(&cfg.database_url)?;
     let running = start(&cfg, Arc::new(SteadyTime::new())).await?;
     println!("hexarena listening on http://{}", running.addr);
     println!(

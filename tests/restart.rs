@@ -373,3 +373,55 @@ async fn a_server_that_stood_still_charges_no_bot_for_the_pause() {
     );
     drop(server);
 }
+
+/// A second `hexarena serve` on a SQLite file another one serves refuses to start (found by
+/// an outside tester: it started cleanly, and the two never saw each other's moves, one
+/// showing a clock at 0 on a game the other had moved on); once the first is killed the file
+/// is free again.
+#[tokio::test]
+async fn a_second_server_on_the_same_sqlite_file_refuses_to_start() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let port = free_port();
+    let first = serve(dir.path(), port).await;
+    let log = dir.path().join("second.log");
+    let mut second = std::process::Command::new(env!("CARGO_BIN_EXE_hexarena"))
+        .args(["serve", "--house-bots", "false", "--bind"])
+        .arg(format!("127.0.0.1:{}", free_port()))
+        .arg("--database-url")
+        .arg(format!("sqlite://{}/a.db", dir.path().display()))
+        .env("RUST_LOG", "warn")
+        .env("ARENA_ANALYSIS", "false")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).expect("log file"))
+        .spawn()
+        .expect("second server spawned");
+    let until = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = second.try_wait().expect("second server") {
+            break Some(status);
+        }
+        if Instant::now() > until {
+            let _ = second.kill();
+            let _ = second.wait();
+            break None;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let stderr = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        status.is_some_and(|s| !s.success()),
+        "the second server started (still serving after 20 s): {stderr}"
+    );
+    assert!(
+        stderr.contains("another hexarena process serves") && stderr.contains("a.db.lock"),
+        "{stderr}"
+    );
+    // The first still serves; killed, it leaves the file to the next process.
+    let (status, _) = call(&first.url, "/healthz", None, None).await;
+    assert_eq!(status, StatusCode::OK);
+    first.kill();
+    let again = serve(dir.path(), port).await;
+    let (status, _) = call(&again.url, "/healthz", None, None).await;
+    assert_eq!(status, StatusCode::OK);
+    drop(again);
+}

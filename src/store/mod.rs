@@ -199,6 +199,47 @@ impl Store {
         Self::connect_with(url, false).await
     }
 
+    /// Locks a SQLite database file for this process (`PATH.lock`, created beside it, an
+    /// advisory lock the operating system drops when the process ends, however it ends), so
+    /// that a second `hexarena serve` on the same file refuses to start: two processes on one
+    /// file would each judge the clocks on their own copy of the games, and neither hears of
+    /// the other's moves. None for PostgreSQL (instances share it by design) and for an
+    /// in-memory database; the lock is held while the returned file lives.
+    ///
+    /// Errors: another process holds the lock; the folder cannot be created. A file system
+    /// that has no locks is logged and let through.
+    pub fn lock_sqlite_file(url: &str) -> anyhow::Result<Option<std::fs::File>> {
+        if !url.starts_with("sqlite:") || url.contains(":memory:") || url.contains("mode=memory") {
+            return Ok(None);
+        }
+        let path = url.trim_start_matches("sqlite:").trim_start_matches("//");
+        let path = path.split('?').next().unwrap_or(path);
+        let lock_path = format!("{path}.lock");
+        if let Some(dir) = std::path::Path::new(path).parent()
+            && !dir.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| anyhow::anyhow!("cannot open {lock_path}: {e}"))?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(file)),
+            Err(std::fs::TryLockError::WouldBlock) => Err(anyhow::anyhow!(
+                "another hexarena process serves {path} (it holds {lock_path}): stop it first; \
+                 several instances share a PostgreSQL database, never a SQLite file"
+            )),
+            Err(std::fs::TryLockError::Error(e)) => {
+                tracing::warn!(file = lock_path, error = %e, "cannot lock the database file: a second process on it would not be refused");
+                Ok(None)
+            }
+        }
+    }
+
     /// As [`Store::connect`]; `sync_full` sets SQLite's `synchronous=FULL` (every commit is
     /// synced to disk, surviving a power cut) instead of `NORMAL` (surviving a killed process).
     pub async fn connect_with(url: &str, sync_full: bool) -> anyhow::Result<Store> {
