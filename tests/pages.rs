@@ -652,3 +652,62 @@ async fn the_standings_say_what_perf_is_and_when_it_has_a_plus_minus() {
         "the printable page says it too: {print}"
     );
 }
+
+#[tokio::test]
+async fn a_match_has_a_page_with_its_record_elo_sprt_and_sets_and_its_sets_link_to_it() {
+    let app = spawn_app().await;
+    let (_, owner, bravo) = app.player_with_bot("Bravo").await;
+    let echo = app.bot(&owner, "Echo").await;
+    for t in [&bravo, &echo] {
+        app.get_turn(Some(t), "wait_s=0").await;
+    }
+    let r = app
+        .create_match(
+            Some(&owner),
+            json!({"bots": ["Bravo", "Echo"], "sets": 4,
+                   "sprt": {"elo0": 0, "elo1": 50, "alpha": 0.05, "beta": 0.05},
+                   "options": {"size": 9, "random_stones": 0}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let id = r.body["id"].as_str().expect("id").to_string();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let set = loop {
+        let m = app.get_match(&id).await.body;
+        if let Some(s) = m["set_list"][0]["set_id"].as_str() {
+            break s.to_string();
+        }
+        assert!(std::time::Instant::now() < until, "no set started: {m}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let (status, kind, html) = page(&app, &format!("/matches/{id}")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(kind.starts_with("text/html"), "{kind}");
+    assert!(
+        html.contains("<title>Bravo vs Echo – match – Hex arena</title>"),
+        "{html}"
+    );
+    let facts = between(&html, "<dl class=\"facts\" id=\"facts\">", "</dl>");
+    for words in [
+        "<dt>Sets played</dt><dd>0 of 4</dd>",
+        "<dt>W / D / L</dt><dd>0 / 0 / 0 <span class=\"muted\">for <a href=\"/bots/Bravo\"",
+        "<dt>Elo difference</dt><dd>– (no set played yet)</dd>",
+        "<dt>SPRT</dt><dd>elo0 0, elo1 50, α 0.05, β 0.05 · LLR 0.00 (bounds -2.94 and +2.94) · undecided</dd>",
+    ] {
+        assert!(facts.contains(words), "{words}: {facts}");
+    }
+    let sets = between(&html, "<tbody id=\"sets\">", "</tbody>");
+    assert!(sets.contains(&format!("href=\"/sets/{set}\"")), "{sets}");
+    assert!(html.contains("<meta http-equiv=\"refresh\" content=\"30\">"));
+    // The set's page links the match's page, not its JSON.
+    let (_, _, html) = page(&app, &format!("/sets/{set}")).await;
+    assert!(
+        html.contains(&format!("<dt>Match</dt><dd><a href=\"/matches/{id}\">")),
+        "{html}"
+    );
+
+    let (status, kind, html) = page(&app, "/matches/match_nope").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(kind.starts_with("text/html"), "{kind}");
+    assert!(html.contains("No match &#39;match_nope&#39;."), "{html}");
+}

@@ -17,11 +17,12 @@ const SET_HTML: &str = include_str!("set.html");
 const BOT_HTML: &str = include_str!("bot.html");
 const TOURNAMENTS_HTML: &str = include_str!("tournaments.html");
 const TOURNAMENT_HTML: &str = include_str!("tournament.html");
+const MATCH_HTML: &str = include_str!("match.html");
 const FAVICON_SVG: &str = include_str!("favicon.svg");
 const SITE_CSS: &str = include_str!("site.css");
 const SITE_JS: &str = include_str!("site.js");
 
-/// Registers the pages (issue 14 added bots, tournaments and the favicon).
+/// Registers the pages (issue 14 added bots, tournaments and the favicon; matches came later).
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/openapi.yaml", web::get().to(openapi))
         .route("/", web::get().to(index))
@@ -30,6 +31,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/tournaments", web::get().to(tournaments_page))
         .route("/tournaments/{id}", web::get().to(tournament_page))
         .route("/tournaments/{id}/standings", web::get().to(standings_page))
+        .route("/matches/{id}", web::get().to(match_page))
         .route("/assets/{file}", web::get().to(asset))
         .route("/favicon.svg", web::get().to(favicon))
         .route("/favicon.ico", web::get().to(favicon));
@@ -188,6 +190,19 @@ async fn tournament_page(
     match st.arena.tournament(&id).await.map_err(ApiError::from) {
         Ok(t) => Ok(page(pages::tournament_page(TOURNAMENT_HTML, &t))),
         Err(e) if missing(&e) => Ok(not_found(&format!("No tournament '{id}'."))),
+        Err(e) => Err(e),
+    }
+}
+
+/// `/matches/{id}`: a match's bots, W/D/L, Elo difference, SPRT and sets. Errors: 404 page
+/// for an unknown match.
+async fn match_page(
+    st: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    match st.arena.match_view(&id).await.map_err(ApiError::from) {
+        Ok(m) => Ok(page(pages::match_page(MATCH_HTML, &m))),
+        Err(e) if missing(&e) => Ok(not_found(&format!("No match '{id}'."))),
         Err(e) => Err(e),
     }
 }

@@ -9,6 +9,7 @@ use super::html::esc;
 mod bot;
 mod game;
 mod home;
+mod matches;
 mod set;
 mod tournament;
 
@@ -17,6 +18,7 @@ pub use self::bot::rating_chart;
 pub use self::game::board_svg;
 pub use self::game::game_section;
 pub use self::home::home;
+pub use self::matches::match_page;
 pub use self::set::set_page;
 pub use self::tournament::tournament_page;
 pub use self::tournament::tournaments_page;

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::game_section;
 use super::home::list;
 use crate::arena::status::SetStatus;
-use crate::web::html::{bot_link, esc, fill, half, isolated, num, s, when};
+use crate::web::html::{bot_link, esc, fill, half, isolated, num, pct, s, when};
 
 fn fact(out: &mut String, label: &str, value: &str) {
     let _ = write!(out, "<dt>{label}</dt><dd>{value}</dd>");
@@ -69,10 +69,15 @@ fn set_facts(set: &Value, id: &str) -> String {
         } else {
             &m["id"]
         };
+        // The match's page (`url` is its JSON, `/v1/matches/{id}`).
         fact(
             &mut dl,
             "Match",
-            &format!("<a href=\"{}\">{}</a>", esc(s(&m["url"])), isolated(name)),
+            &format!(
+                "<a href=\"/matches/{}\">{}</a>",
+                pct(s(&m["id"])),
+                isolated(name)
+            ),
         );
     }
     if set["acceptor"].is_string() {
