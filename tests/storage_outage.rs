@@ -435,8 +435,21 @@ async fn an_unreachable_postgres_is_an_outage_found_by_the_heartbeat_and_credite
         r.body
     );
     assert!(refused_in < Duration::from_secs(1), "{refused_in:?}");
+    // A read cannot be served either, and says so within a couple of seconds instead of
+    // waiting out the pool's 10 s acquire timeout twice (found by an outside tester: 20 s,
+    // then 503 `unavailable`, "the arena is busy").
+    let asked = Instant::now();
+    let r = app.get(&format!("/v1/sets/{running}/games/1")).await;
+    let read_in = asked.elapsed();
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::SERVICE_UNAVAILABLE, "storage_unavailable"),
+        "{:?}",
+        r.body
+    );
+    assert!(read_in < Duration::from_secs(3), "{read_in:?}");
     eprintln!(
-        "unreachable PostgreSQL: outage found {found_in:?} after the kill, a move refused in {refused_in:?}"
+        "unreachable PostgreSQL: outage found {found_in:?} after the kill, a move refused in {refused_in:?}, a read in {read_in:?}"
     );
     time.advance(60_000);
     tokio::time::sleep(Duration::from_millis(1_500)).await;
@@ -636,6 +649,9 @@ async fn outage_of_one_of_two(b_stops: bool) {
             }
         }
     };
+    // A's scheduler looks for its peers after its heartbeat: a second of real time lets it
+    // see B alive before its outage (it keeps that look while down).
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
     // A loses the database after a heartbeat answered at T0; the test holds A's row so that
     // its recovery probe waits until the test lets it go.
     beat_now("A", a).await;
@@ -647,6 +663,22 @@ async fn outage_of_one_of_two(b_stops: bool) {
     time.advance(6_000);
     // B's own heartbeat at T0 + 6 s, as serving.
     beat_now("B", b).await;
+    if !b_stops {
+        // A refuses the move, and does not say the clocks are held: B serves, and they run
+        // there (found by an outside tester, whose bot believed it and lost on time on B).
+        let r = a
+            .play(&bob, &running, 1, json!({"cell": [5, 6]}), Some(3))
+            .await;
+        assert_eq!(
+            (r.status, r.code()),
+            (StatusCode::SERVICE_UNAVAILABLE, "storage_unavailable")
+        );
+        let message = r.body["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("another instance is serving") && !message.contains("held"),
+            "{message}"
+        );
+    }
     if b_stops {
         b.arena.stop_serving().await;
     }

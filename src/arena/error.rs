@@ -267,6 +267,23 @@ impl ArenaError {
         .retry_after(STORAGE_RETRY_S)
     }
 
+    /// 503 `storage_unavailable` from an instance cut off from the storage while another
+    /// instance was alive at its last look (several instances, `docs/multi-instance.md`):
+    /// nothing changed, but the clocks are not held, since a seat could move through the
+    /// other instance; the message says to retry there (found by an outside tester: it said
+    /// "clocks are held" while the other instance ended the game on time).
+    pub fn instance_cut_off(cause: impl std::fmt::Display) -> Self {
+        Self::new(
+            Code::StorageUnavailable,
+            format!(
+                "this instance of the arena cannot reach its storage; nothing was changed, but another instance is serving and clocks run there: retry at once through another instance, or here in {STORAGE_RETRY_S} s"
+            ),
+        )
+        .with_details(json!({"retry_after_s": STORAGE_RETRY_S}))
+        .caused_by(cause)
+        .retry_after(STORAGE_RETRY_S)
+    }
+
     /// 503 `storage_unavailable` for a stall of the arena's own process (`store::health`,
     /// `Health::watch_stalls`): the same contract as a failing storage (nothing changed,
     /// clocks held, retry), told apart in the message.

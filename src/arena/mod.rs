@@ -396,6 +396,10 @@ impl Arena {
     pub fn writes_ok(&self) -> ArenaResult<()> {
         if self.store.health.is_down() {
             let cause = self.store.health.cause();
+            if self.others_alive.load(std::sync::atomic::Ordering::Relaxed) > 0 {
+                // Another instance serves: the clocks run there, this one cannot say otherwise.
+                return Err(ArenaError::instance_cut_off(cause));
+            }
             if self.store.health.is_stall() {
                 return Err(ArenaError::stalled(cause));
             }

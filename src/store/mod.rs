@@ -103,6 +103,9 @@ fn health_failed(health: &health::Health, backend: Backend, e: &sqlx::Error) {
 /// How long a fresh connection may take to open before the database counts as unreachable.
 pub const REACH_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// Longest wait for a pooled connection while storage is down ([`Store::conn`]).
+pub const DOWN_ACQUIRE: Duration = Duration::from_millis(500);
+
 /// The connection pool and how to write to it.
 #[derive(Clone)]
 pub struct Store {
@@ -438,8 +441,19 @@ impl Store {
         self.note(e)
     }
 
-    /// A connection from the pool. Errors: the pool's (timeout, closed).
+    /// A connection from the pool. While storage is down ([`health`]) a connection that does
+    /// not come within [`DOWN_ACQUIRE`] is the outage's refusal (503 `storage_unavailable`):
+    /// a PostgreSQL that cannot be reached would hold every read for the pool's 10 s acquire
+    /// timeout, and a read then answered 503 `unavailable`, "busy" (found by an outside
+    /// tester); a SQLite file that refuses writes still serves reads at once.
+    /// Errors: the pool's (timeout, closed), or the refusal.
     pub async fn conn(&self) -> StoreResult<PooledConn> {
+        if self.health.is_down() {
+            return match tokio::time::timeout(DOWN_ACQUIRE, self.pool.acquire()).await {
+                Ok(r) => r,
+                Err(_) => Err(self.health.refusal()),
+            };
+        }
         self.pool.acquire().await
     }
 
