@@ -185,3 +185,85 @@ async fn a_wall_clock_stepped_either_way_while_a_seat_is_on_move_changes_no_char
     );
     server.kill();
 }
+
+/// A crash after the wall clock was stepped back is credited like any crash (found by an
+/// outside tester, stop 49): a process that ran 60 s ahead left heartbeats "in the future",
+/// the newest of which the next restart's downtime was measured from, so a crash 60 s later
+/// credited nothing and the seat on move lost on time at the restart. Heartbeats and turns
+/// stamped after now are left out of the downtime's start now.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_after_the_wall_clock_stepped_back_is_credited_as_any_crash() {
+    if !Path::new(LIBFAKETIME).exists() {
+        eprintln!("SKIPPED the stepped-clock test: missing {LIBFAKETIME}. `.ci/run` installs it.");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let offset = dir.path().join("faketime.txt");
+    let offset_text = offset.display().to_string();
+    let port = common::process::free_port();
+    let envs = [
+        ("LD_PRELOAD", LIBFAKETIME),
+        ("FAKETIME_TIMESTAMP_FILE", offset_text.as_str()),
+        ("FAKETIME_NO_CACHE", "1"),
+        ("FAKETIME_DONT_FAKE_MONOTONIC", "1"),
+    ];
+    let start = || Server::start(dir.path(), port, &["--house-bots", "false"], &envs);
+    // A first process 60 s ahead: its heartbeats are stamped a minute in the future.
+    step(&offset, "+60s");
+    let ahead = start().await;
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    ahead.kill();
+    // The clock is set right (60 s back) and the arena starts again.
+    step(&offset, "+0s");
+    let server = start().await;
+    let c = Client {
+        url: server.url.clone(),
+        http: reqwest::Client::new(),
+    };
+    let (alpha, beta) = (c.bot("BackAlpha").await, c.bot("BackBeta").await);
+    let (s, set) = c
+        .call(
+            true,
+            &paths::sets(),
+            Some(&alpha),
+            json!({"game": "hex", "options": {"size": 9, "random_stones": 0},
+                   "clock": {"initial_s": 10, "increment_s": 0}, "stake": 0}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{set}");
+    let set_id = set["id"].as_str().expect("set id").to_string();
+    let (s, body) = c
+        .call(true, &paths::accept(&set_id), Some(&beta), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let (_, state) = c
+        .call(false, &paths::game(&set_id, 1), None, Value::Null)
+        .await;
+    let tokens = common::seat_tokens(
+        &state,
+        &[("BackAlpha", alpha.as_str()), ("BackBeta", beta.as_str())],
+    );
+    for ply in 1..=2 {
+        let (s, body) = c
+            .play(&set_id, tokens[usize::from(ply % 2 == 0)], ply)
+            .await;
+        assert_eq!(s, StatusCode::OK, "ply {ply}: {body}");
+    }
+    // Seat 1 is on move on its 10 s clock; 1 s in, the arena crashes for 12 s.
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    server.kill();
+    tokio::time::sleep(Duration::from_secs(12)).await;
+    let server = start().await;
+    let (_, state) = c
+        .call(false, &paths::game(&set_id, 1), None, Value::Null)
+        .await;
+    assert_eq!(state["status"], "active", "lost during the crash: {state}");
+    let left = state["clock"]["remaining_ms"][0].as_i64().expect("ms");
+    eprintln!("a 12 s crash after a 60 s step back: seat 1 has {left} ms of 10 000");
+    // 1 s used before the crash, up to about 1 s more (the heartbeat's period), and the
+    // restart's own start-up after the credit.
+    assert!(left >= 6_500, "{state}");
+    let (s, body) = c.play(&set_id, tokens[0], 3).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    server.kill();
+}

@@ -638,7 +638,7 @@ async fn stale_heartbeat(arena: &Arena) -> Result<Option<i64>, StoreError> {
     loop {
         let last = {
             let mut c = arena.store.conn().await?;
-            instances::newest_heartbeat(&mut c).await?
+            instances::newest_heartbeat(&mut c, arena.now_ms()).await?
         };
         let Some(last) = last else { return Ok(None) };
         if seen.is_some_and(|s| last > s) {
@@ -665,8 +665,11 @@ pub async fn recover(arena: &Arena) -> Result<bool, StoreError> {
     // Instances starting together recover one after the other: the later one sees the
     // earlier one's heartbeat and does not credit the downtime a second time.
     instances::lock(&mut tx, arena.store.backend).await?;
-    // Down since `last`: the newest heartbeat has not moved since the stale look.
-    let down_since = instances::newest_heartbeat(&mut tx)
+    // Down since `last`: the newest heartbeat has not moved since the stale look. Rows
+    // stamped after now (a wall clock stepped back since) are left out: the newest of them
+    // would make the downtime 0 (found by an outside tester: a crash a minute after such a
+    // step credited nothing).
+    let down_since = instances::newest_heartbeat(&mut tx, now)
         .await?
         .filter(|l| Some(*l) == stale);
     let was_down = down_since.is_some();
@@ -674,7 +677,7 @@ pub async fn recover(arena: &Arena) -> Result<bool, StoreError> {
     if let Some(last) = down_since {
         // A turn that started after the last heartbeat shows the arena was still up then;
         // shifting from before it would start that turn in the future.
-        let newest_turn = games::newest_turn_start(&mut tx).await?;
+        let newest_turn = games::newest_turn_start(&mut tx, now).await?;
         let down_ms = now - newest_turn.unwrap_or(last).max(last).min(now);
         if down_ms > 0 {
             credited = true;

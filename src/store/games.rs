@@ -425,11 +425,17 @@ pub async fn restart_turns_started_between(
     Ok(r.rows_affected())
 }
 
-/// When the newest running turn started (None when no game is active).
-pub async fn newest_turn_start(c: &mut AnyConnection) -> sqlx::Result<Option<i64>> {
-    let (newest,): (Option<i64>,) =
-        sqlx::query_as("SELECT MAX(turn_started_ms) FROM games WHERE status = 'active'")
-            .fetch_one(c)
-            .await?;
+/// When the newest running turn that started at `at_most_ms` or before started (None when
+/// there is none); a later one was stamped on a wall clock since stepped back.
+pub async fn newest_turn_start(
+    c: &mut AnyConnection,
+    at_most_ms: i64,
+) -> sqlx::Result<Option<i64>> {
+    let (newest,): (Option<i64>,) = sqlx::query_as(
+        "SELECT MAX(turn_started_ms) FROM games WHERE status = 'active' AND turn_started_ms <= $1",
+    )
+    .bind(at_most_ms)
+    .fetch_one(c)
+    .await?;
     Ok(newest)
 }

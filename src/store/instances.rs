@@ -33,11 +33,15 @@ pub async fn lock(c: &mut AnyConnection, backend: Backend) -> sqlx::Result<()> {
     Ok(())
 }
 
-/// The newest heartbeat of any instance; None when no row is left.
-pub async fn newest_heartbeat(c: &mut AnyConnection) -> sqlx::Result<Option<i64>> {
-    let (last,): (Option<i64>,) = sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances")
-        .fetch_one(c)
-        .await?;
+/// The newest heartbeat of any instance written at `at_most_ms` or before; None when there is
+/// none. A heartbeat stamped later was written on a wall clock since stepped back: it says
+/// nothing of when the arena was last up (the restart's downtime, `scheduler::recover`).
+pub async fn newest_heartbeat(c: &mut AnyConnection, at_most_ms: i64) -> sqlx::Result<Option<i64>> {
+    let (last,): (Option<i64>,) =
+        sqlx::query_as("SELECT MAX(heartbeat_ms) FROM instances WHERE heartbeat_ms <= $1")
+            .bind(at_most_ms)
+            .fetch_one(c)
+            .await?;
     Ok(last)
 }
 
