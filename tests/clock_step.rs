@@ -66,6 +66,40 @@ impl Client {
         b["token"].as_str().expect("bot token").to_string()
     }
 
+    /// A 9x9 set at 10 + 0 s between two new bots named `a` (creator) and `b`, its game 1
+    /// past both first moves, so each seat is on its 10 s clock; returns the set's id and the
+    /// bots' tokens by seat.
+    async fn set_past_first_moves(&self, a: &str, b: &str) -> (String, [String; 2]) {
+        let (alpha, beta) = (self.bot(a).await, self.bot(b).await);
+        let (s, set) = self
+            .call(
+                true,
+                &paths::sets(),
+                Some(&alpha),
+                json!({"game": "hex", "options": {"size": 9, "random_stones": 0},
+                       "clock": {"initial_s": 10, "increment_s": 0}, "stake": 0}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{set}");
+        let set_id = set["id"].as_str().expect("set id").to_string();
+        let (s, body) = self
+            .call(true, &paths::accept(&set_id), Some(&beta), json!({}))
+            .await;
+        assert_eq!(s, StatusCode::OK, "{body}");
+        let (_, state) = self
+            .call(false, &paths::game(&set_id, 1), None, Value::Null)
+            .await;
+        let tokens = common::seat_tokens(&state, &[(a, alpha.as_str()), (b, beta.as_str())]);
+        let tokens = [tokens[0].to_string(), tokens[1].to_string()];
+        for ply in 1..=2 {
+            let (s, body) = self
+                .play(&set_id, &tokens[usize::from(ply % 2 == 0)], ply)
+                .await;
+            assert_eq!(s, StatusCode::OK, "ply {ply}: {body}");
+        }
+        (set_id, tokens)
+    }
+
     /// Plays `ply` of game 1 as `token`; returns the status and the body.
     async fn play(&self, set_id: &str, token: &str, ply: i64) -> (StatusCode, Value) {
         let path = paths::with_query(paths::moves(set_id, 1), &format!("ply={ply}"));
@@ -104,36 +138,9 @@ async fn a_wall_clock_stepped_either_way_while_a_seat_is_on_move_changes_no_char
         url: server.url.clone(),
         http: reqwest::Client::new(),
     };
-    let (alpha, beta) = (c.bot("StepAlpha").await, c.bot("StepBeta").await);
-    let (s, set) = c
-        .call(
-            true,
-            &paths::sets(),
-            Some(&alpha),
-            json!({"game": "hex", "options": {"size": 9, "random_stones": 0},
-                   "clock": {"initial_s": 10, "increment_s": 0}, "stake": 0}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{set}");
-    let set_id = set["id"].as_str().expect("set id").to_string();
-    let (s, body) = c
-        .call(true, &paths::accept(&set_id), Some(&beta), json!({}))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{body}");
-    let (_, state) = c
-        .call(false, &paths::game(&set_id, 1), None, Value::Null)
-        .await;
-    let tokens = common::seat_tokens(
-        &state,
-        &[("StepAlpha", alpha.as_str()), ("StepBeta", beta.as_str())],
-    );
     // Both first moves: from ply 3 on, each seat runs on its 10 s clock.
-    for ply in 1..=2 {
-        let (s, body) = c
-            .play(&set_id, tokens[usize::from(ply % 2 == 0)], ply)
-            .await;
-        assert_eq!(s, StatusCode::OK, "ply {ply}: {body}");
-    }
+    let (set_id, tokens) = c.set_past_first_moves("StepAlpha", "StepBeta").await;
+    let tokens = [tokens[0].as_str(), tokens[1].as_str()];
 
     // 15 s forward while seat 1 is on move, 1 s into its turn.
     let turn = Instant::now();
@@ -220,35 +227,8 @@ async fn a_crash_after_the_wall_clock_stepped_back_is_credited_as_any_crash() {
         url: server.url.clone(),
         http: reqwest::Client::new(),
     };
-    let (alpha, beta) = (c.bot("BackAlpha").await, c.bot("BackBeta").await);
-    let (s, set) = c
-        .call(
-            true,
-            &paths::sets(),
-            Some(&alpha),
-            json!({"game": "hex", "options": {"size": 9, "random_stones": 0},
-                   "clock": {"initial_s": 10, "increment_s": 0}, "stake": 0}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{set}");
-    let set_id = set["id"].as_str().expect("set id").to_string();
-    let (s, body) = c
-        .call(true, &paths::accept(&set_id), Some(&beta), json!({}))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{body}");
-    let (_, state) = c
-        .call(false, &paths::game(&set_id, 1), None, Value::Null)
-        .await;
-    let tokens = common::seat_tokens(
-        &state,
-        &[("BackAlpha", alpha.as_str()), ("BackBeta", beta.as_str())],
-    );
-    for ply in 1..=2 {
-        let (s, body) = c
-            .play(&set_id, tokens[usize::from(ply % 2 == 0)], ply)
-            .await;
-        assert_eq!(s, StatusCode::OK, "ply {ply}: {body}");
-    }
+    let (set_id, tokens) = c.set_past_first_moves("BackAlpha", "BackBeta").await;
+    let tokens = [tokens[0].as_str(), tokens[1].as_str()];
     // Seat 1 is on move on its 10 s clock; 1 s in, the arena crashes for 12 s.
     tokio::time::sleep(Duration::from_millis(1_000)).await;
     server.kill();

@@ -63,7 +63,18 @@ async fn bot(url: &str, name: &str) -> String {
 }
 
 async fn start_set(url: &str, creator: &str, acceptor: &str) -> String {
-    let body = json!({"game": "hex", "clock": {"initial_s": 60, "increment_s": 2}, "options": {"random_stones": 0}});
+    start_set_clocked(
+        url,
+        creator,
+        acceptor,
+        json!({"initial_s": 60, "increment_s": 2}),
+    )
+    .await
+}
+
+/// A set between the two bots on `clock`, accepted; its id.
+async fn start_set_clocked(url: &str, creator: &str, acceptor: &str, clock: Value) -> String {
+    let body = json!({"game": "hex", "clock": clock, "options": {"random_stones": 0}});
     let set = ok(url, &paths::sets(), Some(creator), Some(body)).await;
     let id = set["id"].as_str().expect("set id").to_string();
     ok(url, &paths::accept(&id), Some(acceptor), Some(json!({}))).await;
@@ -320,10 +331,13 @@ async fn a_server_that_stood_still_charges_no_bot_for_the_pause() {
     let url = server.url.clone();
     let alice = bot(&url, "Alice").await;
     let bob = bot(&url, "Bob").await;
-    let body = json!({"game": "hex", "clock": {"initial_s": 10, "increment_s": 0}, "options": {"random_stones": 0}});
-    let set = ok(&url, &paths::sets(), Some(&alice), Some(body)).await;
-    let id = set["id"].as_str().expect("set id").to_string();
-    ok(&url, &paths::accept(&id), Some(&bob), Some(json!({}))).await;
+    let id = start_set_clocked(
+        &url,
+        &alice,
+        &bob,
+        json!({"initial_s": 10, "increment_s": 0}),
+    )
+    .await;
     play(&url, &bob, &id, [5, 5]).await;
     play(&url, &alice, &id, [3, 3]).await;
     // Bob (seat 1) is on move with his 10 s running; the server stops for longer than that.

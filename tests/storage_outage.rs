@@ -366,19 +366,23 @@ async fn pg_relay_slow(port: u16, delay: Duration) -> tokio::sync::watch::Sender
     tx
 }
 
-/// An unreachable PostgreSQL (its relay killed: connections reset, new ones refused) is a
-/// storage outage: found by the heartbeat within seconds with no write, `/healthz` 503, writes
-/// refused at once, and the credit starts at the last heartbeat the database answered, not
-/// when a pool timeout fired (run with `TEST_DATABASE_URL`).
-#[tokio::test]
-async fn an_unreachable_postgres_is_an_outage_found_by_the_heartbeat_and_credited_from_its_last_answer()
- {
-    let Some(url) = common::fresh_pg_db().await else {
-        return;
-    };
+/// An arena on PostgreSQL reached through a [`pg_relay`] on its own port, on an injected
+/// clock, with a set whose game 1 has Bob (seat 1) on move after two moves.
+struct RelayedGame {
+    port: u16,
+    relay: tokio::sync::watch::Sender<()>,
+    time: Arc<FakeTime>,
+    app: common::TestApp,
+    running: String,
+    bob: String,
+}
+
+/// A [`RelayedGame`]; None (saying why) without `TEST_DATABASE_URL` at 127.0.0.1:5432.
+async fn relayed_game() -> Option<RelayedGame> {
+    let url = common::fresh_pg_db().await?;
     if !url.contains("127.0.0.1:5432") {
         eprintln!("SKIPPED: the relay test needs PostgreSQL at 127.0.0.1:5432");
-        return;
+        return None;
     }
     let port = common::process::free_port();
     let relay = pg_relay(port).await;
@@ -401,6 +405,34 @@ async fn an_unreachable_postgres_is_an_outage_found_by_the_heartbeat_and_credite
         &[json!({"cell": [5, 5]}), json!({"cell": [3, 3]})],
     )
     .await;
+    Some(RelayedGame {
+        port,
+        relay,
+        time,
+        app,
+        running,
+        bob,
+    })
+}
+
+/// An unreachable PostgreSQL (its relay killed: connections reset, new ones refused) is a
+/// storage outage: found by the heartbeat within seconds with no write, `/healthz` 503, writes
+/// refused at once, and the credit starts at the last heartbeat the database answered, not
+/// when a pool timeout fired (run with `TEST_DATABASE_URL`).
+#[tokio::test]
+async fn an_unreachable_postgres_is_an_outage_found_by_the_heartbeat_and_credited_from_its_last_answer()
+ {
+    let Some(RelayedGame {
+        port,
+        relay,
+        time,
+        app,
+        running,
+        bob,
+    }) = relayed_game().await
+    else {
+        return;
+    };
     time.advance(1_000);
     let before = app.state(&running, 1).await;
     // A heartbeat at the advanced time: the last moment the database answered.
@@ -480,34 +512,17 @@ async fn an_unreachable_postgres_is_an_outage_found_by_the_heartbeat_and_credite
 /// charged). The injected clock flows with real time while the database comes back.
 #[tokio::test]
 async fn the_wait_for_a_connection_after_an_outage_is_credited_too() {
-    let Some(url) = common::fresh_pg_db().await else {
+    let Some(RelayedGame {
+        port,
+        relay,
+        time,
+        app,
+        running,
+        bob: _,
+    }) = relayed_game().await
+    else {
         return;
     };
-    if !url.contains("127.0.0.1:5432") {
-        eprintln!("SKIPPED: the relay test needs PostgreSQL at 127.0.0.1:5432");
-        return;
-    }
-    let port = common::process::free_port();
-    let relay = pg_relay(port).await;
-    let time = Arc::new(FakeTime::new(T0));
-    let app = spawn_with(Spawn {
-        time: time.clone(),
-        database_url: Some(url.replace("127.0.0.1:5432", &format!("127.0.0.1:{port}"))),
-        ..Spawn::default()
-    })
-    .await;
-    let (_, _, alice) = app.player_with_bot("Alice").await;
-    let (_, _, bob) = app.player_with_bot("Bob").await;
-    let clock =
-        json!({"clock": {"initial_s": 60, "increment_s": 0}, "options": {"random_stones": 0}});
-    let running = app.start_set(&alice, &bob, clock).await;
-    app.play_moves(
-        [&bob, &alice],
-        &running,
-        1,
-        &[json!({"cell": [5, 5]}), json!({"cell": [3, 3]})],
-    )
-    .await;
     time.advance(1_000);
     let before = app.state(&running, 1).await;
     tokio::time::sleep(Duration::from_millis(1_300)).await;
