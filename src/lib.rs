@@ -103,8 +103,6 @@ pub async fn start(cfg: &ServeConfig, time: Arc<dyn TimeSource>) -> anyhow::Resu
         tokio::spawn(arena::cluster::watch_peers(arena.clone()));
         tokio::spawn(arena::cluster::Watermark::run(arena.clone()));
     }
-    // A stall of this process (SIGSTOP, a paused container) is an outage credited like one.
-    arena.store.health.watch_stalls();
     tokio::spawn(arena::scheduler::run(arena.clone()));
     tokio::spawn(arena::presence::run(arena.clone()));
     tokio::spawn(arena::tournaments::run(arena.clone()));
@@ -212,6 +210,10 @@ pub async fn serve(cfg: ServeConfig) -> anyhow::Result<()> {
     // and the two never saw each other's moves); held until the process ends.
     let _sqlite_lock = store::Store::lock_sqlite_file(&cfg.database_url)?;
     let running = start(&cfg, Arc::new(SteadyTime::new())).await?;
+    // A stall of this process (SIGSTOP, a paused container) is an outage credited like one;
+    // watched on the real clock only (a stall is real time, which an injected clock does
+    // not follow).
+    running.arena.store.health.watch_stalls();
     println!("hexarena listening on http://{}", running.addr);
     println!(
         "bot authors: read agents.md, or try: curl -s -X POST http://{}/v1/players -d '{{\"name\":\"me\"}}'",

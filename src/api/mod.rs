@@ -108,11 +108,16 @@ async fn healthz(st: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     }
 }
 
+/// Longest wait of a write for the credit of a stall of the process ([`clock_guard`]).
+const STALL_CREDIT_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Refuses every write (any method but GET, HEAD and OPTIONS) at once, before any database
 /// wait: with 503 `storage_unavailable` while storage is down (the store's health; a request
 /// would otherwise wait for a connection that cannot be opened), and with 503
 /// `clock_unsynced` while this instance's clock is not trusted: a move judged on it could be
-/// charged time that its bot never used (SPEC 7, 12). Both carry `Retry-After`.
+/// charged time that its bot never used (SPEC 7, 12). Both carry `Retry-After`. A write that
+/// finds the process just stalled waits (at most [`STALL_CREDIT_WAIT`]) for the stall's
+/// credit and then goes ahead.
 pub async fn clock_guard(
     req: actix_web::dev::ServiceRequest,
     next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
@@ -124,8 +129,14 @@ pub async fn clock_guard(
         && let Some(st) = req.app_data::<web::Data<AppState>>()
         && let Err(e) = st.arena.writes_ok()
     {
-        let resp = ApiError::from(e).error_response();
-        return Ok(req.into_response(resp));
+        // A stall of the process is credited within milliseconds of its end: wait for that
+        // rather than send the bot away for a retry whose wait it would be charged.
+        let credited = st.arena.store.health.is_stall()
+            && st.arena.stall_credited_within(STALL_CREDIT_WAIT).await;
+        if !credited {
+            let resp = ApiError::from(e).error_response();
+            return Ok(req.into_response(resp));
+        }
     }
     Ok(next.call(req).await?.map_into_boxed_body())
 }

@@ -269,14 +269,14 @@ impl ArenaError {
 
     /// 503 `storage_unavailable` from an instance cut off from the storage while another
     /// instance was alive at its last look (several instances, `docs/multi-instance.md`):
-    /// nothing changed, but the clocks are not held, since a seat could move through the
-    /// other instance; the message says to retry there (found by an outside tester: it said
-    /// "clocks are held" while the other instance ended the game on time).
+    /// nothing changed; the clocks are held only if no instance serves (the storage itself
+    /// down), which this instance cannot tell, so the message says both (found by an outside
+    /// tester: it said "clocks are held" while the other instance ended the game on time).
     pub fn instance_cut_off(cause: impl std::fmt::Display) -> Self {
         Self::new(
             Code::StorageUnavailable,
             format!(
-                "this instance of the arena cannot reach its storage; nothing was changed, but another instance is serving and clocks run there: retry at once through another instance, or here in {STORAGE_RETRY_S} s"
+                "this instance of the arena cannot reach its storage; nothing was changed, and clocks are held only if no other instance serves: another was serving at this instance's last look, and if it still is your clock runs there; retry in {STORAGE_RETRY_S} s, through another instance if you can"
             ),
         )
         .with_details(json!({"retry_after_s": STORAGE_RETRY_S}))

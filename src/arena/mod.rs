@@ -318,6 +318,27 @@ impl Arena {
             .store(done, std::sync::atomic::Ordering::Release);
     }
 
+    /// How many other instances the scheduler found alive at its last look (PostgreSQL; the
+    /// look before an outage while this instance is in one).
+    pub fn others_alive_count(&self) -> usize {
+        self.others_alive.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Waits, at most `max`, for a stall of this process to be credited (the recovery probe
+    /// runs at once when the process runs again); whether writes are served now. A request
+    /// that finds the arena stalled waits for it rather than answering 503: its retry a
+    /// second later would be charged that second (a reviewer found it).
+    pub async fn stall_credited_within(&self, max: std::time::Duration) -> bool {
+        let until = tokio::time::Instant::now() + max;
+        while self.store.health.is_stall() {
+            if tokio::time::Instant::now() >= until {
+                return false;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        self.writes_ok().is_ok()
+    }
+
     /// Records how many other instances the scheduler found alive (PostgreSQL).
     pub(crate) fn set_others_alive(&self, n: usize) {
         self.others_alive
@@ -396,12 +417,12 @@ impl Arena {
     pub fn writes_ok(&self) -> ArenaResult<()> {
         if self.store.health.is_down() {
             let cause = self.store.health.cause();
-            if self.others_alive.load(std::sync::atomic::Ordering::Relaxed) > 0 {
-                // Another instance serves: the clocks run there, this one cannot say otherwise.
-                return Err(ArenaError::instance_cut_off(cause));
-            }
             if self.store.health.is_stall() {
                 return Err(ArenaError::stalled(cause));
+            }
+            if self.others_alive_count() > 0 {
+                // Another instance served at the last look: the clocks may run there.
+                return Err(ArenaError::instance_cut_off(cause));
             }
             return Err(ArenaError::storage_unavailable(cause));
         }

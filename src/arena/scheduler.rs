@@ -398,6 +398,9 @@ pub async fn final_heartbeat(arena: &Arena) -> Result<i64, StoreError> {
             None
         }
     };
+    // A stall not noticed yet (a SIGTERM delivered with the SIGCONT that ends a stop) starts
+    // its outage now, so the stop moment is its start, not after it.
+    arena.store.health.is_down();
     let now = arena.now_ms();
     let at = [
         arena.store.health.down_since_ms(),
@@ -660,11 +663,13 @@ async fn stale_heartbeat(arena: &Arena) -> Result<Option<i64>, StoreError> {
 /// cover (`cluster::join`).
 pub async fn recover(arena: &Arena) -> Result<bool, StoreError> {
     let stale = stale_heartbeat(arena).await?;
-    let now = arena.now_ms();
     let mut tx = arena.store.begin_write().await?;
     // Instances starting together recover one after the other: the later one sees the
     // earlier one's heartbeat and does not credit the downtime a second time.
     instances::lock(&mut tx, arena.store.backend).await?;
+    // After the lock: an earlier instance's rows, written before it let the lock go, are
+    // stamped before this `now`, so the filter of rows stamped after now keeps them.
+    let now = arena.now_ms();
     // Down since `last`: the newest heartbeat has not moved since the stale look. Rows
     // stamped after now (a wall clock stepped back since) are left out: the newest of them
     // would make the downtime 0 (found by an outside tester: a crash a minute after such a

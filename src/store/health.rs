@@ -259,6 +259,7 @@ impl Health {
     /// Ends the outage (a probe committed); returns its length, ms, if there was one.
     pub fn recovered(&self) -> Option<i64> {
         let since = self.down_since_ms.swap(UP, Ordering::AcqRel);
+        self.stalled.store(false, Ordering::Release);
         (since != UP).then(|| {
             let ms = (self.now_ms() - since).max(0);
             tracing::warn!(outage_ms = ms, "storage is back: writes accepted again");

@@ -229,6 +229,8 @@ impl Store {
             .truncate(false)
             .write(true)
             .open(&lock_path)
+            // A lock file left by another user: a read-only descriptor locks as well.
+            .or_else(|_| std::fs::File::open(&lock_path))
             .map_err(|e| anyhow::anyhow!("cannot open {lock_path}: {e}"))?;
         match file.try_lock() {
             Ok(()) => Ok(Some(file)),
@@ -441,14 +443,15 @@ impl Store {
         self.note(e)
     }
 
-    /// A connection from the pool. While storage is down ([`health`]) a connection that does
-    /// not come within [`DOWN_ACQUIRE`] is the outage's refusal (503 `storage_unavailable`):
+    /// A connection from the pool. While a PostgreSQL store is down ([`health`]) a connection
+    /// that does not come within [`DOWN_ACQUIRE`] is the outage's refusal (503
+    /// `storage_unavailable`):
     /// a PostgreSQL that cannot be reached would hold every read for the pool's 10 s acquire
     /// timeout, and a read then answered 503 `unavailable`, "busy" (found by an outside
     /// tester); a SQLite file that refuses writes still serves reads at once.
     /// Errors: the pool's (timeout, closed), or the refusal.
     pub async fn conn(&self) -> StoreResult<PooledConn> {
-        if self.health.is_down() {
+        if self.backend == Backend::Postgres && self.health.is_down() {
             return match tokio::time::timeout(DOWN_ACQUIRE, self.pool.acquire()).await {
                 Ok(r) => r,
                 Err(_) => Err(self.health.refusal()),
