@@ -471,7 +471,7 @@ async fn an_unreachable_postgres_is_an_outage_found_by_the_heartbeat_and_credite
     // waiting out the pool's 10 s acquire timeout twice (found by an outside tester: 20 s,
     // then 503 `unavailable`, "the arena is busy").
     let asked = Instant::now();
-    let r = app.get(&format!("/v1/sets/{running}/games/1")).await;
+    let r = app.get(&common::paths::game(&running, 1)).await;
     let read_in = asked.elapsed();
     assert_eq!(
         (r.status, r.code()),
