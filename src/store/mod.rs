@@ -445,10 +445,9 @@ impl Store {
 
     /// A connection from the pool. While a PostgreSQL store is down ([`health`]) a connection
     /// that does not come within [`DOWN_ACQUIRE`] is the outage's refusal (503
-    /// `storage_unavailable`):
-    /// a PostgreSQL that cannot be reached would hold every read for the pool's 10 s acquire
-    /// timeout, and a read then answered 503 `unavailable`, "busy" (found by an outside
-    /// tester); a SQLite file that refuses writes still serves reads at once.
+    /// `storage_unavailable`): a database that cannot be reached would hold every read for
+    /// the pool's 10 s acquire timeout, and a read then answered 503 `unavailable`, "busy"
+    /// (found by an outside tester); a SQLite file that refuses writes still serves reads.
     /// Errors: the pool's (timeout, closed), or the refusal.
     pub async fn conn(&self) -> StoreResult<PooledConn> {
         if self.backend == Backend::Postgres && self.health.is_down() {
