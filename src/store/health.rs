@@ -122,8 +122,9 @@ impl Health {
                 loop {
                     std::thread::sleep(STALL_TICK);
                     let Some(h) = weak.upgrade() else { return };
-                    h.notice_stall();
-                    h.alive_mono_ms.fetch_max(mono_ms(), Ordering::AcqRel);
+                    // One reading per tick, for the check and the mark alike: a stop between
+                    // a check and a later reading would hide the stall.
+                    h.mark(mono_ms(), true);
                 }
             });
         if let Err(e) = spawned {
@@ -132,32 +133,47 @@ impl Health {
     }
 
     /// Starts an outage at the last mark if the process stood still since (see
-    /// [`Health::watch_stalls`]); the first to see a stall takes it (a compare-and-swap of the
-    /// mark), so one stall is one outage.
+    /// [`Health::watch_stalls`]). The outage starts before the mark moves, so whoever sees the
+    /// moved mark sees the outage too (a timeout checked between the two fired across a stall
+    /// on a loaded machine).
     fn notice_stall(&self) {
-        let last = self.alive_mono_ms.load(Ordering::Acquire);
-        if last == UP {
-            return;
-        }
-        let now = mono_ms();
-        let gap = now - last;
-        if gap < STALL_MIN.as_millis() as i64
-            || self
+        self.mark(mono_ms(), false);
+    }
+
+    /// The stall watch's step at `now` ([`mono_ms`]): notices a stall since the last mark as
+    /// [`Health::notice_stall`] does, and moves the mark to `now` when there was one or when
+    /// `advance` (the watch's own tick). A mark moved meanwhile by another caller is read
+    /// again; a mark never moves back.
+    fn mark(&self, now: i64, advance: bool) {
+        loop {
+            let last = self.alive_mono_ms.load(Ordering::Acquire);
+            if last == UP || now <= last {
+                return;
+            }
+            let gap = now - last;
+            let stalled = gap >= STALL_MIN.as_millis() as i64;
+            if stalled {
+                let why = format!(
+                    "the arena's process stood still for {gap} ms (stopped, paused, or starved of CPU)"
+                );
+                let e = sqlx::Error::Io(std::io::Error::other(why.clone()));
+                if self.start(&e, self.now_ms() - gap) {
+                    self.stalled.store(true, Ordering::Release);
+                    // Said as it is (not as an error of the database) on `/healthz` and in
+                    // the 503.
+                    if let Ok(mut c) = self.cause.lock() {
+                        *c = why;
+                    }
+                }
+            } else if !advance {
+                return;
+            }
+            if self
                 .alive_mono_ms
                 .compare_exchange(last, now, Ordering::AcqRel, Ordering::Acquire)
-                .is_err()
-        {
-            return;
-        }
-        let why = format!(
-            "the arena's process stood still for {gap} ms (stopped, paused, or starved of CPU)"
-        );
-        let e = sqlx::Error::Io(std::io::Error::other(why.clone()));
-        if self.start(&e, self.now_ms() - gap) {
-            self.stalled.store(true, Ordering::Release);
-            // Said as it is (not as an error of the database) on `/healthz` and in the 503.
-            if let Ok(mut c) = self.cause.lock() {
-                *c = why;
+                .is_ok()
+            {
+                return;
             }
         }
     }
