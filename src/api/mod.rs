@@ -130,9 +130,13 @@ pub async fn clock_guard(
         && let Err(e) = st.arena.writes_ok()
     {
         // A stall of the process is credited within milliseconds of its end: wait for that
-        // rather than send the bot away for a retry whose wait it would be charged.
-        let credited = st.arena.store.health.is_stall()
-            && st.arena.stall_credited_within(STALL_CREDIT_WAIT).await;
+        // rather than send the bot away for a retry whose wait it would be charged. An
+        // outage that ended since the refusal above (a stall already credited) lets it pass.
+        let credited = if st.arena.store.health.is_stall() {
+            st.arena.stall_credited_within(STALL_CREDIT_WAIT).await
+        } else {
+            st.arena.writes_ok().is_ok()
+        };
         if !credited {
             let resp = ApiError::from(e).error_response();
             return Ok(req.into_response(resp));

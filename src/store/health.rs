@@ -156,15 +156,8 @@ impl Health {
                 let why = format!(
                     "the arena's process stood still for {gap} ms (stopped, paused, or starved of CPU)"
                 );
-                let e = sqlx::Error::Io(std::io::Error::other(why.clone()));
-                if self.start(&e, self.now_ms() - gap) {
-                    self.stalled.store(true, Ordering::Release);
-                    // Said as it is (not as an error of the database) on `/healthz` and in
-                    // the 503.
-                    if let Ok(mut c) = self.cause.lock() {
-                        *c = why;
-                    }
-                }
+                let e = sqlx::Error::Io(std::io::Error::other(why));
+                self.start(&e, self.now_ms() - gap, true);
             } else if !advance {
                 return;
             }
@@ -230,7 +223,7 @@ impl Health {
         if !is_storage_error(e) {
             return false;
         }
-        self.start(e, self.now_ms());
+        self.start(e, self.now_ms(), false);
         true
     }
 
@@ -240,7 +233,7 @@ impl Health {
     /// as [`Health::failed`]. Returns whether `e` is a storage error.
     pub fn failed_remote(&self, e: &sqlx::Error) -> bool {
         if is_connection_loss(e) {
-            self.start(e, self.last_answer_or_now());
+            self.start(e, self.last_answer_or_now(), false);
             return true;
         }
         self.failed(e)
@@ -252,22 +245,38 @@ impl Health {
         let e = sqlx::Error::Io(std::io::Error::other(format!(
             "the database cannot be reached: {why}"
         )));
-        self.start(&e, self.last_answer_or_now());
+        self.start(&e, self.last_answer_or_now(), false);
     }
 
-    /// Starts an outage at `now` unless one is under way; returns whether this one started.
-    fn start(&self, e: &sqlx::Error, now: i64) -> bool {
+    /// Starts an outage at `now` unless one is under way; `stall` says it is a stall of the
+    /// process ([`Health::is_stall`]). Returns whether this one started.
+    fn start(&self, e: &sqlx::Error, now: i64, stall: bool) -> bool {
+        // A stall's flag is up before its outage: a write that sees the outage then always
+        // sees a stall and waits for its credit (between the two it was refused, and its
+        // retry charged).
+        let was_stall = stall && self.stalled.swap(true, Ordering::AcqRel);
         if self
             .down_since_ms
             .compare_exchange(UP, now, Ordering::AcqRel, Ordering::Acquire)
             .is_ok()
         {
             if let Ok(mut c) = self.cause.lock() {
-                *c = e.to_string();
+                // A stall is said as it is (not as an error of the database) on `/healthz`
+                // and in the 503.
+                *c = match e {
+                    sqlx::Error::Io(io) if stall => io.to_string(),
+                    _ => e.to_string(),
+                };
             }
-            self.stalled.store(false, Ordering::Release);
+            if !stall {
+                self.stalled.store(false, Ordering::Release);
+            }
             tracing::error!(error = %e, "outage: writes are refused and clocks are held until a write succeeds and credits it");
             return true;
+        }
+        if stall {
+            // An outage of the storage was under way: it stays one.
+            self.stalled.store(was_stall, Ordering::Release);
         }
         false
     }
@@ -362,5 +371,57 @@ mod tests {
         assert_eq!(h.recovered(), Some(2_000));
         assert_eq!(h.recovered(), None);
         assert!(!h.is_down());
+    }
+
+    #[test]
+    fn a_stall_is_a_stall_from_the_moment_its_outage_starts() {
+        // A write that saw the outage before its stall flag was refused at once and its retry
+        // charged a second (a CI run): the flag must be up whenever the outage is seen.
+        let h = Arc::new(Health::default());
+        let t = Arc::new(FakeTime::new(0));
+        let clock = t.clone();
+        h.use_time(Arc::new(move || clock.now_ms()));
+        let done = Arc::new(AtomicBool::new(false));
+        let seen_bare = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let watcher = {
+            let (h, done, seen_bare) = (h.clone(), done.clone(), seen_bare.clone());
+            std::thread::spawn(move || {
+                while !done.load(Ordering::Acquire) {
+                    // The same outage (each starts at a time of its own) before and after
+                    // the flag's reading.
+                    let before = h.down_since_ms();
+                    let stall = h.stalled.load(Ordering::Acquire);
+                    if before.is_some() && before == h.down_since_ms() && !stall {
+                        seen_bare.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            })
+        };
+        for _ in 0..200_000 {
+            // A mark two seconds old: the process "stood still" since.
+            t.advance(10_000);
+            h.alive_mono_ms.store(mono_ms() - 2_000, Ordering::Release);
+            assert!(h.is_down(), "the stall is noticed");
+            assert!(h.is_stall());
+            assert!(h.cause().contains("stood still"), "{}", h.cause());
+            h.recovered();
+        }
+        done.store(true, Ordering::Release);
+        watcher.join().expect("watcher");
+        assert_eq!(
+            seen_bare.load(Ordering::Relaxed),
+            0,
+            "an outage seen without its stall flag"
+        );
+    }
+
+    #[test]
+    fn a_stall_noticed_during_an_outage_of_the_storage_leaves_it_one() {
+        let h = Health::default();
+        assert!(h.failed(&sqlx::Error::Io(std::io::Error::other("disk full"))));
+        h.alive_mono_ms.store(mono_ms() - 2_000, Ordering::Release);
+        assert!(h.is_down());
+        assert!(!h.is_stall(), "the storage's outage is not a stall's");
+        assert!(h.cause().contains("disk full"), "{}", h.cause());
     }
 }
