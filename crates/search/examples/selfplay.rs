@@ -69,6 +69,8 @@ fn tuning(text: &str) -> Option<Tuning> {
             "rb" => t.rave_bias = v,
             "exp" => t.expand_at = v,
             "uct" => t.uct_bias = v,
+            "ra" => t.resist_at = v,
+            "rv" => t.resist_amaf = v,
             "kroot" => {
                 t.knowledge_vc = match v as u8 {
                     0 => VcLimits::TREE,

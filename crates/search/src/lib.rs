@@ -45,6 +45,7 @@ pub mod inferior;
 pub mod ladder;
 pub mod patterns;
 mod playout;
+pub mod resistance;
 pub mod solver;
 pub mod think;
 pub mod vc;

@@ -7,8 +7,10 @@ use rand_core::Rng;
 use super::knowledge::{NodeKnowledge, analyse_node};
 use super::pattern::{self, Learned, PriorCache};
 use super::{Limits, STOP_CHECK_EVERY};
+use crate::board::Board;
 use crate::patterns;
 use crate::playout::{Filler, PADDED_CELLS, empty_indices};
+use crate::resistance;
 use crate::vc::VcLimits;
 
 /// The knobs of the tree search. [`Tuning::HOUSE`] is what the house bots use, but for
@@ -103,6 +105,14 @@ pub struct Tuning {
     /// every named tuning): a child's value gains `uct_bias * sqrt(ln(N) / (n + 1))`, `N` its
     /// parent's visits and `n` its own (virtual ones included). MoHex 2.0 searches with 0.22.
     pub uct_bias: f32,
+    /// Position judgement in the tree (issue 23; 0: off): a node whose real visits reach this
+    /// many gets, once, a prior from the position's two circuits ([`crate::resistance`]):
+    /// each child gains [`Tuning::resist_amaf`] virtual all-moves-as-first visits at a win
+    /// rate from 0.35 (no current through its cell) to 0.65 (the most), the current counted
+    /// for both players, each relative to its total.
+    pub resist_at: f32,
+    /// The virtual all-moves-as-first visits of [`Tuning::resist_at`]'s prior.
+    pub resist_amaf: f32,
 }
 
 impl Tuning {
@@ -150,6 +160,8 @@ impl Tuning {
         prune_dominated: false,
         root_knows_last: false,
         uct_bias: 0.0,
+        resist_at: 0.0,
+        resist_amaf: 0.0,
     };
 
     /// [`Tuning::HOUSE`] with all the Hex knowledge at the root (`fill_in` and `solver`);
@@ -330,6 +342,8 @@ const KNOWN: u8 = 1;
 const WON: u8 = 2;
 /// [`Node::flags`]: proven lost for the node's `player`.
 const LOST: u8 = 4;
+/// [`Node::flags`]: the children got the circuits' prior ([`Tuning::resist_at`]).
+const RESISTED: u8 = 8;
 
 /// A node's visits without the virtual ones its prior started it with (`at`: its index; the
 /// root, index 0, has no prior: a kept tree's root sheds it, see [`reroot`]).
@@ -649,6 +663,52 @@ fn expand(
     nodes[at].n_children = cells.len() as u16;
 }
 
+/// Gives node `at`'s children the circuits' prior ([`Tuning::resist_at`]): `amaf` virtual
+/// all-moves-as-first visits each, at a win rate from 0.35 to 0.65 by the current through the
+/// child's cell in both players' circuits of the tree's board `cells` (stride and edges as in
+/// [`analyse_node`]), each player's current relative to its total. Nothing when neither
+/// player's circuit carries any current.
+fn resist_prior(
+    nodes: &mut [Node],
+    at: usize,
+    cells: &[u8],
+    (size, stride, tb_owner): (usize, usize, u8),
+    amaf: f32,
+) {
+    let board = Board {
+        size,
+        stride,
+        cells: cells
+            .iter()
+            .take(stride * stride)
+            .map(|&v| if v > 2 { BORDER } else { v })
+            .collect(),
+        tb_owner,
+    };
+    let mut score = vec![0.0f64; board.cells.len()];
+    for player in [1, 2] {
+        let c = resistance::circuit(&board, player);
+        if c.resistance > 0.0 && c.resistance.is_finite() {
+            for (s, a) in score.iter_mut().zip(&c.current) {
+                *s += a * c.resistance;
+            }
+        }
+    }
+    let range = nodes[at].children();
+    let best = nodes[range.clone()]
+        .iter()
+        .filter_map(|n| score.get(usize::from(n.cell)))
+        .fold(0.0f64, |m, &s| m.max(s));
+    if best <= 0.0 {
+        return;
+    }
+    for child in &mut nodes[range] {
+        let s = score.get(usize::from(child.cell)).copied().unwrap_or(0.0) / best;
+        child.amaf_visits += amaf;
+        child.amaf_wins += amaf * (0.35 + 0.3 * s as f32);
+    }
+}
+
 /// Keeps in `cells` only those not dead by the six-neighbour pattern on `board` (stride `w`),
 /// unless that would leave none.
 fn drop_dead(cells: &mut Vec<u16>, board: &[u8], w: usize) {
@@ -939,6 +999,7 @@ fn grow(
 
     let Limits { max_playouts, stop } = limits;
     let know = tuning.knowledge_at > 0.0;
+    let resist = tuning.resist_at > 0.0 && tuning.resist_amaf > 0.0;
     let scan = Scan::of(tuning);
     let mut proofs = know;
     let geometry = (usize::from(pos.size()), stride, pos.top_bottom_owner());
@@ -956,7 +1017,7 @@ fn grow(
             // a proven loss: search on for the move that resists longest (the opponent may
             // still go wrong), with the proofs forgotten and no new ones; the cuts stay
             for n in &mut nodes {
-                n.flags &= KNOWN;
+                n.flags &= KNOWN | RESISTED;
             }
             proofs = false;
         }
@@ -1012,6 +1073,14 @@ fn grow(
                     proven = nodes[node].proven_winner();
                     break;
                 }
+            }
+            if resist
+                && nodes[node].n_children > 0
+                && nodes[node].flags & RESISTED == 0
+                && real_visits(&nodes[node], node) >= tuning.resist_at
+            {
+                nodes[node].flags |= RESISTED;
+                resist_prior(&mut nodes, node, &filler.board, geometry, tuning.resist_amaf);
             }
             if nodes[node].n_children == 0 {
                 if real_visits(&nodes[node], node) < expand_at {
