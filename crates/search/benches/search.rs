@@ -11,10 +11,14 @@
 //! - `search_playouts/11x11`: the playouts the strongest rung (`house-master`) actually runs:
 //!   one tree search of 20,000 playouts (tree descent, bridge-answering playout, RAVE update)
 //!   from an 11x11 position 10 stones in; the throughput line is search playouts per second.
+//! - `circuit/11x11`: both players' circuits ([`hex_search::resistance::circuit`]) of an
+//!   11x11 position 30 stones in (the prior of `Tuning::resist_at`).
 
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use hex_search::board::Board;
+use hex_search::resistance::circuit;
 use hex_search::{
     Limits, Position, playout_winner, random_move, random_playout, strong_budget_for, strong_move,
     strong_move_within,
@@ -129,8 +133,28 @@ fn bench_search_playouts(c: &mut Criterion) {
     group.finish();
 }
 
+fn bench_circuit(c: &mut Criterion) {
+    let mut rng = Pcg64::from_seed([7; 32]);
+    let mut pos = Position::new(11).expect("size");
+    // 30 stones, none of them ending the game
+    while pos.ply() < 30 {
+        match random_move(&pos, &mut rng) {
+            Some(mv) if pos.clone().play(mv).is_ok_and(|o| o.is_none()) => {
+                let _ = pos.play(mv);
+            }
+            Some(_) => continue,
+            None => break,
+        }
+    }
+    let board = Board::of(&pos);
+    c.bench_function("circuit/11x11", |b| {
+        b.iter(|| black_box((circuit(&board, 1).resistance, circuit(&board, 2).resistance)))
+    });
+}
+
 criterion_group!(
     benches,
+    bench_circuit,
     bench_play,
     bench_playouts,
     bench_compact,

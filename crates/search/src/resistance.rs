@@ -39,14 +39,16 @@ enum Part {
 
 /// The circuit of `player` (1 or 2) on `board` (its padding read as the edges, as
 /// [`Board::colour`]). Conductances: 1/2 siemens between two adjacent empty cells, 1 between
-/// an empty cell and an adjacent chain of the player or the player's edge (a chain is one
-/// node, held at the edge's potential when it touches that edge; a cell touching a chain, or
-/// an edge, at two places is joined to it once). The potentials are solved by conjugate
-/// gradients to a residual below 1e-10.
+/// an empty cell and an adjacent chain of the player or the player's edge (a cell touching a
+/// chain, or an edge, at two places is joined to it once). A chain touching one of the
+/// player's edges is held at its potential; any other chain is a wire ([`WIRE`] siemens
+/// between its adjacent stones). Solved exactly (a banded Cholesky factorisation: cells
+/// numbered in board order, each linked only to cells a row apart at most).
 pub fn circuit(board: &Board, player: u8) -> Circuit {
     let len = board.cells.len();
     let [source, sink] = board.sides_of(player);
     let mut current = vec![0.0; len];
+    let on = |i: usize| board.on_board(i);
     // the player's chains, by union-find over its stones
     let mut parent: Vec<usize> = (0..len).collect();
     fn root(parent: &mut [usize], mut i: usize) -> usize {
@@ -57,11 +59,11 @@ pub fn circuit(board: &Board, player: u8) -> Circuit {
         i
     }
     let stones: Vec<usize> = (0..len)
-        .filter(|&i| board.on_board(i) && board.cells[i] == player)
+        .filter(|&i| on(i) && board.cells[i] == player)
         .collect();
     for &i in &stones {
         for j in board.ring(i) {
-            if board.on_board(j) && board.cells[j] == player {
+            if on(j) && board.cells[j] == player {
                 let (a, b) = (root(&mut parent, i), root(&mut parent, j));
                 parent[a] = b;
             }
@@ -79,79 +81,84 @@ pub fn circuit(board: &Board, player: u8) -> Circuit {
             }
         }
     }
-    if stones.iter().any(|&i| touches[root(&mut parent, i)] == 3) {
-        return Circuit {
-            resistance: 0.0,
-            current,
-        };
+    let mut chain = vec![usize::MAX; len];
+    for &i in &stones {
+        chain[i] = root(&mut parent, i);
+        if touches[chain[i]] == 3 {
+            return Circuit {
+                resistance: 0.0,
+                current,
+            };
+        }
     }
+    // the nodes, in board order: empty cells and the stones of chains held at no edge
     let mut part = vec![Part::Open; len];
     let mut free = 0;
     for i in 0..len {
-        if let Some(s) = board.side_of(i) {
-            if s == source {
-                part[i] = Part::Held(1.0);
-            } else if s == sink {
-                part[i] = Part::Held(0.0);
+        part[i] = match board.side_of(i) {
+            Some(s) if s == source => Part::Held(1.0),
+            Some(s) if s == sink => Part::Held(0.0),
+            Some(_) => Part::Open,
+            None if !on(i) => Part::Open,
+            None if board.cells[i] == EMPTY => {
+                free += 1;
+                Part::Free(free - 1)
             }
-        } else if board.on_board(i) && board.cells[i] == EMPTY {
-            part[i] = Part::Free(free);
-            free += 1;
-        }
-    }
-    for &i in &stones {
-        let r = root(&mut parent, i);
-        part[i] = match touches[r] {
-            1 => Part::Held(1.0),
-            2 => Part::Held(0.0),
-            _ => match part[r] {
-                Part::Free(k) => Part::Free(k),
+            None if board.cells[i] == player => match touches[chain[i]] {
+                1 => Part::Held(1.0),
+                2 => Part::Held(0.0),
                 _ => {
-                    part[r] = Part::Free(free);
                     free += 1;
-                    part[r]
+                    Part::Free(free - 1)
                 }
             },
+            None => Part::Open,
         };
     }
-    // every conductance joins an empty cell to something: list them from the empty cells
-    // (`links[k]`: the free node's neighbours; `held[k]`: what flows in from held ones)
-    let mut links: Vec<Vec<(usize, f64)>> = vec![Vec::new(); free];
-    let mut diag = vec![0.0; free];
+    // the links, each once: from an empty cell to whatever it touches (a chain once), and
+    // between the adjacent stones of a free chain
+    let mut diag = vec![GROUND; free];
     let mut rhs = vec![0.0; free];
     let mut edges: Vec<(usize, Part, f64)> = Vec::new();
     for i in 0..len {
         let Part::Free(k) = part[i] else { continue };
-        if !(board.on_board(i) && board.cells[i] == EMPTY) {
-            continue;
-        }
-        let mut seen: [Option<Part>; 6] = [None; 6];
+        let empty = board.cells[i] == EMPTY;
+        let mut seen = [usize::MAX; 6];
         for (n, j) in board.ring(i).into_iter().enumerate() {
             let other = part[j];
-            if other == Part::Open || seen[..n].contains(&Some(other)) {
+            let other_empty = on(j) && board.cells[j] == EMPTY;
+            let g = match (empty, other_empty, other) {
+                (_, _, Part::Open) => continue,
+                // a pair of nodes is met from both ends: taken from the lower index
+                (_, _, Part::Free(_)) if j < i && (other_empty || !empty) => continue,
+                (true, true, _) => 0.5,
+                (true, false, _) => 1.0,
+                // a stone: only its links to the rest of its chain (the empty cells and the
+                // edges reach it from their side)
+                (false, _, Part::Free(_)) if !other_empty => WIRE,
+                (false, _, _) => continue,
+            };
+            // one link to a chain or an edge however many times the cell touches it
+            let key = match other {
+                Part::Held(v) if v > 0.5 => usize::MAX - 1,
+                Part::Held(_) => usize::MAX - 2,
+                _ if on(j) && board.cells[j] == player && empty => chain[j],
+                _ => j,
+            };
+            if seen[..n].contains(&key) {
                 continue;
             }
-            seen[n] = Some(other);
-            let empty = board.on_board(j) && board.cells[j] == EMPTY;
-            let g = if empty { 0.5 } else { 1.0 };
-            // an empty pair is met from both ends: count it once, from the lower index
-            if empty && j < i {
-                continue;
-            }
+            seen[n] = key;
             edges.push((k, other, g));
             diag[k] += g;
             match other {
-                Part::Free(m) => {
-                    diag[m] += g;
-                    links[k].push((m, g));
-                    links[m].push((k, g));
-                }
+                Part::Free(m) => diag[m] += g,
                 Part::Held(v) => rhs[k] += g * v,
                 Part::Open => {}
             }
         }
     }
-    let v = solve(&links, &diag, &rhs);
+    let v = solve(free, &edges, &diag, &rhs);
     let potential = |p: Part| match p {
         Part::Free(m) => v[m],
         Part::Held(x) => x,
@@ -175,7 +182,7 @@ pub fn circuit(board: &Board, player: u8) -> Circuit {
             current[i] = through[k] / 2.0;
         }
     }
-    let resistance = if total > 1e-12 {
+    let resistance = if total > 1e-7 {
         1.0 / total
     } else {
         f64::INFINITY
@@ -186,49 +193,68 @@ pub fn circuit(board: &Board, player: u8) -> Circuit {
     }
 }
 
-/// Solves `A v = rhs` by conjugate gradients, `A` symmetric positive definite given as its
-/// diagonal and, per row, its off-diagonal entries `-g` (`links`); a row with no diagonal (a
-/// node joined to nothing) gets potential 0.
-fn solve(links: &[Vec<(usize, f64)>], diag: &[f64], rhs: &[f64]) -> Vec<f64> {
-    let n = diag.len();
-    let apply = |x: &[f64], out: &mut [f64]| {
-        for k in 0..n {
-            let mut s = diag[k] * x[k];
-            for &(m, g) in &links[k] {
-                s -= g * x[m];
-            }
-            out[k] = if diag[k] > 0.0 { s } else { x[k] };
-        }
-    };
-    let mut x = vec![0.0; n];
-    let mut r: Vec<f64> = (0..n)
-        .map(|k| if diag[k] > 0.0 { rhs[k] } else { 0.0 })
-        .collect();
-    let mut p = r.clone();
-    let mut ap = vec![0.0; n];
-    let mut rr: f64 = r.iter().map(|a| a * a).sum();
-    for _ in 0..4 * n + 10 {
-        if rr < 1e-20 {
-            break;
-        }
-        apply(&p, &mut ap);
-        let pap: f64 = p.iter().zip(&ap).map(|(a, b)| a * b).sum();
-        if pap <= 0.0 {
-            break;
-        }
-        let alpha = rr / pap;
-        for k in 0..n {
-            x[k] += alpha * p[k];
-            r[k] -= alpha * ap[k];
-        }
-        let next: f64 = r.iter().map(|a| a * a).sum();
-        let beta = next / rr;
-        rr = next;
-        for k in 0..n {
-            p[k] = r[k] + beta * p[k];
+/// The conductance, siemens, between two adjacent stones of a chain held at no edge: a wire
+/// next to the 1 and 1/2 of the links through empty cells.
+pub const WIRE: f64 = 1e4;
+
+/// A leak to ground from every node, siemens, so that a region no edge reaches (walled in by
+/// the opponent) still has potentials (about 0): far below any link.
+const GROUND: f64 = 1e-12;
+
+/// Solves `A v = rhs` for the `n` free nodes: `A` has `diag` on its diagonal and `-g` for
+/// each link `(k, Free(m), g)` of `edges` (symmetric positive definite: every node leaks to
+/// ground). Banded Cholesky: the band is the largest `|k - m|` of a link.
+fn solve(n: usize, edges: &[(usize, Part, f64)], diag: &[f64], rhs: &[f64]) -> Vec<f64> {
+    let band = edges
+        .iter()
+        .filter_map(|&(k, o, _)| match o {
+            Part::Free(m) => Some(k.abs_diff(m)),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let w = band + 1;
+    // row i's entries at columns i - band ..= i, column j at i * w + band - (i - j)
+    let mut l = vec![0.0; n * w];
+    for (i, &d) in diag.iter().enumerate() {
+        l[i * w + band] = d;
+    }
+    for &(k, o, g) in edges {
+        if let Part::Free(m) = o {
+            let (i, j) = if k > m { (k, m) } else { (m, k) };
+            l[i * w + band - (i - j)] -= g;
         }
     }
-    x
+    for i in 0..n {
+        let from = i.saturating_sub(band);
+        for j in from..=i {
+            let mut sum = l[i * w + band - (i - j)];
+            for k in from.max(j.saturating_sub(band))..j {
+                sum -= l[i * w + band - (i - k)] * l[j * w + band - (j - k)];
+            }
+            l[i * w + band - (i - j)] = if i == j {
+                sum.max(GROUND).sqrt()
+            } else {
+                sum / l[j * w + band]
+            };
+        }
+    }
+    // L y = rhs, then L^T v = y
+    let mut y = rhs.to_vec();
+    for i in 0..n {
+        let from = i.saturating_sub(band);
+        for k in from..i {
+            y[i] -= l[i * w + band - (i - k)] * y[k];
+        }
+        y[i] /= l[i * w + band];
+    }
+    for i in (0..n).rev() {
+        for k in i + 1..n.min(i + band + 1) {
+            y[i] -= l[k * w + band - (k - i)] * y[k];
+        }
+        y[i] /= l[i * w + band];
+    }
+    y
 }
 
 #[cfg(test)]

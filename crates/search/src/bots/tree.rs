@@ -1080,7 +1080,13 @@ fn grow(
                 && real_visits(&nodes[node], node) >= tuning.resist_at
             {
                 nodes[node].flags |= RESISTED;
-                resist_prior(&mut nodes, node, &filler.board, geometry, tuning.resist_amaf);
+                resist_prior(
+                    &mut nodes,
+                    node,
+                    &filler.board,
+                    geometry,
+                    tuning.resist_amaf,
+                );
             }
             if nodes[node].n_children == 0 {
                 if real_visits(&nodes[node], node) < expand_at {
