@@ -1537,6 +1537,69 @@ mod tests {
     }
 
     #[test]
+    fn the_circuits_prior_favours_the_gap_both_players_route_through() {
+        // seat 1 (top-bottom) can only pass row 1 at its gap (1,2); seat 2's routes all run
+        // along the free rows. The gap gets the prior's top rate, a cell of the bottom corner
+        // less; the node's and its children's own statistics are untouched.
+        let board = Board::parse(&["..2..", "22.22", ".1...", "...2.", "....."]).expect("board");
+        let at = |r, c| {
+            board
+                .at(r, c)
+                .and_then(|i| u16::try_from(i).ok())
+                .expect("cell")
+        };
+        let (gap, corner) = (at(1, 2), at(4, 4));
+        let mut nodes = vec![
+            Node::new(u16::MAX, 2),
+            Node::new(gap, 1),
+            Node::new(corner, 1),
+        ];
+        nodes[0].first_child = 1;
+        nodes[0].n_children = 2;
+        let geometry = (board.size, board.stride, board.tb_owner);
+        resist_prior(&mut nodes, 0, &board.cells, geometry, 40.0);
+        assert_eq!(nodes[1].amaf_visits, 40.0);
+        assert!(
+            (nodes[1].amaf_wins - 40.0 * 0.65).abs() < 1e-3,
+            "{}",
+            nodes[1].amaf_wins
+        );
+        assert!(
+            nodes[2].amaf_wins < nodes[1].amaf_wins - 2.0,
+            "{}",
+            nodes[2].amaf_wins
+        );
+        assert!(nodes[2].amaf_wins >= 40.0 * 0.35 - 1e-3);
+        assert_eq!((nodes[1].visits, nodes[1].wins), (0.0, 0.0));
+        assert_eq!(nodes[0].amaf_visits, 0.0);
+    }
+
+    #[test]
+    fn a_busy_node_gets_the_circuits_prior_once() {
+        let (pos, _) = position(&["....", "....", "....", "...."]);
+        let tuning = Tuning {
+            resist_at: 50.0,
+            resist_amaf: 1_000.0,
+            ..Tuning::HOUSE
+        };
+        let (nodes, _) = grown(&pos, &tuning, 400, 5);
+        assert!(nodes[0].flags & RESISTED != 0);
+        // the root's children got 1,000 virtual visits once: more than the 400 playouts could
+        // give them, less than twice that
+        let amaf: f32 = nodes[nodes[0].children()]
+            .iter()
+            .map(|n| n.amaf_visits)
+            .sum();
+        let n = f32::from(nodes[0].n_children);
+        assert!(
+            amaf > 1_000.0 * n && amaf < 2_000.0 * n,
+            "{amaf} over {n} children"
+        );
+        let (plain, _) = grown(&pos, &Tuning::HOUSE, 400, 5);
+        assert_eq!(plain[0].flags & RESISTED, 0);
+    }
+
+    #[test]
     fn proofs_are_carried_up_the_path() {
         let mut nodes = hand_tree();
         // seat 2 wins at node 3: node 1 is lost for seat 1, the root still open (node 2)
