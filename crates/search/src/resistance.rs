@@ -1,10 +1,10 @@
 //! A position seen as an electrical circuit (issue 23, position judgement): for one player,
 //! every link between two neighbours is a resistor of as many ohms as it has empty cells at
 //! its ends (the player's own stones and edges are wires), the opponent's stones are cut out,
-//! and a voltage of 1 is put across the player's two edges. The
-//! circuit's resistance says how far the player is from connecting (low: close), and the
-//! current through an empty cell says how much of the player's best routes run through it
-//! (Shannon's and Anshelevich's evaluation of Hex, the idea behind Queenbee and Hexy).
+//! and a voltage of 1 is put across the player's two edges. The circuit's resistance says how
+//! far the player is from connecting (low: close), and the current through an empty cell says
+//! how much of the player's best routes run through it (Shannon's and Anshelevich's
+//! evaluation of Hex, the idea behind Queenbee and Hexy).
 //!
 //! Pure: a board in, numbers out. The search uses the currents of both players as a move
 //! prior at its busy nodes ([`crate::Tuning::resist_at`]).
@@ -19,9 +19,9 @@ pub struct Circuit {
     /// Ohms between the player's two edges: `f64::INFINITY` when the opponent has cut every
     /// route, 0 when the player is already connected.
     pub resistance: f64,
-    /// The current through each empty cell, by padded index (0 for every other index), in
-    /// amperes for the unit voltage across the edges. Sums over a cut of the board to
-    /// `1 / resistance`.
+    /// The current through each empty cell (what enters it, which is what leaves it), by
+    /// padded index (0 for every other index), in amperes for the unit voltage across the
+    /// edges: `1 / resistance` through a cell every route passes.
     pub current: Vec<f64>,
 }
 
