@@ -170,6 +170,8 @@ async fn a_retired_bot_plays_no_new_sets_finishes_its_running_one_and_keeps_its_
         .create_bot(Some(&bravo_pt), json!({"name": "alpha"}))
         .await;
     assert_eq!((r.status, r.code()), (StatusCode::CONFLICT, "name_taken"));
+    // The name that exists, as it is spelt (a bot author read its own spelling back).
+    assert_eq!(r.body["error"]["message"], "a bot named 'Alpha' exists");
     let board = app.leaderboard("limit=100").await.body;
     let names: Vec<&str> = board["rows"]
         .as_array()

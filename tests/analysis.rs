@@ -290,8 +290,14 @@ async fn a_finished_game_is_analysed_with_one_value_per_position_and_the_mistake
     );
     let r = app.analysis(&set, 3).await;
     assert_eq!(r.status, StatusCode::NOT_FOUND, "{:?}", r.body);
+    assert_eq!(
+        r.body["error"]["message"],
+        format!("no game 3 in set '{set}'")
+    );
+    // An unknown set says so, not that the set lacks the game (a bot author read it so).
     let r = app.analysis("set_nope", 1).await;
     assert_eq!(r.status, StatusCode::NOT_FOUND, "{:?}", r.body);
+    assert_eq!(r.body["error"]["message"], "no set 'set_nope'");
 
     let mut stream = EventStream::open(&app, &paths::game_events(&set, 1), None, None).await;
     let t = tokens(&app, &set, 1, &bots).await;

@@ -230,12 +230,13 @@ impl Arena {
         let token = new_token("hxb_");
         let id = format!("bot_{}", ulid::Ulid::generate());
         let mut tx = self.store.begin_write().await?;
-        let taken = || {
-            ArenaError::new(Code::NameTaken, format!("a bot named '{name}' exists"))
+        // Names are unique regardless of case: the message gives the one that exists.
+        let taken = |existing: &str| {
+            ArenaError::new(Code::NameTaken, format!("a bot named '{existing}' exists"))
                 .with_details(json!({"field": "name"}))
         };
-        if acc::bot_by_ref(&mut tx, name).await?.is_some() {
-            return Err(taken());
+        if let Some(b) = acc::bot_by_ref(&mut tx, name).await? {
+            return Err(taken(&b.name));
         }
         // On PostgreSQL two concurrent creations can both pass the check above; the unique
         // name key then refuses the second insert, which is the same 409 (issue 10).
@@ -252,7 +253,7 @@ impl Arena {
         .await
         .map_err(|e| {
             if crate::store::is_duplicate(&e) {
-                taken()
+                taken(name)
             } else {
                 ArenaError::from(e)
             }

@@ -519,10 +519,11 @@ impl Arena {
     pub async fn game_analysis(&self, set_id: &str, game_no: i64) -> ArenaResult<Value> {
         let cfg = self.config.analysis;
         let mut c = self.store.conn().await?;
-        let (Some(set), Some(g)) = (
-            sets::get(&mut c, set_id, "").await?,
-            games::get(&mut c, set_id, game_no, "").await?,
-        ) else {
+        let Some(set) = sets::get(&mut c, set_id, "").await? else {
+            // An unknown set is not a wrong game number (a bot author read it so).
+            return Err(ArenaError::not_found(format!("no set '{set_id}'")));
+        };
+        let Some(g) = games::get(&mut c, set_id, game_no, "").await? else {
             return Err(ArenaError::not_found(format!(
                 "no game {game_no} in set '{set_id}'"
             )));

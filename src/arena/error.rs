@@ -370,7 +370,7 @@ impl From<GameError> for ArenaError {
                 given,
                 played,
             } => {
-                let mut details = json!({"expected_ply": expected, "ply": ply});
+                let mut details = json!({"expected_ply": expected, "ply": ply, "given_ply": given});
                 if let Some((seat, mv)) = played {
                     details["played"] =
                         json!({"ply": given, "seat": seat, "move": super::views::move_json(mv)});

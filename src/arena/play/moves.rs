@@ -88,7 +88,14 @@ impl Arena {
                     }
                     continue;
                 }
-                if k != l.game.ply + 1 && l.game.to_move().is_some() {
+                // A bot not on move hears that first (a ply number would send it to retry at
+                // a ply that is not its own: an outside tester did), unless the ply it names
+                // was played with another move.
+                let on_move = l.game.to_move() == Some(seat);
+                if k != l.game.ply + 1
+                    && l.game.to_move().is_some()
+                    && (on_move || played.is_some())
+                {
                     confirm!();
                     self.count_refused(set_id, game_no, seat, &bot.id).await;
                     return Err(GameError::StalePly {
