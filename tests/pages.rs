@@ -706,8 +706,206 @@ async fn a_match_has_a_page_with_its_record_elo_sprt_and_sets_and_its_sets_link_
         "{html}"
     );
 
+    // Once a set is over its row says who won, and the set's page the same (report: the list
+    // showed only "finished" and a truncated id).
+    app.lose_set(&echo, &bravo, &set).await;
+    let view = app.get_set(&set).await.body;
+    assert_eq!(view["result"], "Bravo wins", "{view}");
+    // The match learns of the result a moment later.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let m = app.get_match(&id).await.body;
+        if m["set_list"][0]["status"] == "finished" {
+            break;
+        }
+        assert!(std::time::Instant::now() < until, "never finished: {m}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let (_, _, html) = page(&app, &format!("/matches/{id}")).await;
+    assert!(
+        html.contains("<th scope=\"col\">Result</th>"),
+        "the sets table has a Result column"
+    );
+    let sets = between(&html, "<tbody id=\"sets\">", "</tbody>");
+    let row = sets
+        .split("<tr>")
+        .find(|r| r.contains(&format!("href=\"/sets/{set}\"")))
+        .expect("the set's row");
+    assert!(
+        row.contains("<td>finished</td><td class=\"wrapok\">Bravo wins</td>"),
+        "{row}"
+    );
+
     let (status, kind, html) = page(&app, "/matches/match_nope").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert!(kind.starts_with("text/html"), "{kind}");
     assert!(html.contains("No match &#39;match_nope&#39;."), "{html}");
+}
+
+/// The WCAG contrast ratio of two `#rrggbb` colours.
+fn contrast(a: &str, b: &str) -> f64 {
+    let luminance = |hex: &str| {
+        let hex = hex.trim_start_matches('#');
+        let channel = |i: usize| {
+            let c =
+                f64::from(u8::from_str_radix(&hex[i..i + 2], 16).expect("a hex colour")) / 255.0;
+            if c <= 0.039_28 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4)
+    };
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+}
+
+#[tokio::test]
+async fn links_in_a_dark_title_bar_are_light_enough_to_read() {
+    let app = spawn_app().await;
+    let (_, kind, css) = page(&app, "/assets/site.css").await;
+    assert!(kind.starts_with("text/css"), "{kind}");
+    // The bar's background is the ink colour; a match's title is made of links to its bots,
+    // and they were the accent blue on it (a contrast of about 2).
+    let ink = between(&css, "--ink: ", ";").trim_start_matches("--ink: ");
+    let bar = between(&css, "header.site {", "}");
+    assert!(bar.contains("background: var(--ink)"), "{bar}");
+    let rule = between(&css, "\nheader.site a {", "}");
+    let colour = between(rule, "color: #", ";").trim_start_matches("color: ");
+    let ratio = contrast(colour, ink);
+    assert!(
+        ratio >= 7.0,
+        "links on the bar are {colour} on {ink}: contrast {ratio:.1}"
+    );
+}
+
+#[tokio::test]
+async fn the_leaderboard_and_the_head_to_head_show_how_sure_a_rating_is_on_a_phone_too() {
+    let app = spawn_app().await;
+    played_set(&app).await;
+    let rows = app.leaderboard("game=hex").await.body;
+    let evil = rows["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["bot"] == "evil-bot")
+        .expect("evil-bot is on the leaderboard")
+        .clone();
+    let glicko = format!(
+        "{} ± {}",
+        evil["glicko_rating"]
+            .as_f64()
+            .expect("a Glicko-2 rating")
+            .round(),
+        evil["rating_deviation"]
+            .as_f64()
+            .expect("a deviation")
+            .round()
+    );
+    let (_, _, html) = page(&app, "/").await;
+    let board = between(&html, "<tbody id=\"leaderboard\">", "</tbody>");
+    let row = between(board, "<tr data-bot=\"evil-bot\">", "</tr>");
+    // A phone leaves the Glicko-2 column out: the rating ± deviation goes under the name.
+    assert!(
+        row.contains(&format!(
+            "<span class=\"byline narrow-only glicko\">Glicko-2 {glicko}</span>"
+        )),
+        "{row}"
+    );
+    assert!(
+        row.contains(&format!("<td class=\"num opt\">{glicko}</td>")),
+        "a wide screen keeps its column: {row}"
+    );
+    let note = between(&html, "<p class=\"hint\" id=\"leaderboard-note\">", "</p>");
+    assert!(
+        note.contains("rating ± deviation\n      (on a phone, under each bot's name)"),
+        "{note}"
+    );
+
+    // The head-to-head's header promises the 95% interval: a phone shows it too.
+    let versus = app.get_bot_opponents("evil-bot", "limit=5").await.body;
+    let v = &versus["opponents"][0];
+    assert_eq!(v["opponent"], "good-bot", "{versus}");
+    let bound = |x: &serde_json::Value, inf: &str| {
+        x.as_f64().map_or_else(
+            || inf.to_string(),
+            |f| format!("{}{}", if f > 0.0 { "+" } else { "" }, f.round()),
+        )
+    };
+    let interval = format!(
+        " ({} to {})",
+        bound(&v["elo_low"], "−∞"),
+        bound(&v["elo_high"], "+∞")
+    );
+    let (_, _, html) = page(&app, "/bots/evil-bot").await;
+    assert!(html.contains(">Elo (95% interval)</th>"), "the header");
+    let rows = between(&html, "<tbody id=\"versus\">", "</tbody>");
+    assert!(
+        rows.contains(&format!("<span class=\"ci\">{interval}</span>")),
+        "{interval}: {rows}"
+    );
+    assert!(
+        html.contains("@media (max-width: 640px) { #versus .ci { display: block;"),
+        "a phone puts the interval under the difference"
+    );
+}
+
+#[tokio::test]
+async fn a_set_won_on_the_tiebreak_shows_the_move_counts_it_compared() {
+    let app = spawn_app().await;
+    let (_, _, alpha) = app.player_with_bot("Alpha").await;
+    let (_, _, bravo) = app.player_with_bot("Bravo").await;
+    let set = tiebreak_set(&app, &alpha, &bravo).await;
+    let view = app.get_set(&set).await.body;
+    let winner = view["winner"].as_str().expect("a winner").to_string();
+    let loser = if winner == "Alpha" { "Bravo" } else { "Alpha" };
+    // The winner won game 2 with one move; the loser won game 1 with 10 (19 plies).
+    let used = |n: usize| view["games"][n]["moves_used"].clone();
+    assert_eq!(used(0), json!([10, 9]), "{view}");
+    assert_eq!(used(1), json!([1, 0]), "{view}");
+    let (_, _, html) = page(&app, &format!("/sets/{set}")).await;
+    let facts = between(&html, "<dl class=\"facts\" id=\"facts\">", "</dl>");
+    assert!(
+        facts.contains(&format!(
+            "<dt>Result</dt><dd><strong>{winner} wins on the tiebreak</strong>: 1 move against <bdi>{loser}</bdi>'s 10"
+        )),
+        "{facts}"
+    );
+    // The script redraws the facts the same way.
+    assert!(html.contains("function tiebreakCounts(set)"));
+}
+
+#[tokio::test]
+async fn the_win_probability_graph_has_a_legend_naming_the_bots() {
+    let app = spawn_app().await;
+    let (set, _) = played_set(&app).await;
+    let g1 = app.state(&set, 1).await;
+    let bot = |i: usize| g1["seats"][i]["bot"].as_str().expect("a bot").to_string();
+    let colour = |i: usize| match g1["seats"][i]["color"].as_str() {
+        Some("blue") => "#2b62c4",
+        _ => "#c8313c",
+    };
+    let (_, _, html) = page(&app, &format!("/sets/{set}")).await;
+    let game1 = between(&html, "data-game=\"1\"", "</section>");
+    // Hidden until the script draws the graph from the game's analysis.
+    let legend = between(game1, "<p class=\"graph-legend\" hidden>", "</p>");
+    assert!(
+        legend.contains(&format!(
+            "Line: the chance that <bdi>{}</bdi> (seat 1) wins, after each move",
+            bot(0)
+        )),
+        "{legend}"
+    );
+    assert!(
+        legend.contains(&format!(
+            "Dots: mistakes, by <span class=\"dot\" style=\"--c:{}\"></span><bdi>{}</bdi> or \
+             <span class=\"dot\" style=\"--c:{}\"></span><bdi>{}</bdi>.",
+            colour(0),
+            bot(0),
+            colour(1),
+            bot(1)
+        )),
+        "{legend}"
+    );
 }

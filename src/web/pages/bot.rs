@@ -141,7 +141,8 @@ fn versus_row(v: &Value) -> String {
             |f| signed(&serde_json::json!(f.round() as i64)),
         )
     };
-    let range = if v["games"].as_i64().unwrap_or(0) > 0 {
+    // `games` is a float (`2.0`, the sum of both sides' game points): `as_i64` never read it.
+    let range = if v["games"].as_f64().unwrap_or(0.0) > 0.0 {
         format!(
             " ({} to {})",
             bound(&v["elo_low"], "−∞"),
@@ -169,12 +170,13 @@ fn versus_row(v: &Value) -> String {
             ),
             "num opt"
         ),
-        // A phone shows the difference without its interval.
+        // A phone shows the interval too, on a line of its own under the difference: the
+        // header promises it.
         td(
             &if range.is_empty() {
                 elo
             } else {
-                format!("{elo}<span class=\"opt\">{range}</span>")
+                format!("{elo}<span class=\"ci\">{range}</span>")
             },
             "num"
         ),

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::{BLUE, EMPTY_CELL, RED};
-use crate::web::html::{bot_link, esc, num, pct, s};
+use crate::web::html::{bot_link, esc, isolated, num, pct, s};
 
 /// A seat's colour as drawn.
 fn seat_color(st: &Value, seat: u64) -> &'static str {
@@ -326,6 +326,33 @@ const EDGE_TEXT: [(&str, &str); 2] = [
     ("left-right", "connects left ↔ right"),
 ];
 
+/// What the win-probability graph's line, dots and dashed line are, naming the bots (hidden: the
+/// set page's script draws the graph from the game's analysis, and shows this with it).
+fn graph_legend(st: &Value) -> String {
+    let bot = |seat: u64| {
+        let name = &st["seats"][usize::try_from(seat).unwrap_or(1).saturating_sub(1)]["bot"];
+        if name.is_string() {
+            isolated(name)
+        } else {
+            format!("seat {seat}")
+        }
+    };
+    let who = |seat: u64| {
+        format!(
+            "<span class=\"dot\" style=\"--c:{}\"></span>{}",
+            seat_color(st, seat),
+            bot(seat)
+        )
+    };
+    format!(
+        "<p class=\"graph-legend\" hidden>Line: the chance that {} (seat 1) wins, after each move \
+         (the arena's analysis). Dots: mistakes, by {} or {}. Dashed line: the move on the board.</p>",
+        bot(1),
+        who(1),
+        who(2)
+    )
+}
+
 /// One game's section, in the markup the set page's script fills (it takes the section over
 /// and adds the replay controls, hidden here because they need the script).
 pub fn game_section(set_id: &str, n: i64, st: &Value) -> String {
@@ -374,9 +401,10 @@ pub fn game_section(set_id: &str, n: i64, st: &Value) -> String {
     let _ = write!(
         out,
         "<div class=\"status\" role=\"status\" aria-live=\"polite\" data-final=\"1\">{}</div>\n\
-         <div class=\"board\">{}</div>\n<div class=\"graph\"></div>\n",
+         <div class=\"board\">{}</div>\n<div class=\"graph\"></div>\n{}\n",
         game_status(st),
-        board_svg(st)
+        board_svg(st),
+        graph_legend(st)
     );
     // The replay needs the script: its controls stay hidden until the script shows them.
     out.push_str(

@@ -61,6 +61,14 @@ fn leaderboard_row(r: &Value) -> String {
             round(&r["rating_deviation"])
         )
     };
+    // The Glicko-2 column is left out on a phone, but not how sure the rating is: it goes
+    // under the name too, as the footnote says.
+    if !glicko.is_empty() {
+        let _ = write!(
+            name,
+            "<span class=\"byline narrow-only glicko\">Glicko-2 {glicko}</span>"
+        );
+    }
     let net = r["net"].as_f64().unwrap_or(0.0);
     let net_class = if net > 0.0 {
         "num opt pos"

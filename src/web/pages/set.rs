@@ -13,6 +13,63 @@ fn fact(out: &mut String, label: &str, value: &str) {
     let _ = write!(out, "<dt>{label}</dt><dd>{value}</dd>");
 }
 
+/// Each bot's own moves in the finished games it won or drew (the tiebreak's count, agents.md
+/// section 7), from the set's `games` (their `seats`, `winner` seat and `moves_used`): the
+/// creator's and the acceptor's, or `None` while a game is unfinished.
+fn tiebreak_moves(set: &Value) -> Option<[i64; 2]> {
+    let bots = [s(&set["creator"]), s(&set["acceptor"])];
+    let games = list(set, "games");
+    if games.len() != 2 {
+        return None;
+    }
+    let mut counts = [0i64; 2];
+    for g in games {
+        if s(&g["status"]) != "finished" {
+            return None;
+        }
+        for (i, seat) in list(g, "seats").iter().enumerate() {
+            let no = seat["seat"].as_i64().unwrap_or(i as i64 + 1);
+            let not_lost = g["winner"].is_null() || g["winner"].as_i64() == Some(no);
+            let side = bots.iter().position(|b| *b == s(&seat["bot"]))?;
+            if not_lost {
+                counts[side] += g["moves_used"][i].as_i64()?;
+            }
+        }
+    }
+    Some(counts)
+}
+
+/// What the tiebreak compared, after a result it decided or left level (": 1 move against
+/// Alpha's 10"), or "" for any other result.
+fn tiebreak_counts(set: &Value) -> String {
+    let result = s(&set["result"]);
+    let level = matches!(
+        (set["points"][0].as_f64(), set["points"][1].as_f64()),
+        (Some(a), Some(b)) if (a - b).abs() < 1e-9
+    );
+    let Some(counts) = tiebreak_moves(set).filter(|_| level) else {
+        return String::new();
+    };
+    let moves = |n: i64| format!("{n} move{}", if n == 1 { "" } else { "s" });
+    let note = "<span class=\"muted\"> (each bot's own moves in the games it won or drew; \
+                fewer wins)</span>";
+    if result.ends_with(" wins on the tiebreak") {
+        let winner = usize::from(s(&set["winner"]) == s(&set["acceptor"]));
+        let loser = 1 - winner;
+        let names = [&set["creator"], &set["acceptor"]];
+        format!(
+            ": {} against {}'s {}{note}",
+            moves(counts[winner]),
+            isolated(names[loser]),
+            counts[loser]
+        )
+    } else if result == "draw" && counts[0] == counts[1] {
+        format!(": the tiebreak is level, {} each{note}", moves(counts[0]))
+    } else {
+        String::new()
+    }
+}
+
 fn set_facts(set: &Value, id: &str) -> String {
     let mut dl = String::new();
     let st = s(&set["status"]);
@@ -40,7 +97,11 @@ fn set_facts(set: &Value, id: &str) -> String {
         fact(
             &mut dl,
             "Result",
-            &format!("<strong>{}</strong>", esc(s(&set["result"]))),
+            &format!(
+                "<strong>{}</strong>{}",
+                esc(s(&set["result"])),
+                tiebreak_counts(set)
+            ),
         );
     }
     let t = &set["tournament"];
