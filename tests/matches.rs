@@ -166,6 +166,20 @@ async fn a_match_of_n_sets_reports_wdl_and_the_elo_difference() {
     assert_eq!(m["elo_error"], Value::Null);
     assert_eq!(m["sprt"], Value::Null);
     assert_eq!(m["set_list"].as_array().map(Vec::len), Some(4));
+    // Each set's result, as its own page words it (a viewer found the match's sets bare).
+    // (Two run at once, so the drawn one is not always listed last.)
+    let mut results: Vec<(Value, Value)> = m["set_list"]
+        .as_array()
+        .expect("set_list")
+        .iter()
+        .map(|p| (p["result"].clone(), p["winner"].clone()))
+        .collect();
+    results.sort_by_key(|r| r.0.to_string());
+    let won = (json!("One wins"), json!("One"));
+    assert_eq!(
+        results,
+        vec![won.clone(), won.clone(), won, (json!("draw"), Value::Null)]
+    );
 }
 
 #[tokio::test]

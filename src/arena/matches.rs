@@ -93,6 +93,31 @@ pub struct MatchStats {
     pub decision: Option<&'static str>,
 }
 
+/// A finished set of a match as its own page words it (SPEC section 8): the winner's name
+/// and `"<bot> wins"`, `"<bot> wins on the tiebreak"` (level game points) or `"draw"`
+/// (winner `None`); `(None, None)` for a set not finished. `names` are the match's bots by
+/// seed.
+fn set_result(p: &PairingRow, names: &[String]) -> (Option<String>, Option<String>) {
+    if p.status != PairingStatus::Finished {
+        return (None, None);
+    }
+    let seed2 = p.seed2.unwrap_or(1 - p.seed1);
+    let winner = match p.points2_1.cmp(&p.points2_2) {
+        std::cmp::Ordering::Greater => p.seed1,
+        std::cmp::Ordering::Less => seed2,
+        std::cmp::Ordering::Equal => return (None, Some("draw".into())),
+    };
+    let Some(name) = usize::try_from(winner).ok().and_then(|i| names.get(i)) else {
+        return (None, None);
+    };
+    let how = if p.games2_1 == p.games2_2 {
+        " on the tiebreak"
+    } else {
+        ""
+    };
+    (Some(name.clone()), Some(format!("{name} wins{how}")))
+}
+
 /// The figures of a match from its pairings.
 #[must_use]
 pub fn stats(t: &TournamentRow, pairings: &[PairingRow]) -> MatchStats {
@@ -393,8 +418,10 @@ impl Arena {
         let set_list: Vec<Value> = pairings
             .iter()
             .map(|p| {
+                let (winner, result) = set_result(p, &names);
                 json!({"n": (p.round - 1) * t.max_concurrent + p.board, "status": p.status, "set_id": p.set_id,
-                       "set_url": p.set_id.as_ref().map(|s| format!("/v1/sets/{s}"))})
+                       "set_url": p.set_id.as_ref().map(|s| format!("/v1/sets/{s}")),
+                       "winner": winner, "result": result})
             })
             .collect();
         let sprt: Option<Sprt> = t.sprt.as_deref().and_then(|x| serde_json::from_str(x).ok());
@@ -427,7 +454,57 @@ impl Arena {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_SPRT_ELO, Sprt};
+    use super::{MAX_SPRT_ELO, Sprt, set_result};
+    use crate::store::status::PairingStatus;
+    use crate::store::tournaments::PairingRow;
+
+    /// A match's pairing of seeds 1 (the second bot) and 0, with set points and game points
+    /// doubled, from seed 1's side first.
+    fn pairing(status: PairingStatus, points2: [i64; 2], games2: [i64; 2]) -> PairingRow {
+        PairingRow {
+            tournament_id: "tour_x".into(),
+            round: 1,
+            board: 1,
+            seed1: 1,
+            seed2: Some(0),
+            status: status.as_str().into(),
+            set_id: Some("set_x".into()),
+            points2_1: points2[0],
+            points2_2: points2[1],
+            games2_1: games2[0],
+            games2_2: games2[1],
+            moves_1: 0,
+            moves_2: 0,
+            games_json: None,
+            created_ms: 0,
+            finished_ms: None,
+            withdrawn_seed: None,
+        }
+    }
+
+    #[test]
+    fn a_set_of_a_match_is_worded_as_its_set_page_words_it() {
+        let names = ["One".to_string(), "Two".to_string()];
+        let result = |p: PairingRow| set_result(&p, &names);
+        let some = |w: &str, r: &str| (Some(w.to_string()), Some(r.to_string()));
+        let done = PairingStatus::Finished;
+        assert_eq!(
+            result(pairing(done, [2, 0], [4, 0])),
+            some("Two", "Two wins")
+        );
+        assert_eq!(
+            result(pairing(done, [0, 2], [2, 2])),
+            some("One", "One wins on the tiebreak")
+        );
+        assert_eq!(
+            result(pairing(done, [1, 1], [2, 2])),
+            (None, Some("draw".into()))
+        );
+        assert_eq!(
+            result(pairing(PairingStatus::Playing, [0, 0], [0, 0])),
+            (None, None)
+        );
+    }
 
     fn check(elo0: f64, elo1: f64) -> Result<(), String> {
         let s = Sprt {

@@ -194,50 +194,17 @@ async fn tournament_page(
     }
 }
 
-/// The most finished sets of a match's first bot read for the results of the match's sets.
-const MATCH_RESULTS_MAX: i64 = 100;
-
 /// `/matches/{id}`: a match's bots, W/D/L, Elo difference, SPRT and sets, each finished set
 /// with its result. Errors: 404 page for an unknown match.
 async fn match_page(
     st: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let m = match st.arena.match_view(&id).await.map_err(ApiError::from) {
-        Ok(m) => m,
-        Err(e) if missing(&e) => return Ok(not_found(&format!("No match '{id}'."))),
-        Err(e) => return Err(e),
-    };
-    let results = match_results(&st, &m).await?;
-    Ok(page(pages::match_page(MATCH_HTML, &m, &results)))
-}
-
-/// The results of match `m`'s finished sets (the match's view has none), from one read of its
-/// first bot's latest finished sets: at most [`MATCH_RESULTS_MAX`], so the oldest sets of a long
-/// match, or of a bot that played many other sets meanwhile, may be missing.
-async fn match_results(st: &AppState, m: &Value) -> Result<Vec<Value>, ApiError> {
-    let finished = m["set_list"].as_array().map_or(0, |l| {
-        l.iter().filter(|p| p["status"] == "finished").count()
-    });
-    let Some(bot) = m["bots"][0].as_str().filter(|_| finished > 0) else {
-        return Ok(vec![]);
-    };
-    // Room for a few sets the bot played outside the match meanwhile.
-    let limit = i64::try_from(finished * 2 + 10)
-        .unwrap_or(MATCH_RESULTS_MAX)
-        .min(MATCH_RESULTS_MAX);
-    let sets = match st
-        .arena
-        .list_sets(Some("finished"), Some(bot), None, limit)
-        .await
-        .map_err(ApiError::from)
-    {
-        Ok(v) => v,
-        // A bot deleted since: the sets keep their status only.
-        Err(e) if missing(&e) => return Ok(vec![]),
-        Err(e) => return Err(e),
-    };
-    Ok(sets["sets"].as_array().cloned().unwrap_or_default())
+    match st.arena.match_view(&id).await.map_err(ApiError::from) {
+        Ok(m) => Ok(page(pages::match_page(MATCH_HTML, &m))),
+        Err(e) if missing(&e) => Ok(not_found(&format!("No match '{id}'."))),
+        Err(e) => Err(e),
+    }
 }
 
 /// A rendered page; never cached, since it shows the arena as it is now.

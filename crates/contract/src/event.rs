@@ -139,6 +139,13 @@ pub struct MatchSet {
     pub set_url: Option<String>,
     /// `pending`, `active`, `finished` ...
     pub status: String,
+    /// The finished set's winner (a bot name); `None` for a draw or a set not finished.
+    #[serde(default)]
+    pub winner: Option<String>,
+    /// A finished set's result as its set words it (`"<bot> wins"`, `"<bot> wins on the
+    /// tiebreak"`, `"draw"`); `None` until it finishes.
+    #[serde(default)]
+    pub result: Option<String>,
 }
 
 /// `GET /v1/matches/{id}` (the list has the same fields without `set_list`).

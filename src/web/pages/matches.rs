@@ -114,20 +114,16 @@ fn facts(m: &Value) -> String {
     dl
 }
 
-/// A set of the match: its number, status, result (from `results`, rows as `GET /v1/sets`
-/// lists them; "–" when the set is not among them or not finished) and link.
-fn set_row(p: &Value, results: &[Value]) -> String {
-    let id = p["set_id"].as_str();
-    let set = match id {
+/// A set of the match: its number, status, result (its `result` in the match's JSON; "–"
+/// while it has none) and link.
+fn set_row(p: &Value) -> String {
+    let set = match p["set_id"].as_str() {
         Some(id) => set_link(id, None),
         None => "<span class=\"muted\">–</span>".into(),
     };
-    let row = id.and_then(|id| results.iter().find(|r| r["id"] == id));
-    let result = match row {
-        Some(r) if r["result"].is_string() => esc(s(&r["result"])),
-        Some(r) if r["winner"].is_string() => format!("{} wins", esc(s(&r["winner"]))),
-        Some(r) if r["status"] == "finished" => "draw".into(),
-        _ => "<span class=\"muted\">–</span>".into(),
+    let result = match p["result"].as_str() {
+        Some(r) => esc(r),
+        None => "<span class=\"muted\">–</span>".into(),
     };
     format!(
         "<tr>{}{}{}<td>{set}</td></tr>",
@@ -137,11 +133,9 @@ fn set_row(p: &Value, results: &[Value]) -> String {
     )
 }
 
-/// One match's page from its JSON view (`GET /v1/matches/{id}`) and `results`, the finished
-/// sets that give its sets' results (rows as `GET /v1/sets` lists them; a set not among them
-/// shows none). While the match is under way the page reloads every [`MATCH_REFRESH_S`]
-/// seconds.
-pub fn match_page(template: &str, m: &Value, results: &[Value]) -> String {
+/// One match's page from its JSON view (`GET /v1/matches/{id}`). While the match is under
+/// way the page reloads every [`MATCH_REFRESH_S`] seconds.
+pub fn match_page(template: &str, m: &Value) -> String {
     let id = s(&m["id"]);
     let bots = list(m, "bots");
     let name = |i: usize| bots.get(i).map_or("?", s);
@@ -158,10 +152,7 @@ pub fn match_page(template: &str, m: &Value, results: &[Value]) -> String {
         clock_settings(&m["clock"]),
         num(&m["concurrency"]),
     );
-    let rows: Vec<String> = list(m, "set_list")
-        .iter()
-        .map(|p| set_row(p, results))
-        .collect();
+    let rows: Vec<String> = list(m, "set_list").iter().map(set_row).collect();
     let (rows, note) = rows_and_note("sets", &rows, "No set started yet.");
     fill(
         template,
