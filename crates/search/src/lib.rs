@@ -30,6 +30,11 @@
 //!   valued knowing the opponent's last move ([`Position::last_index`]) only with
 //!   [`Tuning::root_knows_last`].
 //!
+//! - [`resistance`]: a position as an electrical circuit for each player (the resistance
+//!   between its edges, the current through each empty cell), a whole-board judgement the
+//!   tree can use as a prior at its busy nodes ([`Tuning::resist_at`], off in every named
+//!   tuning: measured in `BENCHMARKS.md`, issue 23, stop 50).
+//!
 //! - [`analysis`]: the arena's analysis of a game (issue 21): seat 1's win probability per
 //!   position and the mistakes, from the same search with [`Tuning::HOUSE`].
 //!
