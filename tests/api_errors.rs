@@ -385,15 +385,27 @@ async fn moving_out_of_turn_is_not_your_turn() {
         r.body["error"]["message"],
         "the other seat is on move (seat 1, after 0 moves); wait for your turn"
     );
-    // Whatever ply it names: "this move would be ply 1, not 2" sent an outside tester's bot
-    // to retry at ply 1, which was not its turn either.
-    for k in [1, 2, 5] {
+    let r = f
+        .app
+        .play(&f.alpha, &f.set_id, 1, mv.clone(), Some(1))
+        .await;
+    assert_error(&r, StatusCode::CONFLICT, "not_your_turn");
+    // Another ply is `stale_ply` (SPEC 5), whose message says first whose turn it is: "this
+    // move would be ply 1, not 2" sent a bot author's bot to retry at ply 1, out of turn.
+    for k in [2, 5] {
         let r = f
             .app
             .play(&f.alpha, &f.set_id, 1, mv.clone(), Some(k))
             .await;
-        assert_error(&r, StatusCode::CONFLICT, "not_your_turn");
+        assert_error(&r, StatusCode::CONFLICT, "stale_ply");
         assert_eq!(r.body["error"]["details"]["to_move"], 1, "?ply={k}");
+        assert_eq!(
+            r.body["error"]["message"],
+            format!(
+                "the other seat is on move (seat 1, after 0 moves): wait for your turn; \
+                 ply {k} is not the next ply either"
+            )
+        );
     }
     // Game 2 has not started: the same details, with nothing played and no seat on move.
     let r = f.app.play(&f.alpha, &f.set_id, 2, mv.clone(), None).await;
@@ -422,6 +434,11 @@ async fn a_move_for_another_ply_is_stale_ply() {
         assert_eq!(r.body["error"]["details"]["expected_ply"], 1, "?ply={k}");
         assert_eq!(r.body["error"]["details"]["given_ply"], k, "?ply={k}");
         assert_eq!(r.body["error"]["details"]["ply"], 0, "?ply={k}");
+        assert_eq!(
+            r.body["error"]["details"].get("to_move"),
+            None,
+            "on move: ?ply={k}"
+        );
     }
     assert_eq!(f.snapshot().await, before);
     // The right number goes through.

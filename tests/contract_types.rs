@@ -157,8 +157,7 @@ async fn every_answer_a_bot_reads_parses_into_the_contract_types_and_writes_back
     let swapped: GameState = rec.check("game_state.swapped", &r.body);
     assert_eq!(swapped.moves[1].body(), Some(MoveBody::Swap));
     assert_eq!(swapped.seats[1].edges, hexarena_contract::Edges::TopBottom);
-    // The seat on move (a seat not on move hears `not_your_turn` whatever ply it names).
-    let r = app.play(b, &id, 1, json!({"cell": [0, 4]}), Some(5)).await;
+    let r = app.play(a, &id, 1, json!({"cell": [0, 4]}), Some(5)).await;
     assert_eq!(r.status, StatusCode::CONFLICT);
     let stale: ErrorEnvelope = rec.check("error.stale_ply", &r.body);
     assert_eq!(stale.error.code, ErrorCode::StalePly);

@@ -230,7 +230,8 @@ impl Arena {
         let token = new_token("hxb_");
         let id = format!("bot_{}", ulid::Ulid::generate());
         let mut tx = self.store.begin_write().await?;
-        // Names are unique regardless of case: the message gives the one that exists.
+        // Names are unique regardless of case: the message gives the one that exists (the
+        // name asked for when two creations race on PostgreSQL and the key refuses one).
         let taken = |existing: &str| {
             ArenaError::new(Code::NameTaken, format!("a bot named '{existing}' exists"))
                 .with_details(json!({"field": "name"}))

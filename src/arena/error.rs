@@ -369,8 +369,12 @@ impl From<GameError> for ArenaError {
                 ply,
                 given,
                 played,
+                waiting_for,
             } => {
                 let mut details = json!({"expected_ply": expected, "ply": ply, "given_ply": given});
+                if let Some(seat) = waiting_for {
+                    details["to_move"] = json!(seat.number());
+                }
                 if let Some((seat, mv)) = played {
                     details["played"] =
                         json!({"ply": given, "seat": seat, "move": super::views::move_json(mv)});

@@ -151,11 +151,13 @@ pub enum GameError {
     NotYourTurn { to_move: Seat, ply: i64 },
     /// `?ply=K` names another ply than the next one (409 `stale_ply`).
     /// `played` is the move already stored at ply `given` (seat number and move), if any.
+    /// `waiting_for` is the seat on move when it is not the sender's.
     StalePly {
         expected: i64,
         ply: i64,
         given: i64,
         played: Option<(i64, Move)>,
+        waiting_for: Option<Seat>,
     },
     /// The game has ended (409 `game_over`).
     GameOver,
@@ -184,6 +186,17 @@ impl std::fmt::Display for GameError {
                 "ply {given} was already played (seat {seat} played {}); the next move is ply {}",
                 move_name(*mv),
                 self.next_ply()
+            ),
+            GameError::StalePly {
+                given,
+                ply,
+                waiting_for: Some(seat),
+                ..
+            } => write!(
+                f,
+                "the other seat is on move (seat {}, after {ply} moves): wait for your turn; \
+                 ply {given} is not the next ply either",
+                seat.number()
             ),
             GameError::StalePly {
                 expected, given, ..

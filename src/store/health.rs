@@ -57,6 +57,8 @@ pub struct Health {
     alive_mono_ms: AtomicI64,
     /// The current outage is a stall of the process, not a failing storage.
     stalled: AtomicBool,
+    /// Held while an outage starts or ends ([`Health::start`], [`Health::recovered`]).
+    changing: Mutex<()>,
 }
 
 impl Default for Health {
@@ -69,6 +71,7 @@ impl Default for Health {
             last_answer_ms: AtomicI64::new(UP),
             alive_mono_ms: AtomicI64::new(UP),
             stalled: AtomicBool::new(false),
+            changing: Mutex::new(()),
         }
     }
 }
@@ -251,38 +254,34 @@ impl Health {
     /// Starts an outage at `now` unless one is under way; `stall` says it is a stall of the
     /// process ([`Health::is_stall`]). Returns whether this one started.
     fn start(&self, e: &sqlx::Error, now: i64, stall: bool) -> bool {
-        // A stall's flag is up before its outage: a write that sees the outage then always
-        // sees a stall and waits for its credit (between the two it was refused, and its
-        // retry charged).
-        let was_stall = stall && self.stalled.swap(true, Ordering::AcqRel);
-        if self
-            .down_since_ms
-            .compare_exchange(UP, now, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-        {
-            if let Ok(mut c) = self.cause.lock() {
-                // A stall is said as it is (not as an error of the database) on `/healthz`
-                // and in the 503.
-                *c = match e {
-                    sqlx::Error::Io(io) if stall => io.to_string(),
-                    _ => e.to_string(),
-                };
-            }
-            if !stall {
-                self.stalled.store(false, Ordering::Release);
-            }
-            tracing::error!(error = %e, "outage: writes are refused and clocks are held until a write succeeds and credits it");
-            return true;
+        if self.down_since_ms().is_some() {
+            return false; // every failed write of an outage comes here: no lock for them
         }
-        if stall {
-            // An outage of the storage was under way: it stays one.
-            self.stalled.store(was_stall, Ordering::Release);
+        // Outages start and end one at a time, and an outage's kind is set before it is
+        // seen: a write that sees a stall's outage sees its flag and waits for its credit
+        // (when the flag came after, or two noticers of one stall raced, it was refused and
+        // its retry charged; a reviewer found the race).
+        let _one = self.changing.lock().unwrap_or_else(|p| p.into_inner());
+        if self.down_since_ms().is_some() {
+            return false;
         }
-        false
+        self.stalled.store(stall, Ordering::Release);
+        if let Ok(mut c) = self.cause.lock() {
+            // A stall is said as it is (not as an error of the database) on `/healthz` and
+            // in the 503.
+            *c = match e {
+                sqlx::Error::Io(io) if stall => io.to_string(),
+                _ => e.to_string(),
+            };
+        }
+        self.down_since_ms.store(now, Ordering::Release);
+        tracing::error!(error = %e, "outage: writes are refused and clocks are held until a write succeeds and credits it");
+        true
     }
 
     /// Ends the outage (a probe committed); returns its length, ms, if there was one.
     pub fn recovered(&self) -> Option<i64> {
+        let _one = self.changing.lock().unwrap_or_else(|p| p.into_inner());
         let since = self.down_since_ms.swap(UP, Ordering::AcqRel);
         self.stalled.store(false, Ordering::Release);
         (since != UP).then(|| {
@@ -423,5 +422,45 @@ mod tests {
         assert!(h.is_down());
         assert!(!h.is_stall(), "the storage's outage is not a stall's");
         assert!(h.cause().contains("disk full"), "{}", h.cause());
+    }
+
+    #[test]
+    fn two_noticers_of_one_stall_and_a_recovery_never_leave_a_stall_without_its_flag() {
+        // The watch and a request notice one stall at once, or a stall is noticed while a
+        // recovery ends the last outage: the outage left must be a stall's (a reviewer found
+        // a noticer that lost the race lowering the flag of the one that won).
+        let h = Arc::new(Health::default());
+        let rounds = 60_000;
+        let go = Arc::new(std::sync::Barrier::new(3));
+        let e = || sqlx::Error::Io(std::io::Error::other("stood still"));
+        let worker = |recover_too: bool| {
+            let (h, go) = (h.clone(), go.clone());
+            std::thread::spawn(move || {
+                for round in 0..rounds {
+                    go.wait();
+                    if recover_too && round % 2 == 1 {
+                        h.recovered();
+                    } else {
+                        h.start(&e(), 1_000, true);
+                    }
+                    go.wait();
+                }
+            })
+        };
+        let (a, b) = (worker(false), worker(true));
+        let mut bare = 0;
+        for round in 0..rounds {
+            if round % 2 == 0 {
+                h.recovered();
+            }
+            go.wait();
+            go.wait();
+            if h.down_since_ms().is_some() && !h.stalled.load(Ordering::Acquire) {
+                bare += 1;
+            }
+        }
+        a.join().expect("a");
+        b.join().expect("b");
+        assert_eq!(bare, 0, "stall outages left without their flag");
     }
 }

@@ -88,14 +88,7 @@ impl Arena {
                     }
                     continue;
                 }
-                // A bot not on move hears that first (a ply number would send it to retry at
-                // a ply that is not its own: an outside tester did), unless the ply it names
-                // was played with another move.
-                let on_move = l.game.to_move() == Some(seat);
-                if k != l.game.ply + 1
-                    && l.game.to_move().is_some()
-                    && (on_move || played.is_some())
-                {
+                if k != l.game.ply + 1 && l.game.to_move().is_some() {
                     confirm!();
                     self.count_refused(set_id, game_no, seat, &bot.id).await;
                     return Err(GameError::StalePly {
@@ -103,6 +96,9 @@ impl Arena {
                         ply: l.game.ply,
                         given: k,
                         played,
+                        // Said first when it is the other seat's turn: "this move would be
+                        // ply 1" sent a bot author's bot to retry at ply 1, out of turn.
+                        waiting_for: l.game.to_move().filter(|&s| s != seat),
                     }
                     .into());
                 }
