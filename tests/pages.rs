@@ -144,6 +144,15 @@ async fn a_set_page_carries_both_boards_the_moves_the_result_and_the_revealed_se
     assert!(html.contains("data-game=\"2\""));
     let seed = view["seed"].as_str().expect("the seed is revealed");
     assert!(html.contains(seed), "the revealed seed is on the page");
+    // What the rated set did to both ratings (a bot author looked for it here), as its JSON
+    // says: the winner, evil-bot, from 1200 to 1216.
+    assert_eq!(view["ratings"][0]["rating_after"], json!(1216.0));
+    let ratings = between(&html, "<dt>Ratings</dt><dd>", "</dd>");
+    assert!(
+        ratings.contains("evil-bot</a> 1200 → 1216 (+16)")
+            && ratings.contains("good-bot</a> 1200 → 1184 (-16)"),
+        "{ratings}"
+    );
     // The replay needs the script, so its controls come hidden.
     assert!(game1.contains("<div class=\"controls\" hidden>"));
     // On a phone the summary stays before the boards and a touch screen gets no keyboard hint

@@ -41,6 +41,34 @@ async fn a_rated_set_records_both_sides_ratings_and_an_unrated_one_records_nothi
     assert_eq!(a.body["history"][0]["rating_after"], json!(1184.0));
     assert_eq!(a.body["history"].as_array().map(Vec::len), Some(1));
 
+    // The set itself says what it did to both ratings (a bot author missed it on the set's
+    // page); an unrated set says nothing.
+    let set = app.get_set(&id).await.body;
+    let ratings: Vec<(&str, f64, f64)> = set["ratings"]
+        .as_array()
+        .expect("a rated set's ratings")
+        .iter()
+        .map(|r| {
+            (
+                r["bot"].as_str().unwrap_or("?"),
+                r["rating_before"].as_f64().unwrap_or(0.0),
+                r["rating_after"].as_f64().unwrap_or(0.0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ratings,
+        [("Alpha", 1200.0, 1184.0), ("Bravo", 1200.0, 1216.0)]
+    );
+    let glicko_after = set["ratings"][1]["glicko_rating"].as_f64().expect("glicko");
+    assert_eq!(
+        glicko_after,
+        b.body["history"][0]["glicko_rating"]
+            .as_f64()
+            .expect("history glicko")
+    );
+    assert_eq!(app.get_set(&casual).await.body["ratings"], json!(null));
+
     let r = app.get_bot_ratings("nobody").await;
     assert_eq!((r.status, r.code()), (StatusCode::NOT_FOUND, "not_found"));
 }

@@ -285,6 +285,39 @@ pub async fn record_glicko(
     Ok(())
 }
 
+/// Both sides' ratings around one set (issues 14 and 20): Elo and Glicko-2 before and after,
+/// creator then acceptor; every field None for a set that was not rated (or not yet settled).
+#[derive(Debug, Clone, Default, sqlx::FromRow)]
+pub struct SetRatings {
+    pub rating_creator_before: Option<f64>,
+    pub rating_creator_after: Option<f64>,
+    pub rating_acceptor_before: Option<f64>,
+    pub rating_acceptor_after: Option<f64>,
+    pub glicko_creator_before: Option<f64>,
+    pub glicko_creator_after: Option<f64>,
+    pub deviation_creator_before: Option<f64>,
+    pub deviation_creator_after: Option<f64>,
+    pub glicko_acceptor_before: Option<f64>,
+    pub glicko_acceptor_after: Option<f64>,
+    pub deviation_acceptor_before: Option<f64>,
+    pub deviation_acceptor_after: Option<f64>,
+}
+
+/// The ratings recorded around set `id` ([`record_ratings`], [`record_glicko`]); None for an
+/// unknown set.
+pub async fn ratings_of(c: &mut AnyConnection, id: &str) -> sqlx::Result<Option<SetRatings>> {
+    sqlx::query_as(
+        "SELECT rating_creator_before, rating_creator_after, rating_acceptor_before, \
+         rating_acceptor_after, glicko_creator_before, glicko_creator_after, \
+         deviation_creator_before, deviation_creator_after, glicko_acceptor_before, \
+         glicko_acceptor_after, deviation_acceptor_before, deviation_acceptor_after \
+         FROM sets WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(c)
+    .await
+}
+
 /// One rated set in a bot's rating history: its Elo and Glicko-2 figures before and after,
 /// the opponent and the winner.
 #[derive(Debug, Clone, sqlx::FromRow)]

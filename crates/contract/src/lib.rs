@@ -46,4 +46,4 @@ pub use moves::MoveBody;
 pub use requests::{
     ClockRequest, NewSet, OptionsRequest, PoolEntry, PoolJoin, PoolList, PoolRules, PracticeRequest,
 };
-pub use set::{GameSummary, Points, SetClock, SetList, SetRow, SetStatus, SetView};
+pub use set::{GameSummary, Points, SetClock, SetList, SetRating, SetRow, SetStatus, SetView};

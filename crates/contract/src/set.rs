@@ -192,6 +192,29 @@ pub struct SetView {
     pub opening: Option<Vec<[u8; 2]>>,
     /// Who was paid what (null unless a staked set has finished).
     pub settlement: Option<Settlement>,
+    /// Both sides' ratings around the set, creator then acceptor (null unless a rated set
+    /// has finished).
+    #[serde(default)]
+    pub ratings: Option<Vec<SetRating>>,
+}
+
+/// One side's ratings around a rated set (the names of `GET /v1/bots/{name}/ratings`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetRating {
+    /// The bot.
+    pub bot: String,
+    /// Elo before the set.
+    pub rating_before: f64,
+    /// Elo after it.
+    pub rating_after: f64,
+    /// Glicko-2 rating before (null for a set rated before Glicko-2 was kept).
+    pub glicko_rating_before: Option<f64>,
+    /// Glicko-2 rating after.
+    pub glicko_rating: Option<f64>,
+    /// Glicko-2 deviation before.
+    pub rating_deviation_before: Option<f64>,
+    /// Glicko-2 deviation after.
+    pub rating_deviation: Option<f64>,
 }
 
 impl std::ops::Deref for SetView {

@@ -28,7 +28,60 @@ impl Arena {
             None => Value::Null,
         };
         v["settlement"] = self.settlement_json(c, set).await?;
+        v["ratings"] = self.set_ratings_json(c, set, &names).await?;
         Ok(v)
+    }
+
+    /// A rated set's `ratings`: `[creator, acceptor]`, each `{"bot", "rating_before",
+    /// "rating_after", "glicko_rating_before", "glicko_rating", "rating_deviation_before",
+    /// "rating_deviation"}` (the names of `GET /v1/bots/{name}/ratings`; the Glicko-2 ones
+    /// null for a set rated before issue 20); null for a set not rated, or not yet settled.
+    async fn set_ratings_json(
+        &self,
+        c: &mut Conn,
+        set: &SetRow,
+        names: &SetNames,
+    ) -> ArenaResult<Value> {
+        if set.status != SetStatus::Finished {
+            return Ok(Value::Null);
+        }
+        let Some(r) = sets::ratings_of(c, &set.id).await? else {
+            return Ok(Value::Null);
+        };
+        let side = |bot: Option<&str>, elo: [Option<f64>; 2], glicko: [Option<f64>; 4]| {
+            let [Some(before), Some(after)] = elo else {
+                return None;
+            };
+            Some(
+                json!({"bot": bot, "rating_before": before, "rating_after": after,
+                        "glicko_rating_before": glicko[0], "glicko_rating": glicko[1],
+                        "rating_deviation_before": glicko[2], "rating_deviation": glicko[3]}),
+            )
+        };
+        let creator = side(
+            Some(&names.creator),
+            [r.rating_creator_before, r.rating_creator_after],
+            [
+                r.glicko_creator_before,
+                r.glicko_creator_after,
+                r.deviation_creator_before,
+                r.deviation_creator_after,
+            ],
+        );
+        let acceptor = side(
+            names.acceptor.as_deref(),
+            [r.rating_acceptor_before, r.rating_acceptor_after],
+            [
+                r.glicko_acceptor_before,
+                r.glicko_acceptor_after,
+                r.deviation_acceptor_before,
+                r.deviation_acceptor_after,
+            ],
+        );
+        Ok(match (creator, acceptor) {
+            (Some(a), Some(b)) => json!([a, b]),
+            _ => Value::Null,
+        })
     }
 
     /// Names of a set's bots.

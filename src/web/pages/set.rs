@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::game_section;
 use super::home::list;
 use crate::arena::status::SetStatus;
-use crate::web::html::{bot_link, esc, fill, half, isolated, num, pct, s, when};
+use crate::web::html::{bot_link, esc, fill, half, isolated, num, pct, s, signed, when};
 
 fn fact(out: &mut String, label: &str, value: &str) {
     let _ = write!(out, "<dt>{label}</dt><dd>{value}</dd>");
@@ -70,6 +70,28 @@ fn tiebreak_counts(set: &Value) -> String {
     }
 }
 
+/// What a rated set did to both bots' Elo ("Alpha 1200 → 1184 (-16) · Bravo 1200 → 1216
+/// (+16)"), from the set's `ratings`; "" for a set not rated.
+fn rating_changes(ratings: &Value) -> String {
+    let sides: Vec<String> = ratings
+        .as_array()
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter_map(|r| {
+            let (before, after) = (r["rating_before"].as_f64()?, r["rating_after"].as_f64()?);
+            let change = (after.round() - before.round()) as i64;
+            Some(format!(
+                "{} {} → {} ({})",
+                bot_link(&r["bot"]),
+                before.round() as i64,
+                after.round() as i64,
+                signed(&Value::from(change))
+            ))
+        })
+        .collect();
+    sides.join(" · ")
+}
+
 fn set_facts(set: &Value, id: &str) -> String {
     let mut dl = String::new();
     let st = s(&set["status"]);
@@ -103,6 +125,10 @@ fn set_facts(set: &Value, id: &str) -> String {
                 tiebreak_counts(set)
             ),
         );
+    }
+    let ratings = rating_changes(&set["ratings"]);
+    if !ratings.is_empty() {
+        fact(&mut dl, "Ratings", &ratings);
     }
     let t = &set["tournament"];
     if t.is_object() {
