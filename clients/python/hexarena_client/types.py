@@ -217,6 +217,9 @@ class SetView:
     seed: Optional[str]
     opening: Optional[List[Cell]]
     settlement: Optional[dict]
+    #: A finished rated set's ratings around it, creator then acceptor (``bot``,
+    #: ``rating_before``, ``rating_after``, the Glicko-2 figures); None otherwise.
+    ratings: Optional[List[dict]] = None
     raw: Dict[str, Any] = field(repr=False, default_factory=dict)
 
     @classmethod
@@ -234,7 +237,7 @@ class SetView:
                                reason=g["reason"]) for g in d.get("games", [])],
             seed_sha256=d.get("seed_sha256"), seed=d.get("seed"),
             opening=None if d.get("opening") is None else [_cell(c) for c in d["opening"]],
-            settlement=d.get("settlement"), raw=d,
+            settlement=d.get("settlement"), ratings=d.get("ratings"), raw=d,
         )
 
     @property

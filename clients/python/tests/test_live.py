@@ -137,7 +137,12 @@ class LiveArena(unittest.TestCase):
         t.join(60)
         self.assertFalse(t.is_alive())
         self.assertEqual(out["ada"], out["bob"])
-        self.assertEqual(ada.set(out["ada"][0]).stake, 10)
+        done = ada.set(out["ada"][0])
+        self.assertEqual(done.stake, 10)
+        # A staked set is rated: both sides' Elo before and after it, creator first.
+        self.assertEqual([r["bot"] for r in done.ratings], ["PyAdaP", "PyBobP"])
+        self.assertEqual([r["rating_before"] for r in done.ratings], [1200.0, 1200.0])
+        self.assertEqual(sum(r["rating_after"] for r in done.ratings), 2400.0)
 
 
     def test_a_chooser_may_send_what_it_thought_and_a_refused_info_drops_only_the_info(self):
