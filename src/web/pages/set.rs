@@ -51,8 +51,10 @@ fn tiebreak_counts(set: &Value) -> String {
         return String::new();
     };
     let moves = |n: i64| format!("{n} move{}", if n == 1 { "" } else { "s" });
-    let note = "<span class=\"muted\"> (each bot's own moves in the games it won or drew; \
-                fewer wins)</span>";
+    // The explanation is for wide screens: on a phone it pushed the first board below the
+    // first screen (a browser check).
+    let note = "<span class=\"muted wide-only\"> (each bot's own moves in the games it won or \
+                drew; fewer wins)</span>";
     if result.ends_with(" wins on the tiebreak") {
         let winner = usize::from(s(&set["winner"]) == s(&set["acceptor"]));
         let loser = 1 - winner;
@@ -80,8 +82,9 @@ fn rating_changes(ratings: &Value) -> String {
         .filter_map(|r| {
             let (before, after) = (r["rating_before"].as_f64()?, r["rating_after"].as_f64()?);
             let change = (after.round() - before.round()) as i64;
+            // A phone shows the change only (its line is short).
             Some(format!(
-                "{} {} → {} ({})",
+                "{} <span class=\"wide-only\">{} → {} </span>({})",
                 bot_link(&r["bot"]),
                 before.round() as i64,
                 after.round() as i64,
