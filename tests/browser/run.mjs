@@ -288,6 +288,14 @@ try {
   check(sides === 4 * g1.board.size, `coordinates on all four sides (${sides} labels)`);
   const finishedLinks = await page.$$eval(".game:first-of-type .links a", as => as.map(a => a.getAttribute("href")));
   check(finishedLinks.includes(`/v1/sets/${setId}/games/1/analysis`), `a finished game links its analysis (${finishedLinks})`);
+  // The script's render of the facts keeps what the server's had: a rated set's ratings.
+  const view = await must("GET", `/v1/sets/${setId}`);
+  if (Array.isArray(view.ratings)) {
+    const facts = await page.textContent("#facts");
+    const r0 = view.ratings[0];
+    const shown = `${r0.bot} ${Math.round(r0.rating_before)} → ${Math.round(r0.rating_after)}`;
+    check(facts.includes("Ratings") && facts.includes(shown), `the set's ratings are shown (${shown})`);
+  }
   await axe(page, "/sets/{finished}");
   await shot(page, "set-final-1280");
   await page.close();
