@@ -42,8 +42,8 @@ impl Arena {
         set: &SetRow,
         names: &SetNames,
     ) -> ArenaResult<Value> {
-        if set.status != SetStatus::Finished {
-            return Ok(Value::Null);
+        if set.status != SetStatus::Finished || set.rated == 0 {
+            return Ok(Value::Null); // nothing was recorded: no read
         }
         let Some(r) = sets::ratings_of(c, &set.id).await? else {
             return Ok(Value::Null);

@@ -22,6 +22,22 @@ pub(super) enum NodeKnowledge {
     Open(Option<CellSet>),
 }
 
+/// The analysis [`Board`] of the tree's padded scratch board `cells` (stride `stride`, size
+/// `size`, `tb_owner` connecting top and bottom), its edge padding (any encoding above 2)
+/// read as [`BORDER`].
+pub(super) fn tree_board(cells: &[u8], (size, stride, tb_owner): (usize, usize, u8)) -> Board {
+    Board {
+        size,
+        stride,
+        cells: cells
+            .iter()
+            .take(stride * stride)
+            .map(|&v| if v > 2 { BORDER } else { v })
+            .collect(),
+        tb_owner,
+    }
+}
+
 /// Analyses the tree's board `cells` (the search's padded scratch board, stride `stride`, size
 /// `size`, `tb_owner` connecting top and bottom; edge padding in any encoding above 2) for
 /// `mover` on move, within `limits`. `keep` (when found) is the mustplay when the opponent
@@ -36,17 +52,7 @@ pub(super) fn analyse_node(
     (limits, dominated): (&VcLimits, bool),
     stop: &mut dyn FnMut() -> bool,
 ) -> NodeKnowledge {
-    let len = stride * stride;
-    let board = Board {
-        size,
-        stride,
-        cells: cells
-            .iter()
-            .take(len)
-            .map(|&v| if v > 2 { BORDER } else { v })
-            .collect(),
-        tb_owner,
-    };
+    let board = tree_board(cells, (size, stride, tb_owner));
     let a = solver::analyse_quick_until(&board, mover, limits, stop);
     match a.verdict {
         Verdict::Won { win } => match u16::try_from(win) {

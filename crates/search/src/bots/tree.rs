@@ -4,10 +4,9 @@
 use hex::{BORDER, EMPTY, Position};
 use rand_core::Rng;
 
-use super::knowledge::{NodeKnowledge, analyse_node};
+use super::knowledge::{NodeKnowledge, analyse_node, tree_board};
 use super::pattern::{self, Learned, PriorCache};
 use super::{Limits, STOP_CHECK_EVERY};
-use crate::board::Board;
 use crate::patterns;
 use crate::playout::{Filler, PADDED_CELLS, empty_indices};
 use crate::resistance;
@@ -674,19 +673,10 @@ fn resist_prior(
     nodes: &mut [Node],
     at: usize,
     cells: &[u8],
-    (size, stride, tb_owner): (usize, usize, u8),
+    geometry: (usize, usize, u8),
     amaf: f32,
 ) {
-    let board = Board {
-        size,
-        stride,
-        cells: cells
-            .iter()
-            .take(stride * stride)
-            .map(|&v| if v > 2 { BORDER } else { v })
-            .collect(),
-        tb_owner,
-    };
+    let board = tree_board(cells, geometry);
     let mut score = vec![0.0f64; board.cells.len()];
     for player in [1, 2] {
         let c = resistance::circuit(&board, player);
@@ -1245,6 +1235,7 @@ pub(crate) fn search(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::Board;
     use crate::board::CellSet;
     use rand_core::SeedableRng;
     use rand_pcg::Pcg64;
